@@ -1,0 +1,1 @@
+"""candidates stage."""

@@ -1,0 +1,148 @@
+"""The source-language dictionary: names mapped to concept ids, with where each entry came from."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from xlnel.errors import FormatError
+from xlnel.types import Concept
+
+#: Sources an entry may come from.
+SOURCES = ("kb", "translated", "annotation")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One (name, concept) pair of the dictionary and where it came from."""
+
+    name: str
+    concept_id: str
+    source: str = "kb"
+
+
+class Dictionary:
+    """Names mapped to one or more concept ids; duplicates of (name, concept) are kept once.
+
+    Names are stored as given; matching normalises them. Each (name, concept) pair keeps the
+    first source it was added from, so a KB name also seen in the annotations stays ``kb``.
+    """
+
+    def __init__(self, entries: Iterable[Entry] = ()) -> None:
+        self._entries: dict[tuple[str, str], str] = {}
+        self._by_name: dict[str, list[str]] = {}
+        self.extend(entries)
+
+    def add(self, name: str, concept_id: str, source: str = "kb") -> bool:
+        """Add a pair; returns ``True`` when it was new.
+
+        Raises:
+            ValueError: If the name or concept id is empty or the source is unknown.
+        """
+        if source not in SOURCES:
+            raise ValueError(f"unknown dictionary source {source!r}; allowed: {', '.join(SOURCES)}")
+        name = name.strip()
+        if not name or not concept_id:
+            raise ValueError(f"dictionary entry needs a name and a concept id, got {name!r}, "
+                             f"{concept_id!r}")
+        key = (name, concept_id)
+        if key in self._entries:
+            return False
+        self._entries[key] = source
+        self._by_name.setdefault(name, []).append(concept_id)
+        return True
+
+    def extend(self, entries: Iterable[Entry]) -> int:
+        """Add many entries; returns how many were new."""
+        return sum(self.add(e.name, e.concept_id, e.source) for e in entries)
+
+    @classmethod
+    def from_concepts(cls, concepts: Iterable[Concept], source: str = "kb") -> Dictionary:
+        """Build a dictionary holding every name of every concept."""
+        d = cls()
+        for c in concepts:
+            for name in c.names:
+                if name.strip():
+                    d.add(name, c.id, source)
+        return d
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[Entry]:
+        for (name, cid), source in self._entries.items():
+            yield Entry(name, cid, source)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    @property
+    def names(self) -> list[str]:
+        """Distinct names, in insertion order."""
+        return list(self._by_name)
+
+    def concepts_of(self, name: str) -> list[str]:
+        """Concept ids of a name (empty list when absent)."""
+        return list(self._by_name.get(name, ()))
+
+    def concept_ids(self) -> set[str]:
+        """All concept ids present."""
+        return {cid for _, cid in self._entries}
+
+    def source_of(self, name: str, concept_id: str) -> str | None:
+        """Source of a pair, or ``None`` when absent."""
+        return self._entries.get((name, concept_id))
+
+    def count_by_source(self) -> dict[str, int]:
+        """Number of entries per source."""
+        counts = dict.fromkeys(SOURCES, 0)
+        for source in self._entries.values():
+            counts[source] += 1
+        return counts
+
+    def save(self, path: str | Path) -> None:
+        """Write the dictionary as TSV ``name<TAB>concept_id<TAB>source`` (atomically)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write("name\tconcept_id\tsource\n")
+                for (name, cid), source in self._entries.items():
+                    f.write(f"{name}\t{cid}\t{source}\n")
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    @classmethod
+    def load(cls, path: str | Path) -> Dictionary:
+        """Read a dictionary written by :meth:`save`.
+
+        Raises:
+            FormatError: On a line without three tab-separated fields or an unknown source.
+        """
+        d = cls()
+        with open(path, encoding="utf-8") as f:
+            header = f.readline().rstrip("\n")
+            if header != "name\tconcept_id\tsource":
+                raise FormatError(f"expected header 'name<TAB>concept_id<TAB>source', got "
+                                  f"{header!r}", path, 1)
+            for lineno, line in enumerate(f, start=2):
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) != 3:
+                    raise FormatError(f"expected 3 tab-separated fields, got {len(parts)}: "
+                                      f"{line.rstrip()!r}", path, lineno)
+                try:
+                    d.add(*parts)
+                except ValueError as e:
+                    raise FormatError(str(e), path, lineno) from e
+        return d
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{k}={v}" for k, v in self.count_by_source().items())
+        return f"Dictionary({len(self._by_name)} names, {len(self)} entries: {counts})"

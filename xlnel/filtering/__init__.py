@@ -1,0 +1,1 @@
+"""filtering stage."""

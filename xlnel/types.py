@@ -1,0 +1,101 @@
+"""Small frozen value types passed between the pipeline stages."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Span:
+    """A stretch of a document's text considered as a possible mention.
+
+    Attributes:
+        start: Offset of the first character in the original document text.
+        end: Offset one past the last character.
+        text: ``document.text[start:end]``.
+        stripped_prefix: Letters removed from the front of the word (Hebrew one-letter prefixes
+            such as ``ו`` or ``ה``) to obtain this span; ``start`` already points after them.
+    """
+
+    start: int
+    end: int
+    text: str
+    stripped_prefix: str = ""
+
+
+@dataclass(frozen=True)
+class Concept:
+    """A knowledge-base concept.
+
+    Attributes:
+        id: Concept identifier (UMLS CUI, MeSH id, HPO id ...).
+        names: Names of the concept, preferred name first.
+        types: Semantic types or categories, when the knowledge base gives them.
+        xrefs: Identifiers of the same concept in other vocabularies (``UMLS:C0011849``).
+    """
+
+    id: str
+    names: tuple[str, ...]
+    types: tuple[str, ...] = ()
+    xrefs: tuple[str, ...] = ()
+
+    @property
+    def preferred_name(self) -> str:
+        """The first name, taken as the preferred one."""
+        return self.names[0] if self.names else self.id
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One dictionary name proposed for a span by a candidate generator."""
+
+    span: Span
+    concept_id: str
+    name: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Link:
+    """A mention linked (or not yet linked) to concepts: a gold annotation or a prediction.
+
+    Attributes:
+        start: Offset of the first character in the document text.
+        end: Offset one past the last character.
+        text: ``document.text[start:end]``.
+        concept_ids: Linked concepts; empty when the mention has no concept, more than one for
+            composite mentions (PubTator ``A|B``).
+        type: Entity type (``Disease``, ``Chemical or drug`` ...), if known.
+        score: Confidence of a prediction; ``None`` for gold annotations.
+    """
+
+    start: int
+    end: int
+    text: str
+    concept_ids: tuple[str, ...] = ()
+    type: str | None = None
+    score: float | None = None
+
+    @property
+    def concept_id(self) -> str | None:
+        """The first concept id, or ``None`` when the mention has none."""
+        return self.concept_ids[0] if self.concept_ids else None
+
+
+@dataclass(frozen=True)
+class Document:
+    """A text with its mentions (gold annotations or predictions).
+
+    Attributes:
+        id: Document identifier (PMID, post id ...).
+        text: Full text; for PubTator the title, a space and the abstract.
+        entities: Mentions, sorted by offsets.
+        metadata: Other fields of the source format that a writer should keep (``community``).
+    """
+
+    id: str
+    text: str
+    entities: tuple[Link, ...] = ()
+    metadata: Mapping[str, Any] = field(default_factory=dict)
