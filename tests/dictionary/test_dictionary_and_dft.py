@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+import pytest
+
+from xlnel.dictionary.dft import fine_tune_dictionary, split_documents
+from xlnel.dictionary.dictionary import Dictionary, Entry
+from xlnel.errors import FormatError
+from xlnel.types import Concept, Document, Link
+
+
+def _docs(n: int) -> list[Document]:
+    return [Document(f"d{i}", f"text {i} diabetes",
+                     (Link(7 + len(str(i)), 15 + len(str(i)), "diabetes", (f"C{i}",)),))
+            for i in range(n)]
+
+
+def test_dictionary_dedup_sources_and_round_trip(tmp_path):
+    d = Dictionary.from_concepts([Concept("C1", ("diabetes", "DM")), Concept("C2", ("DM",))])
+    assert len(d) == 3 and d.concepts_of("DM") == ["C1", "C2"]
+    assert not d.add("diabetes", "C1", "annotation")  # already there: keeps source kb
+    assert d.source_of("diabetes", "C1") == "kb"
+    assert d.add("סוכרת", "C1", "annotation")
+    d.save(tmp_path / "d.tsv")
+    loaded = Dictionary.load(tmp_path / "d.tsv")
+    assert list(loaded) == list(d)
+    assert loaded.count_by_source() == {"kb": 3, "translated": 0, "annotation": 1}
+
+
+def test_dictionary_rejects_bad_entries(tmp_path):
+    with pytest.raises(ValueError, match="source"):
+        Dictionary([Entry("a", "C1", "guess")])
+    with pytest.raises(ValueError, match="name"):
+        Dictionary().add("  ", "C1")
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("name\tconcept_id\tsource\nonly-two\tfields\n", encoding="utf-8")
+    with pytest.raises(FormatError, match=r"bad.tsv:2"):
+        Dictionary.load(bad)
+
+
+@pytest.mark.parametrize("fraction,expected", [(0.0, 0), (0.2, 2), (0.5, 5), (1.0, 10)])
+def test_split_documents_sizes_and_seed(fraction, expected):
+    docs = _docs(10)
+    taken, rest = split_documents(docs, fraction, seed=3)
+    assert len(taken) == expected and len(rest) == 10 - expected
+    assert {d.id for d in taken} | {d.id for d in rest} == {d.id for d in docs}
+    assert split_documents(docs, fraction, seed=3) == (taken, rest)
+
+
+def test_split_documents_other_seed_differs_and_bad_fraction():
+    docs = _docs(20)
+    assert split_documents(docs, 0.5, 1)[0] != split_documents(docs, 0.5, 2)[0]
+    with pytest.raises(ValueError, match="1.5"):
+        split_documents(docs, 1.5, 0)
+
+
+def test_dft_adds_pairs_of_reserved_documents_only():
+    docs = _docs(10)
+    d = Dictionary()
+    rest, result = fine_tune_dictionary(d, docs, R=0.2, seed=0)
+    assert result.dft_documents == 2 and result.filter_documents == 8 and len(rest) == 8
+    reserved = {d_.id for d_ in docs} - {r.id for r in rest}
+    assert {e.concept_id for e in d} == {f"C{doc_id[1:]}" for doc_id in reserved}
+    assert all(e.source == "annotation" for e in d)
+
+
+def test_dft_unlinked_and_composite_mentions():
+    doc = Document("x", "a b c", (Link(0, 1, "a"), Link(2, 3, "b", ("C1", "C2")),
+                                  Link(4, 5, "c", ("C3",))))
+    d = Dictionary()
+    fine_tune_dictionary(d, [doc], R=1.0, unlinked="name")
+    assert sorted((e.name, e.concept_id) for e in d) == [("a", "a"), ("c", "C3")]
+    d2 = Dictionary()
+    _, res = fine_tune_dictionary(d2, [doc], R=1.0, unlinked="skip")
+    assert [(e.name, e.concept_id) for e in d2] == [("c", "C3")] and res.pairs_seen == 1
+
+
+def test_dft_r_zero_keeps_everything_for_the_filter():
+    rest, res = fine_tune_dictionary(Dictionary(), _docs(5), R=0.0)
+    assert len(rest) == 5 and res.entries_added == 0

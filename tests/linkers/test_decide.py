@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xlnel.linkers.decide import choose_threshold, decide
+from xlnel.types import Candidate, Document, Link, Span
+
+TEXT = "type 2 diabetes mellitus"
+
+
+def _cand(s: int, e: int, cid: str, score: float) -> Candidate:
+    return Candidate(Span(s, e, TEXT[s:e]), cid, TEXT[s:e], score)
+
+
+def test_best_candidate_per_span_above_threshold():
+    doc = Document("d", TEXT)
+    cands = [_cand(7, 15, "C1", 0.9), _cand(7, 15, "C2", 0.95), _cand(0, 4, "C3", 0.3)]
+    out = decide(doc, cands, np.array([0.9, 0.95, 0.3]), threshold=0.5)
+    assert [(e.start, e.end, e.concept_id) for e in out.entities] == [(7, 15, "C2")]
+    assert out.entities[0].score == pytest.approx(0.95)
+
+
+def test_overlaps_prefer_longer_then_higher():
+    doc = Document("d", TEXT)
+    cands = [_cand(7, 15, "C1", 1.0), _cand(7, 24, "C2", 0.6), _cand(16, 24, "C3", 0.99)]
+    out = decide(doc, cands, np.array([1.0, 0.6, 0.99]), threshold=0.5)
+    assert [(e.start, e.end) for e in out.entities] == [(7, 24)]
+    kept = decide(doc, cands, np.array([1.0, 0.6, 0.99]), threshold=0.5, overlap="none")
+    assert len(kept.entities) == 3
+
+
+def test_threshold_zero_is_valid_and_empty_input():
+    doc = Document("d", TEXT)
+    out = decide(doc, [_cand(0, 4, "C", 0.0)], np.array([0.0]), threshold=0.0)
+    assert len(out.entities) == 1
+    assert decide(doc, [], np.zeros(0), 0.5).entities == ()
+
+
+def test_choose_threshold_separates_good_from_bad():
+    gold = Document("d", TEXT, (Link(7, 24, "diabetes mellitus", ("C1",)),))
+    cands = [[_cand(7, 24, "C1", 0.9), _cand(0, 4, "C9", 0.5)]]
+    t, f1 = choose_threshold([gold], cands, [np.array([0.9, 0.5])])
+    assert 0.5 < t <= 0.9 and f1 == pytest.approx(1.0)

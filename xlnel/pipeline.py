@@ -1,0 +1,223 @@
+"""The trained pipeline: dictionary, candidate generator, filter and linking decision.
+
+A pipeline folder holds ``config.yaml`` (the resolved config), ``xlnel.json`` (version),
+``dictionary.tsv``, ``candidates/`` (the fitted generator), ``filter/`` and ``train_report.json``;
+with a held-out split of the training file also ``test.jsonl``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from xlnel import __version__
+from xlnel.candidates.base import CandidateGenerator, generator_class
+from xlnel.config import PipelineConfig, dump_config, load_config
+from xlnel.dictionary.dft import fine_tune_dictionary, split_documents
+from xlnel.dictionary.dictionary import Dictionary
+from xlnel.errors import ArtifactError, ConfigError
+from xlnel.filtering.base import CandidateFilter, filter_class
+from xlnel.io import load_kb, read_documents, write_documents
+from xlnel.linkers.base import Linker
+from xlnel.linkers.decide import decide
+from xlnel.types import Candidate, Document
+
+logger = logging.getLogger(__name__)
+
+
+class Pipeline(Linker):
+    """Dictionary + candidate generator + filter, linking documents end to end."""
+
+    def __init__(self, config: PipelineConfig, dictionary: Dictionary,
+                 generator: CandidateGenerator, candidate_filter: CandidateFilter) -> None:
+        self.config = config
+        self.dictionary = dictionary
+        self.generator = generator
+        self.filter = candidate_filter
+
+    def candidates(self, documents: Sequence[Document]) -> list[list[Candidate]]:
+        """High-recall candidates of each document."""
+        return self.generator.generate_batch(documents)
+
+    def link_batch(self, documents: Sequence[Document]) -> list[Document]:
+        """Link documents: candidates, filter scores, best candidate per span, overlaps."""
+        cands = self.candidates(documents)
+        scores = self.filter.score_batch(documents, cands)
+        return [decide(d, c, s, self.filter.threshold, self.config.linker.overlap)
+                for d, c, s in zip(documents, cands, scores, strict=True)]
+
+    def save(self, directory: str | Path) -> None:
+        """Write the pipeline folder atomically (a partly written folder never appears)."""
+        target = Path(directory)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+        try:
+            self._write(tmp)
+            _replace_dir(tmp, target)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+
+    def _write(self, d: Path) -> None:
+        (d / "config.yaml").write_text(dump_config(self.config), encoding="utf-8")
+        (d / "xlnel.json").write_text(json.dumps({"xlnel_version": __version__}),
+                                      encoding="utf-8")
+        self.dictionary.save(d / "dictionary.tsv")
+        self.generator.save(d / "candidates")
+        self.filter.save(d / "filter")
+
+    @classmethod
+    def load(cls, directory: str | Path) -> Pipeline:
+        """Read a pipeline folder written by :meth:`save` or ``xlnel train``.
+
+        Raises:
+            ArtifactError: If the folder or one of its parts is missing.
+        """
+        d = Path(directory)
+        if not (d / "config.yaml").is_file():
+            raise ArtifactError(f"{d} is not a pipeline folder (no config.yaml); train one with "
+                                f"`xlnel train CONFIG --out {d}`")
+        config = load_config(d / "config.yaml")
+        dictionary = Dictionary.load(d / "dictionary.tsv")
+        generator = generator_class(config.candidates.generator).load(
+            d / "candidates", config.candidates, config.lang)
+        filt = filter_class(config.filter.name).load(d / "filter", config.filter, config.lang)
+        return cls(config, dictionary, generator, filt)
+
+
+def _replace_dir(new: Path, target: Path) -> None:
+    old = None
+    if target.exists():
+        old = target.with_name(f".{target.name}.old-{time.time_ns()}")
+        target.rename(old)
+    new.rename(target)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def build_dictionary(config: PipelineConfig) -> Dictionary:
+    """The dictionary from the config's knowledge bases and extra dictionaries (before DFT)."""
+    dictionary = Dictionary()
+    for spec in config.dictionary.kb:
+        concepts = load_kb(spec)
+        added = dictionary.extend(Dictionary.from_concepts(concepts))
+        logger.info("dictionary: %d entries from %s", added, spec)
+    for path in config.dictionary.extra:
+        added = dictionary.extend(Dictionary.load(path))
+        logger.info("dictionary: %d entries from %s", added, path)
+    if len(dictionary) == 0:
+        raise ConfigError("the dictionary is empty: give dictionary.kb or dictionary.extra")
+    return dictionary
+
+
+def load_training_documents(config: PipelineConfig) -> tuple[list[Document], list[Document]]:
+    """Training documents and held-out test documents (split off when test_fraction > 0)."""
+    if config.data.train is None:
+        return [], []
+    docs = read_documents(config.data.train)
+    if config.data.test_fraction > 0:
+        test, train = split_documents(docs, config.data.test_fraction, config.data.split_seed)
+        return train, test
+    return docs, []
+
+
+def train(config: PipelineConfig, out: str | Path, progress: bool = False) -> dict[str, Any]:
+    """Build the dictionary, apply DFT, fit candidates and filter, and save the pipeline.
+
+    Returns:
+        The training report (also written to ``train_report.json`` in ``out``).
+    """
+    t0 = time.perf_counter()
+    train_docs, test_docs = load_training_documents(config)
+    dictionary = build_dictionary(config)
+    filter_docs, dft = fine_tune_dictionary(dictionary, train_docs, config.dft.R,
+                                            config.dft.seed, config.dft.unlinked)
+    generator = generator_class(config.candidates.generator)(config.candidates, config.lang)
+    generator.fit(dictionary)
+    filt = filter_class(config.filter.name)(config.filter, config.lang)
+    cands = _generate(generator, filter_docs, progress, "candidates (filter training)")
+    filt.fit(filter_docs, cands, progress=progress)
+    pipeline = Pipeline(config, dictionary, generator, filt)
+    report: dict[str, Any] = {
+        "xlnel_version": __version__,
+        "train_documents": len(train_docs), "test_documents": len(test_docs),
+        "dictionary": {"names": len(dictionary.names), "entries": len(dictionary),
+                       "by_source": dictionary.count_by_source()},
+        "dft": asdict(dft), "filter": {"name": filt.registered_name,
+                                       "threshold": filt.threshold},
+        "seconds": round(time.perf_counter() - t0, 2),
+    }
+    pipeline.save(out)
+    out = Path(out)
+    if test_docs:
+        write_documents(out / "test.jsonl", test_docs)
+    (out / "train_report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
+    return report
+
+
+def _generate(generator: CandidateGenerator, docs: Sequence[Document], progress: bool,
+              desc: str, batch_size: int = 64) -> list[list[Candidate]]:
+    out: list[list[Candidate]] = []
+    for batch in _batches(docs, batch_size, progress, desc):
+        out.extend(generator.generate_batch(batch))
+    return out
+
+
+def _batches(docs: Sequence[Document], size: int, progress: bool,
+             desc: str) -> Iterator[Sequence[Document]]:
+    with tqdm(total=len(docs), desc=desc, unit="doc", disable=not progress) as bar:
+        for lo in range(0, len(docs), size):
+            batch = docs[lo:lo + size]
+            yield batch
+            bar.update(len(batch))
+
+
+def link(pipeline: str | Path | Pipeline, source: str | Path, out: str | Path,
+         batch_size: int = 64, progress: bool = False) -> int:
+    """Link the documents of ``source`` and write them (JSONL or PubTator, by extension).
+
+    Returns:
+        The number of documents written.
+    """
+    pipe = pipeline if isinstance(pipeline, Pipeline) else Pipeline.load(pipeline)
+    docs = read_documents(source)
+    linked: list[Document] = []
+    for batch in _batches(docs, batch_size, progress, "linking"):
+        linked.extend(pipe.link_batch(batch))
+    write_documents(out, linked)
+    return len(linked)
+
+
+def candidate_scores(pipeline: Pipeline, docs: Sequence[Document],
+                     progress: bool = False) -> tuple[list[list[Candidate]], list[np.ndarray]]:
+    """Candidates and filter scores of documents (for analysis and threshold studies)."""
+    cands = _generate(pipeline.generator, docs, progress, "candidates")
+    return cands, pipeline.filter.score_batch(docs, cands)
+
+
+def candidate_recall(pipeline: str | Path | Pipeline, gold: str | Path,
+                     progress: bool = False) -> dict[str, dict[str, Any]]:
+    """HRM recall of the pipeline's candidates on annotated documents, per level.
+
+    Concept level is reported only when some gold mention has a concept id.
+    """
+    from xlnel.evaluation import hrm_recall
+
+    pipe = pipeline if isinstance(pipeline, Pipeline) else Pipeline.load(pipeline)
+    docs = read_documents(gold)
+    cands = _generate(pipe.generator, docs, progress, "candidates")
+    by_doc = {d.id: c for d, c in zip(docs, cands, strict=True)}
+    levels = ["span"]
+    if any(e.concept_ids for d in docs for e in d.entities):
+        levels.append("concept")
+    return {level: hrm_recall(docs, by_doc, level).to_dict() for level in levels}
