@@ -1,1 +1,57 @@
-"""io stage."""
+"""Corpus and knowledge-base formats: PubTator, JSON Lines, BRAT, TSV, MRCONSO, OBO and lists.
+
+Readers raise :class:`~xlnel.errors.FormatError` naming the file, line and bad value; writers
+replace their target atomically, so a failed write never leaves a partial file.
+"""
+
+from __future__ import annotations
+
+from xlnel.io.brat import read_brat, read_brat_document, write_brat
+from xlnel.io.documents import FORMATS, guess_format, read_documents, write_documents
+from xlnel.io.jsonl import document_to_dict, iter_jsonl, read_jsonl, write_jsonl
+from xlnel.io.kb import (
+    hpo_default_path,
+    load_kb,
+    read_hpo,
+    read_kb_tsv,
+    read_mrconso,
+    read_names_list,
+    read_obo,
+    read_term_to_cui,
+)
+from xlnel.io.pubtator import (
+    format_concept_ids,
+    iter_pubtator,
+    normalize_concept_id,
+    parse_concept_ids,
+    read_pubtator,
+    write_pubtator,
+)
+
+__all__ = [
+    "FORMATS",
+    "document_to_dict",
+    "format_concept_ids",
+    "guess_format",
+    "hpo_default_path",
+    "iter_jsonl",
+    "iter_pubtator",
+    "load_kb",
+    "normalize_concept_id",
+    "parse_concept_ids",
+    "read_brat",
+    "read_brat_document",
+    "read_documents",
+    "read_hpo",
+    "read_jsonl",
+    "read_kb_tsv",
+    "read_mrconso",
+    "read_names_list",
+    "read_obo",
+    "read_pubtator",
+    "read_term_to_cui",
+    "write_brat",
+    "write_documents",
+    "write_jsonl",
+    "write_pubtator",
+]

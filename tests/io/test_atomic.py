@@ -1,0 +1,72 @@
+"""Tests of the atomic-write and line-reading helpers."""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from xlnel.errors import FormatError
+from xlnel.io import write_jsonl
+from xlnel.io._atomic import atomic_write, iter_lines
+from xlnel.types import Document
+
+
+def test_atomic_write_replaces_only_when_complete(tmp_path: Path) -> None:
+    path = tmp_path / "out.txt"
+    path.write_text("old", encoding="utf-8")
+    with pytest.raises(RuntimeError), atomic_write(path) as handle:
+        handle.write("partial")
+        raise RuntimeError("disk full")
+    assert path.read_text(encoding="utf-8") == "old"
+    assert list(tmp_path.iterdir()) == [path]
+
+
+def test_atomic_write_failure_leaves_no_file(tmp_path: Path) -> None:
+    def docs() -> Iterator[Document]:
+        yield Document("a", "text")
+        raise OSError("source vanished")
+
+    path = tmp_path / "sub" / "out.jsonl.gz"
+    with pytest.raises(OSError, match="vanished"):
+        write_jsonl(path, docs())
+    assert list(path.parent.iterdir()) == []
+
+
+def test_atomic_write_gzip_and_folder_creation(tmp_path: Path) -> None:
+    path = tmp_path / "a" / "b" / "out.txt.gz"
+    with atomic_write(path) as handle:
+        handle.write("héllo\n")
+    assert gzip.decompress(path.read_bytes()) == "héllo\n".encode()
+
+
+def test_atomic_write_keeps_existing_mode(tmp_path: Path) -> None:
+    path = tmp_path / "out.txt"
+    path.write_text("old", encoding="utf-8")
+    path.chmod(0o640)
+    with atomic_write(path) as handle:
+        handle.write("new")
+    assert path.read_text(encoding="utf-8") == "new"
+    assert path.stat().st_mode & 0o777 == 0o640
+
+
+def test_iter_lines_keeps_spaces_and_handles_crlf_and_bom(tmp_path: Path) -> None:
+    path = tmp_path / "in.txt"
+    path.write_bytes("\ufeffa \r\n b\rc\n\nlast".encode())
+    assert list(iter_lines(path)) == [(1, "a "), (2, " b\rc"), (3, ""), (4, "last")]
+
+
+def test_iter_lines_bad_gzip(tmp_path: Path) -> None:
+    path = tmp_path / "in.txt.gz"
+    path.write_bytes(b"not gzip at all")
+    with pytest.raises(FormatError, match="in.txt.gz:1: not a valid gzip"):
+        list(iter_lines(path))
+
+
+def test_iter_lines_bad_utf8_names_line(tmp_path: Path) -> None:
+    path = tmp_path / "in.txt"
+    path.write_bytes(b"ok\nok\n\xffbad\n")
+    with pytest.raises(FormatError, match="in.txt:3: not valid UTF-8"):
+        list(iter_lines(path))

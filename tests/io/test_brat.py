@@ -1,0 +1,132 @@
+"""Tests of the BRAT standoff reader and writer."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from xlnel.errors import FormatError
+from xlnel.io import read_brat, read_brat_document, write_brat
+from xlnel.types import Document, Link
+
+TEXT = "Patient has diabetes mellitus.\nTreated with insulin and\r\nmetformin."
+ANN = (
+    "T1\tDisorder 12 29\tdiabetes mellitus\n"
+    "N1\tReference T1 UMLS:C0011849\tDiabetes Mellitus\n"
+    "T2\tChemical 44 51\tinsulin\n"
+    "N2\tReference T2 MESH:D007328\tInsulin\n"
+    "N3\tReference T2 HP:0000001\tAll\n"
+    "R1\tTreats Arg1:T2 Arg2:T1\n"
+    "A1\tNegated T1\n"
+    "#1\tAnnotatorNotes T1\tnote\n"
+    "T3\tChemical 12 20;57 66\tdiabetes metformin\n"
+)
+
+
+def _folder(tmp_path: Path, ann: str = ANN, text: str = TEXT, name: str = "doc1") -> Path:
+    folder = tmp_path / "brat"
+    folder.mkdir(exist_ok=True)
+    (folder / f"{name}.txt").write_bytes(text.encode("utf-8"))
+    (folder / f"{name}.ann").write_text(ann, encoding="utf-8")
+    return folder
+
+
+def test_read(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="xlnel.io.brat"):
+        (doc,) = read_brat(_folder(tmp_path))
+    assert doc.id == "doc1"
+    assert doc.text == TEXT  # "\r\n" kept: BRAT offsets count both characters
+    assert doc.entities == (
+        Link(12, 29, "diabetes mellitus", ("C0011849",), "Disorder"),
+        Link(12, 66, TEXT[12:66], (), "Chemical"),
+        Link(44, 51, "insulin", ("D007328", "HP:0000001"), "Chemical"),
+    )
+    assert "discontinuous" in caplog.text
+
+
+def test_missing_ann_means_no_entities(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    (folder / "doc2.txt").write_text("plain", encoding="utf-8")
+    docs = read_brat(folder)
+    assert [d.id for d in docs] == ["doc1", "doc2"]
+    assert docs[1].entities == ()
+
+
+def test_ann_without_txt(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    (folder / "orphan.ann").write_text("", encoding="utf-8")
+    with pytest.raises(FormatError, match="orphan.ann: annotation file has no text file"):
+        read_brat(folder)
+
+
+def test_missing_folder(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="nothing"):
+        read_brat(tmp_path / "nothing")
+
+
+def test_round_trip(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    text = "A tab\there, a line\nbreak.\r\nC"
+    doc = Document(
+        "post-1",
+        text,
+        (
+            Link(0, 1, "A", ("C0000001",), "Chemical_or_drug"),
+            Link(2, 9, "tab\ther", ("C1", "C2"), "Disorder"),
+            Link(14, 25, "line\nbreak.", (), "Disorder"),
+            Link(14, 28, "line\nbreak.\r\nC", ("HP:0000001",)),
+        ),
+    )
+    out = tmp_path / "out"
+    write_brat(out, [doc])
+    assert (out / "post-1.txt").read_bytes() == text.encode("utf-8")
+    ann = (out / "post-1.ann").read_text(encoding="utf-8")
+    assert "T3\tDisorder 14 18;19 25\tline break.\n" in ann
+    assert "N1\tReference T1 UMLS:C0000001\tA\n" in ann
+    assert "Reference T4 HP:0000001" in ann
+    with caplog.at_level(logging.WARNING, logger="xlnel.io.brat"):
+        (back,) = read_brat(out)
+    assert back.entities == doc.entities[:3] + (
+        Link(14, 28, text[14:28], ("HP:0000001",), "Entity"),
+    )
+    assert caplog.text == ""  # fragments split at line breaks only: no warning
+
+
+def test_write_replaces_spaces_in_types(tmp_path: Path) -> None:
+    write_brat(
+        tmp_path, [Document("d", "insulin", (Link(0, 7, "insulin", (), "Chemical or drug"),))]
+    )
+    assert read_brat(tmp_path)[0].entities[0].type == "Chemical_or_drug"
+
+
+@pytest.mark.parametrize("doc_id", ["", "../evil", ".hidden", "a/b"])
+def test_write_rejects_unsafe_ids(tmp_path: Path, doc_id: str) -> None:
+    with pytest.raises(ValueError, match="file name"):
+        write_brat(tmp_path, [Document(doc_id, "x")])
+
+
+@pytest.mark.parametrize(
+    ("ann", "line", "message"),
+    [
+        ("T1\tDisorder 12 29\tdiabetes mellitus\nT2\tDisorder\tx\n", 2, "is not 'ID<TAB>Type"),
+        ("T1\tDisorder 12 x\tdiabetes\n", 1, "'12 x' are not integers"),
+        ("T1\tDisorder 12\tdiabetes\n", 1, "span '12' is not 'start end'"),
+        ("T1\tDisorder 20 12\tdiabetes\n", 1, "20-12"),
+        ("T1\tDisorder 12 999\tdiabetes\n", 1, "end offset 999"),
+        ("T1\tDisorder 12 20\tdiabetic\n", 1, "'diabetic' differs"),
+        ("T1\tDisorder 12 20\tdiabetes\nT1\tDisorder 12 20\tdiabetes\n", 2, "'T1' used twice"),
+        (
+            "T1\tDisorder 12 20\tdiabetes\nN1\tReference T9 UMLS:C1\tx\n",
+            2,
+            "unknown annotation 'T9'",
+        ),
+        ("N1\tReference T1\tx\n", 1, "N line is not"),
+    ],
+)
+def test_malformed(tmp_path: Path, ann: str, line: int, message: str) -> None:
+    folder = _folder(tmp_path, ann)
+    with pytest.raises(FormatError) as info:
+        read_brat_document(folder / "doc1.txt")
+    assert f"doc1.ann:{line}:" in str(info.value)
+    assert message in str(info.value)

@@ -1,0 +1,153 @@
+"""Tests of the JSON Lines reader and writer."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from xlnel.errors import FormatError
+from xlnel.io import iter_jsonl, read_jsonl, write_jsonl
+from xlnel.types import Document, Link
+
+TEXT = "אני חולה סוכרת ולוקח אינסולין"
+
+
+def _line(**overrides: Any) -> str:
+    obj: dict[str, Any] = {
+        "id": "d1",
+        "community": "diabetes",
+        "text": TEXT,
+        "entities": [
+            {
+                "start": 4,
+                "end": 14,
+                "text": "חולה סוכרת",
+                "type": "Disorder",
+                "concept_id": "C0011849",
+            },
+            {"start": 21, "end": 29, "text": "אינסולין", "type": "Chemical or drug"},
+        ],
+    }
+    obj.update(overrides)
+    return json.dumps(obj, ensure_ascii=False)
+
+
+def _write(tmp_path: Path, *lines: str, name: str = "docs.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_read(tmp_path: Path) -> None:
+    (doc,) = read_jsonl(_write(tmp_path, _line()))
+    assert doc.id == "d1"
+    assert doc.text == TEXT
+    assert doc.metadata == {"community": "diabetes"}
+    assert doc.entities == (
+        Link(4, 14, "חולה סוכרת", ("C0011849",), "Disorder"),
+        Link(21, 29, "אינסולין", (), "Chemical or drug"),
+    )
+
+
+def test_concept_id_forms_score_and_sorting(tmp_path: Path) -> None:
+    entities = [
+        {"start": 21, "end": 29, "text": "אינסולין", "concept_id": "A|B", "score": 0.5},
+        {"start": 4, "end": 14, "concept_id": None},
+    ]
+    (doc,) = read_jsonl(_write(tmp_path, _line(entities=entities)))
+    assert doc.entities == (
+        Link(4, 14, "חולה סוכרת"),
+        Link(21, 29, "אינסולין", ("A", "B"), score=0.5),
+    )
+
+
+def test_empty_text_and_blank_lines(tmp_path: Path) -> None:
+    path = _write(tmp_path, _line(id="e", text="", entities=[]), "", _line(id="f"))
+    docs = list(iter_jsonl(path))
+    assert [d.id for d in docs] == ["e", "f"]
+    assert docs[0].text == ""
+    assert docs[0].entities == ()
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    entities = [
+        {
+            "start": 4,
+            "end": 14,
+            "text": "חולה סוכרת",
+            "type": "Disorder",
+            "concept_id": "A|B",
+            "score": 0.25,
+        }
+    ]
+    source = _write(tmp_path, _line(), _line(id="d2", entities=entities, extra={"k": [1, 2]}))
+    docs = read_jsonl(source)
+    out = tmp_path / "out.jsonl"
+    write_jsonl(out, docs)
+    assert read_jsonl(out) == docs
+    written = out.read_text(encoding="utf-8").splitlines()
+    original = source.read_text(encoding="utf-8").splitlines()
+    assert written[0] == original[0]  # same key order as the Camoni files
+    assert json.loads(written[1]) == json.loads(original[1])
+
+
+def test_write_several_and_no_concept(tmp_path: Path) -> None:
+    doc = Document("x", "ab cd", (Link(0, 2, "ab", ("C1", "C2")), Link(3, 5, "cd", score=1.0)))
+    out = tmp_path / "out.jsonl"
+    write_jsonl(out, [doc])
+    entities = json.loads(out.read_text(encoding="utf-8"))["entities"]
+    assert entities == [
+        {"start": 0, "end": 2, "text": "ab", "concept_id": "C1|C2"},
+        {"start": 3, "end": 5, "text": "cd", "score": 1.0},
+    ]
+
+
+def test_write_rejects_reserved_metadata_key(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="clash"):
+        write_jsonl(tmp_path / "o.jsonl", [Document("x", "t", metadata={"text": "other"})])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_gzip_round_trip(tmp_path: Path) -> None:
+    docs = read_jsonl(_write(tmp_path, _line()))
+    out = tmp_path / "out.jsonl.gz"
+    write_jsonl(out, docs)
+    assert gzip.decompress(out.read_bytes()).decode("utf-8") == _line() + "\n"
+    assert read_jsonl(out) == docs
+
+
+def _entity(**fields: Any) -> list[dict[str, Any]]:
+    return [{"start": 4, "end": 14, "text": "חולה סוכרת", **fields}]
+
+
+@pytest.mark.parametrize(
+    ("bad_line", "message"),
+    [
+        ('{"id": "x", "text": ', "invalid JSON"),
+        ("[1, 2]", "not a JSON object"),
+        (json.dumps({"text": "t"}), "no 'id' key"),
+        (json.dumps({"id": "x"}), "no 'text' key"),
+        (json.dumps({"id": "", "text": "t"}), "id '' is not"),
+        (json.dumps({"id": "x", "text": 3}), "text of document 'x' is not a string"),
+        (_line(id="x", entities={"a": 1}), "entities of document 'x' is not a list"),
+        (_line(id="x", entities=_entity(start="4")), "start='4' end=14 are not both integers"),
+        (_line(id="x", entities=_entity(end=4.5)), "start=4 end=4.5 are not both integers"),
+        (_line(id="x", entities=_entity(end=4)), "offsets 4-4"),
+        (_line(id="x", entities=_entity(end=99)), "offsets 4-99"),
+        (_line(id="x", entities=_entity(text="סוכרת")), "text 'סוכרת' differs"),
+        (_line(id="x", entities=_entity(concept_id=5)), "concept_id 5"),
+        (_line(id="x", entities=_entity(score="high")), "score 'high'"),
+        (_line(id="x", entities=_entity(type=1)), "type 1"),
+        (_line(id="d1"), "'d1' already used on line 1"),
+    ],
+)
+def test_malformed(tmp_path: Path, bad_line: str, message: str) -> None:
+    path = _write(tmp_path, _line(), bad_line, name="bad.jsonl")
+    with pytest.raises(FormatError) as info:
+        read_jsonl(path)
+    assert "bad.jsonl:2:" in str(info.value)
+    assert message in str(info.value)

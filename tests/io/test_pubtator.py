@@ -1,0 +1,155 @@
+"""Tests of the PubTator reader and writer."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from xlnel.errors import FormatError
+from xlnel.io import iter_pubtator, read_pubtator, write_pubtator
+from xlnel.types import Document, Link
+
+TITLE = "Lithium carbonate toxicity in a newborn infant."
+ABSTRACT = "A newborn with tricuspid regurgitation and atrial flutter."
+SAMPLE = (
+    f"6794356|t|{TITLE}\n"
+    f"6794356|a|{ABSTRACT}\n"
+    "6794356\t0\t17\tLithium carbonate\tChemical\tD016651\n"
+    "6794356\t18\t26\ttoxicity\tDisease\tD064420\n"
+    "6794356\t63\t86\ttricuspid regurgitation\tDisease\t-1\n"
+    "6794356\t91\t105\tatrial flutter\tDisease\tD001282|D006331\tatrial|flutter\n"
+    "6794356\tCID\tD016651\tD064420\n"
+    "\n"
+    "25763772|t|DCTN4 as a modifier\n"
+    "25763772|a|\n"
+    "25763772\t11\t19\tmodifier\tT103\tUMLS:C4308010\n"
+    "25763772\t0\t5\tDCTN4\tT103\tUMLS:C1|MESH:D2\n"
+)
+
+
+def _write(tmp_path: Path, content: str, name: str = "corpus.pubtator") -> Path:
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    return path
+
+
+def test_read_text_ids_and_relations(tmp_path: Path) -> None:
+    docs = read_pubtator(_write(tmp_path, SAMPLE))
+    assert [d.id for d in docs] == ["6794356", "25763772"]
+    first = docs[0]
+    assert first.text == f"{TITLE} {ABSTRACT}"
+    assert first.entities[0] == Link(0, 17, "Lithium carbonate", ("D016651",), "Chemical")
+    assert first.entities[2].concept_ids == ()
+    assert first.entities[3].concept_ids == ("D001282", "D006331")
+    assert first.metadata["relations"] == [("CID", "D016651", "D064420")]
+    assert first.metadata["annotation_extras"] == [(91, 105, "atrial|flutter")]
+    for link in first.entities:
+        assert first.text[link.start : link.end] == link.text
+
+
+def test_prefixes_stripped_and_entities_sorted(tmp_path: Path) -> None:
+    doc = read_pubtator(_write(tmp_path, SAMPLE))[1]
+    assert doc.text == "DCTN4 as a modifier "
+    assert [(e.start, e.concept_ids) for e in doc.entities] == [
+        (0, ("C1", "D2")),
+        (11, ("C4308010",)),
+    ]
+
+
+def test_iter_pubtator_streams(tmp_path: Path) -> None:
+    iterator = iter_pubtator(_write(tmp_path, SAMPLE))
+    assert next(iterator).id == "6794356"
+    assert next(iterator).id == "25763772"
+    with pytest.raises(StopIteration):
+        next(iterator)
+
+
+def test_no_trailing_blank_line_and_several_blank_lines(tmp_path: Path) -> None:
+    content = SAMPLE.replace("\n\n", "\n\n\n\n").rstrip("\n")
+    assert len(read_pubtator(_write(tmp_path, content))) == 2
+
+
+def test_gzip_input(tmp_path: Path) -> None:
+    path = tmp_path / "corpus.pubtator.gz"
+    path.write_bytes(gzip.compress(SAMPLE.encode("utf-8")))
+    assert read_pubtator(path) == read_pubtator(_write(tmp_path, SAMPLE))
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    source = _write(tmp_path, SAMPLE)
+    docs = read_pubtator(source)
+    out = tmp_path / "out.pubtator"
+    write_pubtator(out, docs)
+    assert read_pubtator(out) == docs
+    # Prefixes are dropped, entities sorted, relations and extra fields kept.
+    expected = (
+        SAMPLE.replace("UMLS:", "")
+        .replace("MESH:", "")
+        .replace(
+            "25763772\t11\t19\tmodifier\tT103\tC4308010\n25763772\t0\t5\tDCTN4\tT103\tC1|D2\n",
+            "25763772\t0\t5\tDCTN4\tT103\tC1|D2\n25763772\t11\t19\tmodifier\tT103\tC4308010\n",
+        )
+    )
+    assert out.read_text(encoding="utf-8") == expected + "\n"
+
+
+def test_write_document_from_another_format(tmp_path: Path) -> None:
+    text = "line one\nline\ttwo"
+    doc = Document("p1", text, (Link(9, 17, "line\ttwo", ("C1", "C2"), "Disorder"),))
+    out = tmp_path / "out.pubtator"
+    write_pubtator(out, [doc])
+    back = read_pubtator(out)[0]
+    assert back.text == "line one line two "
+    assert back.entities == (Link(9, 17, "line two", ("C1", "C2"), "Disorder"),)
+
+
+def test_write_rejects_inconsistent_entity(tmp_path: Path) -> None:
+    doc = Document("p1", "abc", (Link(0, 2, "xy"),))
+    with pytest.raises(ValueError, match="'xy'"):
+        write_pubtator(tmp_path / "out.pubtator", [doc])
+    assert not (tmp_path / "out.pubtator").exists()
+
+
+HEAD = "1|t|Title here\n1|a|Abstract text.\n"
+
+
+@pytest.mark.parametrize(
+    ("content", "line", "message"),
+    [
+        (HEAD + "1\tx\t5\tTitle\tT\t-1\n", 3, "'x' is not an integer"),
+        (HEAD + "1\t0\t5.5\tTitle\tT\t-1\n", 3, "'5.5' is not an integer"),
+        (HEAD + "1\t5\t5\tTitle\tT\t-1\n", 3, "5-5"),
+        (HEAD + "1\t20\t99\ttext.\tT\t-1\n", 3, "end offset 99"),
+        (HEAD + "1\t0\t5\tTitles\tT\t-1\n", 3, "'Titles' differs"),
+        (HEAD + "2\t0\t5\tTitle\tT\t-1\n", 3, "'2' inside document '1'"),
+        ("1|a|Abstract\n", 1, "without a |t| line"),
+        ("1|t|Title\n\n", 1, "no |a| line"),
+        ("1|t|Title\n2|t|Other\n2|a|x\n", 1, "no |a| line"),
+        ("1|t|Title\n2|a|Abstract\n", 2, "follows the |t| line of '1'"),
+        ("1|t|Title\n1\t0\t5\tTitle\tT\t-1\n", 2, "before the |a| line"),
+        (HEAD + "garbage line\n", 3, "matches no PubTator line kind"),
+        (HEAD + "1\t0\t5\n", 3, "matches no PubTator line kind"),
+        (HEAD + "1\t0\t5\tTitle\n", 3, "annotation line has no type column"),
+    ],
+)
+def test_malformed(tmp_path: Path, content: str, line: int, message: str) -> None:
+    path = _write(tmp_path, content, "bad.pubtator")
+    with pytest.raises(FormatError) as info:
+        read_pubtator(path)
+    assert f"bad.pubtator:{line}:" in str(info.value)
+    assert message in str(info.value)
+    assert info.value.line == line
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="nope.pubtator"):
+        read_pubtator(tmp_path / "nope.pubtator")
+
+
+def test_invalid_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "bad.pubtator"
+    path.write_bytes(HEAD.encode() + b"\xff\xfe\n")
+    with pytest.raises(FormatError, match="bad.pubtator:3: not valid UTF-8"):
+        read_pubtator(path)

@@ -1,0 +1,166 @@
+"""File helpers shared by the readers and writers: atomic writes and gzip-transparent reading.
+
+Writers never leave a half-written file behind: they write to a temporary file in the target's
+folder and move it into place with :func:`os.replace` only once everything was written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import logging
+import os
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, BinaryIO, cast
+
+from xlnel.errors import FormatError
+from xlnel.types import Document
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["atomic_write", "check_entities", "is_gzip", "iter_lines", "open_text"]
+
+
+def is_gzip(path: str | Path) -> bool:
+    """Whether ``path`` names a gzip file (by its ``.gz`` suffix)."""
+    return Path(path).suffix.lower() == ".gz"
+
+
+def open_text(path: str | Path, newline: str | None = None) -> IO[str]:
+    """Open a UTF-8 text file for reading, decompressing it when its name ends with ``.gz``.
+
+    Args:
+        path: File to open.
+        newline: Passed to :func:`open`; ``""`` keeps ``\\r\\n`` untranslated.
+
+    Returns:
+        A text stream.
+
+    Raises:
+        FileNotFoundError: When ``path`` does not exist.
+        IsADirectoryError: When ``path`` is a folder.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no such file: {path}")
+    if is_gzip(path):
+        return gzip.open(path, "rt", encoding="utf-8", newline=newline)
+    return open(path, encoding="utf-8", newline=newline)
+
+
+def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    """Stream the lines of a UTF-8 text file with their 1-based numbers, without the line end.
+
+    Only ``\\n`` or ``\\r\\n`` ends a line, and only the line end is removed: spaces and other
+    characters count in corpus offsets. A byte-order mark at the start is dropped.
+
+    Args:
+        path: UTF-8 text file, optionally gzip-compressed (``.gz``).
+
+    Yields:
+        ``(line_number, line)`` pairs.
+
+    Raises:
+        FileNotFoundError: When ``path`` does not exist.
+        FormatError: When a line is not valid UTF-8 or a ``.gz`` file is not valid gzip.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no such file: {path}")
+    lineno = 0
+    # Lines are read as bytes and decoded one by one so that a decoding error names its line.
+    with gzip.open(path, "rb") if is_gzip(path) else open(path, "rb") as handle:
+        try:
+            for lineno, raw in enumerate(handle, start=1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise FormatError(
+                        f"not valid UTF-8 text ({exc.reason} at byte {exc.start})", path, lineno
+                    ) from None
+                if line.endswith("\n"):
+                    line = line[:-2] if line.endswith("\r\n") else line[:-1]
+                yield lineno, line.removeprefix("\ufeff") if lineno == 1 else line
+        except (gzip.BadGzipFile, EOFError) as exc:
+            raise FormatError(f"not a valid gzip file ({exc})", path, lineno + 1) from exc
+
+
+def _create_temp(path: Path) -> tuple[int, str]:
+    # Unlike mkstemp (owner-only 0o600), mode 0o666 lets the umask decide, as for open().
+    while True:
+        name = str(path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), name
+        except FileExistsError:  # pragma: no cover - 48 random bits
+            continue
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | Path, newline: str | None = "\n") -> Iterator[IO[str]]:
+    """Open ``path`` for writing UTF-8 text so that it appears only once complete.
+
+    The text goes to a temporary file in the same folder, which replaces ``path`` when the
+    ``with`` block ends without an exception; on an exception the temporary file is removed and
+    any previous ``path`` is left untouched. A ``.gz`` name is written gzip-compressed.
+
+    Args:
+        path: File to create or replace; its folder is created when missing.
+        newline: Passed to the text stream; the default writes ``\\n`` on every platform.
+
+    Yields:
+        A text stream to write to.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = _create_temp(path)
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            compressed: gzip.GzipFile | None = None
+            if is_gzip(path):
+                # mtime=0 keeps the compressed bytes reproducible for identical content.
+                compressed = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
+            binary = cast(BinaryIO, raw if compressed is None else compressed)
+            text = io.TextIOWrapper(binary, encoding="utf-8", newline=newline)
+            try:
+                yield text
+                text.flush()
+            finally:
+                # Detach so that closing the wrapper cannot close ``raw`` before it is synced.
+                text.detach()
+            if compressed is not None:
+                compressed.close()  # writes the gzip trailer; leaves ``raw`` open
+            raw.flush()
+            os.fsync(raw.fileno())
+        if path.exists():
+            os.chmod(tmp_name, path.stat().st_mode & 0o777)
+        os.replace(tmp_name, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp_name)
+        raise
+    logger.debug("wrote %s", path)
+
+
+def check_entities(doc: Document) -> None:
+    """Check that every entity of ``doc`` lies in its text and quotes it, before writing it.
+
+    Args:
+        doc: Document about to be written.
+
+    Raises:
+        ValueError: Naming the document and the first inconsistent entity.
+    """
+    for link in doc.entities:
+        if not 0 <= link.start < link.end <= len(doc.text):
+            raise ValueError(
+                f"document {doc.id!r}: entity offsets {link.start}-{link.end} are not a non-empty "
+                f"range inside the text of length {len(doc.text)}"
+            )
+        if doc.text[link.start : link.end] != link.text:
+            raise ValueError(
+                f"document {doc.id!r}: entity text {link.text!r} differs from the text at "
+                f"{link.start}-{link.end}: {doc.text[link.start : link.end]!r}"
+            )

@@ -1,0 +1,232 @@
+"""BRAT standoff corpora: a folder of ``X.txt`` texts with ``X.ann`` annotation files.
+
+Only text-bound annotations (``T`` lines) and normalizations (``N`` lines) are read::
+
+    T1<TAB>Disorder 10 20<TAB>חולה סוכרת
+    N1<TAB>Reference T1 UMLS:C0011849<TAB>Diabetes Mellitus
+
+A discontinuous span (``start end;start2 end2``) becomes the range from its first start to its
+last end. Relations, events, attributes and notes are ignored.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from xlnel.errors import FormatError
+from xlnel.io._atomic import atomic_write, check_entities, iter_lines, open_text
+from xlnel.io.pubtator import normalize_concept_id
+from xlnel.types import Document, Link
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["read_brat", "read_brat_document", "write_brat"]
+
+
+@dataclass
+class _Annotations:
+    """``T`` and ``N`` annotations of one ``.ann`` file, before they are joined."""
+
+    spans: dict[str, tuple[int, int, str]] = field(default_factory=dict)
+    concepts: dict[str, list[str]] = field(default_factory=dict)
+    reference_lines: dict[str, int] = field(default_factory=dict)
+
+
+def _parse_fragments(value: str, path: Path, lineno: int) -> list[tuple[int, int]]:
+    fragments = []
+    for part in value.split(";"):
+        bounds = part.split()
+        if len(bounds) != 2:
+            raise FormatError(f"span {part!r} is not 'start end'", path, lineno)
+        try:
+            start, end = int(bounds[0]), int(bounds[1])
+        except ValueError:
+            raise FormatError(f"offsets {part!r} are not integers", path, lineno) from None
+        if start < 0 or start >= end:
+            raise FormatError(f"offsets {start}-{end} are not a non-empty range", path, lineno)
+        fragments.append((start, end))
+    return fragments
+
+
+def _parse_text_bound(
+    fields: list[str], text: str, path: Path, lineno: int
+) -> tuple[int, int, str]:
+    """Parse a ``T`` line into ``(start, end, type)``."""
+    if len(fields) < 3 or " " not in fields[1]:
+        raise FormatError(
+            f"T line is not 'ID<TAB>Type start end<TAB>text': {fields!r}", path, lineno
+        )
+    entity_type, _, offsets = fields[1].partition(" ")
+    fragments = _parse_fragments(offsets, path, lineno)
+    start, end = min(s for s, _ in fragments), max(e for _, e in fragments)
+    if end > len(text):
+        raise FormatError(
+            f"end offset {end} is beyond the text ({len(text)} characters)", path, lineno
+        )
+    gaps = [text[e:s] for (_, e), (s, _) in zip(fragments, fragments[1:], strict=False)]
+    if len(fragments) == 1:
+        if text[start:end] != fields[2]:
+            raise FormatError(
+                f"mention {fields[2]!r} differs from the text at {start}-{end}: "
+                f"{text[start:end]!r}",
+                path,
+                lineno,
+            )
+    elif any(gap.strip() for gap in gaps):
+        logger.warning(
+            "%s:%d: discontinuous mention %r read as the whole range %d-%d: %r",
+            path,
+            lineno,
+            fields[2],
+            start,
+            end,
+            text[start:end],
+        )
+    return start, end, entity_type
+
+
+def _parse_reference(fields: list[str], path: Path, lineno: int) -> tuple[str, str]:
+    """Parse an ``N`` line into ``(target T id, concept id)``."""
+    parts = fields[1].split() if len(fields) > 1 else []
+    if len(parts) != 3:
+        raise FormatError(
+            f"N line is not 'ID<TAB>Reference T1 DB:ID<TAB>name': {fields!r}", path, lineno
+        )
+    return parts[1], normalize_concept_id(parts[2])
+
+
+def _read_ann(path: Path, text: str) -> _Annotations:
+    found = _Annotations()
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            continue
+        fields = line.split("\t", 2)  # a mention may hold a tab
+        kind = fields[0][:1]
+        if kind == "T":
+            if fields[0] in found.spans:
+                raise FormatError(f"annotation id {fields[0]!r} used twice", path, lineno)
+            found.spans[fields[0]] = _parse_text_bound(fields, text, path, lineno)
+        elif kind == "N":
+            target, concept_id = _parse_reference(fields, path, lineno)
+            found.concepts.setdefault(target, []).append(concept_id)
+            found.reference_lines.setdefault(target, lineno)
+    for target, lineno in found.reference_lines.items():
+        if target not in found.spans:
+            raise FormatError(f"N line refers to unknown annotation {target!r}", path, lineno)
+    return found
+
+
+def read_brat_document(txt_path: str | Path, ann_path: str | Path | None = None) -> Document:
+    """Read one BRAT document.
+
+    Args:
+        txt_path: The text file; its stem is the document id.
+        ann_path: The annotation file; by default ``txt_path`` with the suffix ``.ann``. A
+            missing annotation file means no annotations.
+
+    Returns:
+        The document with its entities sorted by offsets.
+
+    Raises:
+        FileNotFoundError: When the text file does not exist.
+        FormatError: Naming the ``.ann`` file and line, for malformed ``T`` or ``N`` lines,
+            out-of-text offsets or a mention that differs from the text.
+    """
+    txt_path = Path(txt_path)
+    ann = txt_path.with_suffix(".ann") if ann_path is None else Path(ann_path)
+    # newline="" keeps "\r\n" as two characters: BRAT offsets count both.
+    with open_text(txt_path, newline="") as handle:
+        text = handle.read()
+    if not ann.exists():
+        logger.warning("%s has no annotation file %s; reading it without entities", txt_path, ann)
+        return Document(txt_path.stem, text)
+    found = _read_ann(ann, text)
+    entities = []
+    for tid, (start, end, entity_type) in found.spans.items():
+        concept_ids = tuple(dict.fromkeys(found.concepts.get(tid, ())))
+        entities.append(Link(start, end, text[start:end], concept_ids, entity_type))
+    entities.sort(key=lambda link: (link.start, link.end))
+    return Document(txt_path.stem, text, tuple(entities))
+
+
+def read_brat(folder: str | Path) -> list[Document]:
+    """Read every ``X.txt`` + ``X.ann`` pair of a folder, in file-name order.
+
+    Args:
+        folder: Folder of BRAT files (not searched recursively).
+
+    Returns:
+        One document per ``.txt`` file, its id the file stem.
+
+    Raises:
+        FileNotFoundError: When ``folder`` is not an existing folder.
+        FormatError: For an ``.ann`` file without its ``.txt``, or a malformed ``.ann`` file.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"no such BRAT folder: {folder}")
+    texts = {p.stem for p in folder.glob("*.txt")}
+    for ann in sorted(folder.glob("*.ann")):
+        if ann.stem not in texts:
+            raise FormatError(f"annotation file has no text file {ann.stem}.txt", ann)
+    docs = [read_brat_document(path) for path in sorted(folder.glob("*.txt"))]
+    logger.info("read %d documents from %s", len(docs), folder)
+    return docs
+
+
+def _fragments(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Split a span at line breaks, as BRAT does: an ``.ann`` line cannot hold them."""
+    fragments, begin = [], start
+    for i in range(start, end + 1):
+        if i == end or text[i] in "\r\n":
+            if i > begin:
+                fragments.append((begin, i))
+            begin = i + 1
+    return fragments
+
+
+def _ann_lines(doc: Document, db: str) -> list[str]:
+    lines, n_refs = [], 0
+    for number, link in enumerate(doc.entities, start=1):
+        pieces = _fragments(doc.text, link.start, link.end)
+        offsets = ";".join(f"{s} {e}" for s, e in pieces)
+        mention = " ".join(doc.text[s:e] for s, e in pieces)
+        entity_type = (link.type or "Entity").replace(" ", "_")
+        lines.append(f"T{number}\t{entity_type} {offsets}\t{mention}\n")
+        for concept_id in link.concept_ids:
+            n_refs += 1
+            reference = concept_id if ":" in concept_id else f"{db}:{concept_id}"
+            lines.append(f"N{n_refs}\tReference T{number} {reference}\t{mention}\n")
+    return lines
+
+
+def write_brat(folder: str | Path, docs: Iterable[Document], db: str = "UMLS") -> None:
+    """Write each document as ``<id>.txt`` and ``<id>.ann`` in ``folder``.
+
+    Entity types have spaces replaced by ``_`` (a BRAT type is one token; a missing type is
+    written ``Entity``). Mentions that cross a line break are written as fragments.
+
+    Args:
+        folder: Folder to write into; created when missing. Each file is written atomically.
+        docs: Documents to write; ids must be usable as file names.
+        db: Vocabulary prefix written before concept ids that have none (``UMLS:C0011849``).
+            ``UMLS`` and ``MESH`` prefixes are removed again by :func:`read_brat`.
+
+    Raises:
+        ValueError: When an id is not a plain file name or an entity does not match the text.
+    """
+    folder = Path(folder)
+    count = 0
+    for doc in docs:
+        if not doc.id or doc.id.startswith(".") or any(c in doc.id for c in "/\\\0"):
+            raise ValueError(f"document id {doc.id!r} cannot be used as a BRAT file name")
+        check_entities(doc)
+        with atomic_write(folder / f"{doc.id}.txt", newline="") as handle:
+            handle.write(doc.text)
+        with atomic_write(folder / f"{doc.id}.ann") as handle:
+            handle.writelines(_ann_lines(doc, db))
+        count += 1
+    logger.info("wrote %d documents to %s", count, folder)

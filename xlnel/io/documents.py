@@ -1,0 +1,123 @@
+"""Read and write corpora in any supported format, chosen by name or from the path.
+
+Formats: ``jsonl`` (``.jsonl``, ``.json``), ``pubtator`` (``.pubtator``, or a ``.txt`` file whose
+first line is a PubTator title line) and ``brat`` (a folder of ``.txt`` + ``.ann`` files). Files
+may be gzip-compressed (``corpus.jsonl.gz``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from xlnel.io._atomic import iter_lines
+from xlnel.io.brat import read_brat, write_brat
+from xlnel.io.jsonl import read_jsonl, write_jsonl
+from xlnel.io.pubtator import read_pubtator, write_pubtator
+from xlnel.types import Document
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["FORMATS", "guess_format", "read_documents", "write_documents"]
+
+FORMATS = ("jsonl", "pubtator", "brat")
+_EXTENSIONS = {".jsonl": "jsonl", ".json": "jsonl", ".pubtator": "pubtator"}
+_PUBTATOR_TITLE = re.compile(r"^[^\t|]+\|t\|")
+
+
+def _looks_like_pubtator(path: Path) -> bool:
+    for _, line in iter_lines(path):
+        if line.strip():
+            return _PUBTATOR_TITLE.match(line) is not None
+    return False
+
+
+def guess_format(path: str | Path, for_writing: bool = False) -> str:
+    """Tell the corpus format of ``path``.
+
+    Args:
+        path: Corpus file or BRAT folder. A ``.gz`` suffix is looked through.
+        for_writing: The path may not exist yet: a path without an extension is then taken
+            as a BRAT folder, and a ``.txt`` file as PubTator.
+
+    Returns:
+        One of :data:`FORMATS`.
+
+    Raises:
+        FileNotFoundError: When reading and ``path`` does not exist.
+        ValueError: When the format cannot be told.
+    """
+    path = Path(path)
+    if not for_writing and not path.exists():
+        raise FileNotFoundError(f"no such corpus file or folder: {path}")
+    if path.is_dir():
+        return "brat"
+    suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
+    ext = suffixes[-1] if suffixes else ""
+    if ext in _EXTENSIONS:
+        return _EXTENSIONS[ext]
+    if for_writing and ext == "":
+        return "brat"
+    if ext == ".txt" and (for_writing or _looks_like_pubtator(path)):
+        return "pubtator"
+    raise ValueError(
+        f"cannot tell the corpus format of {path}: give format= one of {FORMATS}, or use the "
+        f"extension .jsonl, .json or .pubtator (optionally .gz), or a BRAT folder"
+    )
+
+
+def _check_format(format: str) -> str:
+    fmt = format.lower()
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown corpus format {format!r}; expected one of {FORMATS}")
+    return fmt
+
+
+def read_documents(path: str | Path, format: str | None = None) -> list[Document]:
+    """Read a corpus in any supported format.
+
+    Args:
+        path: Corpus file (optionally ``.gz``) or BRAT folder.
+        format: ``jsonl``, ``pubtator`` or ``brat``; ``None`` guesses it with
+            :func:`guess_format`.
+
+    Returns:
+        The documents.
+
+    Raises:
+        FileNotFoundError: When ``path`` does not exist.
+        ValueError: When the format is unknown or cannot be guessed.
+        FormatError: When the file does not follow its format.
+    """
+    fmt = guess_format(path) if format is None else _check_format(format)
+    logger.debug("reading %s as %s", path, fmt)
+    if fmt == "jsonl":
+        return read_jsonl(path)
+    if fmt == "pubtator":
+        return read_pubtator(path)
+    return read_brat(path)
+
+
+def write_documents(path: str | Path, docs: Iterable[Document], format: str | None = None) -> None:
+    """Write a corpus in any supported format, atomically.
+
+    Args:
+        path: File to write (``.gz`` compresses it) or BRAT folder.
+        docs: Documents to write.
+        format: ``jsonl``, ``pubtator`` or ``brat``; ``None`` guesses it from ``path`` with
+            :func:`guess_format` (an existing folder or a name without extension is BRAT).
+
+    Raises:
+        ValueError: When the format is unknown or cannot be guessed, or a document cannot be
+            written (see the format's writer).
+    """
+    fmt = guess_format(path, for_writing=True) if format is None else _check_format(format)
+    logger.debug("writing %s as %s", path, fmt)
+    if fmt == "jsonl":
+        write_jsonl(path, docs)
+    elif fmt == "pubtator":
+        write_pubtator(path, docs)
+    else:
+        write_brat(path, docs)

@@ -1,0 +1,208 @@
+"""JSON Lines corpora: one document a line, as in the Camoni Hebrew health-forum data.
+
+Each line is an object::
+
+    {"id": "camoni-diabetes-0", "community": "diabetes", "text": "...",
+     "entities": [{"start": 10, "end": 20, "text": "...", "type": "Disorder",
+                   "concept_id": "C0011849"}]}
+
+``concept_id`` is optional (``null`` or absent for no concept) and ``A|B`` for several concepts;
+``score`` is optional. Top-level keys other than ``id``, ``text`` and ``entities`` go to
+:attr:`Document.metadata` and are written back.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from xlnel.errors import FormatError
+from xlnel.io._atomic import atomic_write, check_entities, iter_lines
+from xlnel.types import Document, Link
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["document_to_dict", "iter_jsonl", "read_jsonl", "write_jsonl"]
+
+_RESERVED = ("id", "text", "entities")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _parse_concept_ids(value: Any, where: str, path: Path, lineno: int) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        parts: list[Any] = value.split("|")
+    elif isinstance(value, list):
+        parts = value
+    else:
+        raise FormatError(
+            f"{where}: concept_id {value!r} is not a string, a list of strings or null",
+            path,
+            lineno,
+        )
+    if not all(isinstance(part, str) for part in parts):
+        raise FormatError(f"{where}: concept_id {value!r} holds a non-string", path, lineno)
+    return tuple(dict.fromkeys(part.strip() for part in parts if part.strip()))
+
+
+def _parse_score(value: Any, where: str, path: Path, lineno: int) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise FormatError(f"{where}: score {value!r} is not a number or null", path, lineno)
+    return float(value)
+
+
+def _parse_entity(raw: Any, index: int, text: str, path: Path, lineno: int) -> Link:
+    where = f"entity {index}"
+    if not isinstance(raw, dict):
+        raise FormatError(f"{where} is not an object: {raw!r}", path, lineno)
+    start: Any = raw.get("start")
+    end: Any = raw.get("end")
+    if not (_is_int(start) and _is_int(end)):
+        raise FormatError(
+            f"{where}: offsets start={start!r} end={end!r} are not both integers", path, lineno
+        )
+    if not 0 <= start < end <= len(text):
+        raise FormatError(
+            f"{where}: offsets {start}-{end} are not a non-empty range inside the text "
+            f"of length {len(text)}",
+            path,
+            lineno,
+        )
+    mention = raw.get("text", text[start:end])
+    if mention != text[start:end]:
+        raise FormatError(
+            f"{where}: text {mention!r} differs from the text at {start}-{end}: "
+            f"{text[start:end]!r}",
+            path,
+            lineno,
+        )
+    entity_type = raw.get("type")
+    if entity_type is not None and not isinstance(entity_type, str):
+        raise FormatError(f"{where}: type {entity_type!r} is not a string", path, lineno)
+    concept_ids = _parse_concept_ids(raw.get("concept_id"), where, path, lineno)
+    score = _parse_score(raw.get("score"), where, path, lineno)
+    return Link(start, end, mention, concept_ids, entity_type, score)
+
+
+def _parse_document(obj: Any, path: Path, lineno: int) -> Document:
+    if not isinstance(obj, dict):
+        raise FormatError(f"line is not a JSON object but {type(obj).__name__}", path, lineno)
+    for key in ("id", "text"):
+        if key not in obj:
+            raise FormatError(f"document has no {key!r} key (keys: {sorted(obj)})", path, lineno)
+    doc_id, text = obj["id"], obj["text"]
+    if not (isinstance(doc_id, str) or _is_int(doc_id)) or doc_id == "":
+        raise FormatError(f"id {doc_id!r} is not a non-empty string", path, lineno)
+    if not isinstance(text, str):
+        raise FormatError(f"text of document {doc_id!r} is not a string", path, lineno)
+    raw_entities = obj.get("entities") or []
+    if not isinstance(raw_entities, list):
+        raise FormatError(f"entities of document {doc_id!r} is not a list", path, lineno)
+    entities = [_parse_entity(raw, i, text, path, lineno) for i, raw in enumerate(raw_entities)]
+    entities.sort(key=lambda link: (link.start, link.end))
+    metadata = {key: value for key, value in obj.items() if key not in _RESERVED}
+    return Document(str(doc_id), text, tuple(entities), metadata)
+
+
+def iter_jsonl(path: str | Path) -> Iterator[Document]:
+    """Stream the documents of a JSON Lines file (optionally ``.gz``); blank lines are skipped.
+
+    Args:
+        path: JSONL file.
+
+    Yields:
+        Documents with entities sorted by offsets.
+
+    Raises:
+        FileNotFoundError: When ``path`` does not exist.
+        FormatError: Naming the file, line and bad value, for invalid JSON, a missing ``id`` or
+            ``text``, a repeated id, non-integer, empty or out-of-text offsets, or an entity text
+            that differs from the document text.
+    """
+    path = Path(path)
+    seen: dict[str, int] = {}
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise FormatError(f"invalid JSON: {exc}", path, lineno) from None
+        doc = _parse_document(obj, path, lineno)
+        if doc.id in seen:
+            raise FormatError(
+                f"document id {doc.id!r} already used on line {seen[doc.id]}", path, lineno
+            )
+        seen[doc.id] = lineno
+        yield doc
+
+
+def read_jsonl(path: str | Path) -> list[Document]:
+    """Read all documents of a JSON Lines file; see :func:`iter_jsonl`."""
+    docs = list(iter_jsonl(path))
+    logger.info("read %d documents from %s", len(docs), path)
+    return docs
+
+
+def _entity_to_dict(link: Link) -> dict[str, Any]:
+    entity: dict[str, Any] = {"start": link.start, "end": link.end, "text": link.text}
+    if link.type is not None:
+        entity["type"] = link.type
+    if link.concept_ids:
+        entity["concept_id"] = "|".join(link.concept_ids)
+    if link.score is not None:
+        entity["score"] = link.score
+    return entity
+
+
+def document_to_dict(doc: Document) -> dict[str, Any]:
+    """The JSON object of one document, keys in the order ``id``, metadata, ``text``, ``entities``.
+
+    Args:
+        doc: Document to convert.
+
+    Returns:
+        A JSON-serialisable dict when the metadata is.
+
+    Raises:
+        ValueError: When a metadata key is ``id``, ``text`` or ``entities``.
+    """
+    clash = [key for key in _RESERVED if key in doc.metadata]
+    if clash:
+        raise ValueError(f"document {doc.id!r}: metadata keys {clash} clash with the JSONL keys")
+    metadata: Mapping[str, Any] = doc.metadata
+    return {
+        "id": doc.id,
+        **metadata,
+        "text": doc.text,
+        "entities": [_entity_to_dict(link) for link in doc.entities],
+    }
+
+
+def write_jsonl(path: str | Path, docs: Iterable[Document]) -> None:
+    """Write documents as JSON Lines (gzip-compressed when ``path`` ends with ``.gz``).
+
+    Args:
+        path: File to create or replace atomically.
+        docs: Documents to write; metadata values must be JSON-serialisable.
+
+    Raises:
+        ValueError: When an entity does not match the text or a metadata key clashes.
+        TypeError: When a metadata value cannot be written as JSON.
+    """
+    count = 0
+    with atomic_write(path) as handle:
+        for doc in docs:
+            check_entities(doc)
+            handle.write(json.dumps(document_to_dict(doc), ensure_ascii=False) + "\n")
+            count += 1
+    logger.info("wrote %d documents to %s", count, path)

