@@ -65,7 +65,10 @@ def filter_class(name: str) -> type[CandidateFilter]:
     Raises:
         ConfigError: If no filter has that name.
     """
-    import xlnel.filtering.similarity  # noqa: F401  (registers the built-in filters)
+    # importing the modules registers the built-in filters (torch is imported only on use)
+    import xlnel.filtering.cross_encoder  # noqa: F401
+    import xlnel.filtering.gbdt  # noqa: F401
+    import xlnel.filtering.similarity  # noqa: F401
 
     try:
         return _FILTERS[name]

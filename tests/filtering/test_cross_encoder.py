@@ -1,0 +1,250 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from xlnel.config import FilterConfig
+from xlnel.errors import ArtifactError, ConfigError
+from xlnel.filtering._pairs import candidate_windows, document_windows, span_ranks, top_k_mask
+from xlnel.filtering.labels import label_candidates
+from xlnel.types import Candidate, Document, Link, Span
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from xlnel.filtering import _torch_utils  # noqa: E402
+from xlnel.filtering.cross_encoder import (  # noqa: E402
+    CrossEncoderFilter,
+    parse_options,
+)
+
+FAST = {"lr": 1e-3, "epochs": 2, "batch_size": 8, "device": "cpu", "dev_fraction": 0.25,
+        "neg_ratio": None, "inference_batch_size": 16}
+
+
+def _span(text: str, word: str, prefix: str = "") -> Span:
+    start = text.index(word)
+    return Span(start, start + len(word), word, prefix)
+
+
+def _filter(model: Path, threshold: float | None = None, **options: object) -> CrossEncoderFilter:
+    config = FilterConfig(name="xlnel.cross_encoder.v1", threshold=threshold,
+                          options={**FAST, "model": str(model), **options})
+    return CrossEncoderFilter(config, "en")
+
+
+@pytest.fixture(scope="module")
+def trained(tiny_model_dir, corpus, tmp_path_factory):
+    docs, cands = corpus
+    filt = _filter(tiny_model_dir).fit(docs, cands)
+    folder = tmp_path_factory.mktemp("cross_encoder")
+    filt.save(folder)
+    return filt, folder
+
+
+# ------------------------------------------------------------------ pairs, no model
+
+
+def test_registered_name_resolves():
+    from xlnel.filtering.base import filter_class
+
+    assert filter_class("xlnel.cross_encoder.v1") is CrossEncoderFilter
+
+
+def test_window_english_exact():
+    doc = Document("e", "Yesterday, my son's type 1 diabetes got worse (again).")
+    span = _span(doc.text, "diabetes")
+    assert document_windows(doc, [span], 0) == ["diabetes"]
+    assert document_windows(doc, [span], 2) == ["type 1 diabetes got worse"]
+    # the text between words is kept verbatim; the window stops at the text's edges
+    assert document_windows(doc, [span], 4) == ["my son's type 1 diabetes got worse (again"]
+    first = _span(doc.text, "Yesterday")
+    assert document_windows(doc, [first], 2) == ["Yesterday, my son's"]
+
+
+def test_window_hebrew_exact_with_stripped_prefix():
+    doc = Document("h", "שלום,\nאני חולה סוכרת ורציתי לדעת על משאבת אינסולין")
+    span = _span(doc.text, "סוכרת")
+    assert document_windows(doc, [span], 1) == ["חולה סוכרת ורציתי"]
+    assert document_windows(doc, [span], 3) == ["שלום,\nאני חולה סוכרת ורציתי לדעת על"]
+    # a span starting after a stripped prefix ('ו') takes its whole word into the window
+    stripped = _span(doc.text, "רציתי", prefix="ו")
+    assert document_windows(doc, [stripped], 0) == ["ורציתי"]
+    assert document_windows(doc, [stripped], 1) == ["סוכרת ורציתי לדעת"]
+    last = _span(doc.text, "אינסולין")
+    assert document_windows(doc, [last], 2) == ["על משאבת אינסולין"]
+
+
+def test_marked_windows_tell_prefix_variants_apart():
+    doc = Document("h", "אני חולה ולחולי סוכרת יש")
+    start = doc.text.index("ולחולי")
+    variants = [Span(start + i, start + 6, doc.text[start + i:start + 6], "ול"[:i])
+                for i in range(3)]
+    assert len(set(document_windows(doc, variants, 1))) == 1
+    assert document_windows(doc, variants, 1, mark_span=True) == [
+        "חולה [ולחולי] סוכרת", "חולה ו[לחולי] סוכרת", "חולה ול[חולי] סוכרת"]
+    english = Document("e", "Yesterday, my son's type 1 diabetes got worse (again).")
+    assert document_windows(english, [_span(english.text, "diabetes")], 2, True) == [
+        "type 1 [diabetes] got worse"]
+
+
+def test_candidate_windows_follow_candidates():
+    doc = Document("e", "a b c d e")
+    spans = [_span(doc.text, "c"), _span(doc.text, "a")]
+    cands = [Candidate(spans[0], "X", "x", 1.0), Candidate(spans[1], "Y", "y", 1.0),
+             Candidate(spans[0], "Z", "z", 0.5)]
+    assert candidate_windows(doc, cands, 1) == ["b c d", "a b", "b c d"]
+
+
+def test_labels_rule():
+    text = "foo bar baz qux"
+    doc = Document("d", text, (Link(0, 7, "foo bar", ("C1",)), Link(12, 15, "qux")))
+    whole, part, free = Span(0, 7, "foo bar"), Span(0, 3, "foo"), Span(12, 15, "qux")
+    cands = [Candidate(whole, "C1", "foo bar", 1.0),   # span and concept match
+             Candidate(whole, "C2", "foo baz", 0.9),   # right span, wrong concept
+             Candidate(part, "C1", "foo bar", 0.8),    # concept right, span not exact
+             Candidate(free, "quux", "quux", 0.7),     # gold without ids: span decides
+             Candidate(Span(8, 11, "baz"), "C1", "baz", 0.6)]
+    labels = label_candidates(doc, cands, level="concept")
+    assert labels.tolist() == [True, False, False, True, False]
+
+
+def test_top_k_mask_ranks_by_score_per_span_and_keeps_order_on_ties():
+    a, b = Span(0, 1, "a"), Span(2, 3, "b")
+    cands = [Candidate(a, "1", "n1", 0.5), Candidate(a, "2", "n2", 0.9),
+             Candidate(b, "3", "n3", 0.7), Candidate(a, "4", "n4", 0.5),
+             Candidate(b, "5", "n5", 0.7)]
+    assert span_ranks(cands).tolist() == [2, 1, 1, 3, 2]
+    assert top_k_mask(cands, 1).tolist() == [False, True, True, False, False]
+    assert top_k_mask(cands, 2).tolist() == [True, True, True, False, True]
+    assert top_k_mask(cands, None).all()
+    assert top_k_mask([], 3).shape == (0,)
+
+
+def test_bad_options_raise_config_error():
+    with pytest.raises(ConfigError, match="windw"):
+        parse_options({"windw": 3})
+    with pytest.raises(ConfigError, match="top_k_per_span"):
+        parse_options({"top_k_per_span": 0})
+    assert parse_options({}).top_k_per_span == 5
+
+
+def test_fit_needs_documents_and_positives(tiny_model_dir, corpus):
+    docs, cands = corpus
+    with pytest.raises(ValueError, match="needs annotated"):
+        _filter(tiny_model_dir).fit([], [])
+    unlabelled = [Document(d.id, d.text) for d in docs]
+    with pytest.raises(ValueError, match="no candidate"):
+        _filter(tiny_model_dir).fit(unlabelled, cands)
+
+
+# ------------------------------------------------------------------ trained model
+
+
+def test_fit_reports_and_chooses_threshold(trained):
+    filt, _ = trained
+    assert filt.report["positive_pairs"] > 0 and filt.report["negative_pairs"] > 0
+    assert 1 <= len(filt.report["epochs"]) <= 2
+    assert filt.report["dev_documents"] == 4
+    assert 0.0 <= filt.threshold <= 1.0
+
+
+def test_config_threshold_wins(tiny_model_dir, corpus):
+    docs, cands = corpus
+    filt = _filter(tiny_model_dir, threshold=0.0, epochs=1).fit(docs[:6], cands[:6])
+    assert filt.threshold == 0.0
+
+
+def test_save_load_gives_identical_scores(trained, corpus):
+    filt, folder = trained
+    docs, cands = corpus
+    meta = json.loads((folder / "filter.json").read_text(encoding="utf-8"))
+    assert meta["filter"] == "xlnel.cross_encoder.v1"
+    assert meta["options"]["window"] == 2 and "xlnel_version" in meta
+    loaded = CrossEncoderFilter.load(folder, FilterConfig(name="xlnel.cross_encoder.v1"), "en")
+    assert loaded.threshold == filt.threshold
+    for a, b in zip(filt.score_batch(docs, cands), loaded.score_batch(docs, cands),
+                    strict=True):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-6)
+
+
+def test_load_rejects_other_folders(tmp_path):
+    config = FilterConfig(name="xlnel.cross_encoder.v1")
+    with pytest.raises(ArtifactError, match="filter.json"):
+        CrossEncoderFilter.load(tmp_path, config, "en")
+    (tmp_path / "model").mkdir()
+    (tmp_path / "filter.json").write_text(json.dumps({"filter": "xlnel.similarity.v1"}))
+    with pytest.raises(ArtifactError, match="similarity"):
+        CrossEncoderFilter.load(tmp_path, config, "en")
+
+
+def test_identical_pairs_are_scored_once(trained, corpus, monkeypatch):
+    filt, _ = trained
+    docs, cands = corpus
+    seen: list[int] = []
+    real_predict = _torch_utils.predict
+
+    def counting_predict(model, features, *args, **kwargs):
+        seen.append(len(features))
+        return real_predict(model, features, *args, **kwargs)
+
+    monkeypatch.setattr(_torch_utils, "predict", counting_predict)
+    copy = Document("copy", docs[0].text, docs[0].entities)
+    # the same span and name under two concept ids is one pair as well
+    twin = [*cands[0], *(Candidate(c.span, c.concept_id + "x", c.name, c.score)
+                         for c in cands[0])]
+    scores = filt.score_batch([docs[0], copy], [cands[0], twin])
+    windows = candidate_windows(docs[0], cands[0], filt.options.window, filt.options.mark_span)
+    unique = {(w, c.name) for w, c in zip(windows, cands[0], strict=True)}
+    assert seen == [len(unique)]
+    np.testing.assert_array_equal(scores[0], scores[1][:len(cands[0])])
+    np.testing.assert_array_equal(scores[0], scores[1][len(cands[0]):])
+
+
+def test_candidates_beyond_top_k_score_zero(trained, corpus):
+    filt, _ = trained
+    docs, cands = corpus
+    span = cands[0][0].span
+    crowd = [Candidate(span, f"X{i}", name, 1.0 - i / 10)
+             for i, name in enumerate(["diabetes", "asthma", "insulin", "aspirin",
+                                       "metformin", "migraine", "hypertension"])]
+    scores = filt.score_batch([docs[0]], [crowd])[0]
+    assert filt.options.top_k_per_span == 5
+    assert (scores[:5] > 0).all()
+    assert (scores[5:] == 0).all()
+
+
+def test_int8_scores_close_to_fp32(trained, corpus, caplog):
+    filt, folder = trained
+    docs, cands = corpus
+    # inference options come from the config; the others stay as trained
+    config = FilterConfig(name="xlnel.cross_encoder.v1", options={"quantize": True, "window": 5})
+    int8 = CrossEncoderFilter.load(folder, config, "en")
+    assert int8.options.quantize and int8.options.window == filt.options.window == 2
+    assert "window=5 ignored" in caplog.text
+    fp32 = np.concatenate(filt.score_batch(docs, cands))
+    q = np.concatenate(int8.score_batch(docs, cands))
+    assert not np.array_equal(fp32, q)  # the quantised model did run
+    assert np.abs(fp32 - q).max() < 0.05
+
+
+def test_training_is_seeded(tiny_model_dir, corpus):
+    docs, cands = corpus
+    a = _filter(tiny_model_dir, epochs=1).fit(docs[:8], cands[:8])
+    b = _filter(tiny_model_dir, epochs=1).fit(docs[:8], cands[:8])
+    np.testing.assert_array_equal(np.concatenate(a.score_batch(docs[8:], cands[8:])),
+                                  np.concatenate(b.score_batch(docs[8:], cands[8:])))
+
+
+def test_scores_feed_the_linking_decision(trained, corpus):
+    from xlnel.linkers.decide import decide
+
+    filt, _ = trained
+    docs, cands = corpus
+    scores = filt.score_batch(docs, cands)
+    linked = [decide(d, c, s, filt.threshold) for d, c, s in zip(docs, cands, scores,
+                                                                   strict=True)]
+    assert all(0 <= link.score <= 1 for d in linked for link in d.entities)

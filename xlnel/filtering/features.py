@@ -1,0 +1,150 @@
+"""Match features of (span, name) candidates for the gradient-boosted filter.
+
+Besides string similarity and shape, the strongest signals are *priors* learnt from annotated
+documents: how often a span text was a gold mention when it occurred, and how often a name was
+the right one when it was proposed. On the training documents they are computed out of fold, so
+the classifier never sees a prior that already knows the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from xlnel.normalization import normalize_string
+from xlnel.types import Candidate, Document
+
+_WORD = re.compile(r"\w+")
+
+#: Features of the span alone (computed once per span), then of the (span, name) pair.
+SPAN_FEATURES = (
+    "span_chars", "span_words", "prefix_chars", "prev_stop", "next_stop", "prev_boundary",
+    "next_boundary", "has_digit", "latin_in_other_script", "inside_better_span",
+    "n_candidates", "mention_prior", "mention_seen", "context_prior",
+)
+PAIR_FEATURES = (
+    "score", "rank", "gap_to_best", "name_chars", "length_ratio", "exact", "name_prior",
+    "name_seen",
+)
+FEATURE_NAMES = SPAN_FEATURES + PAIR_FEATURES
+
+
+@dataclass
+class Priors:
+    """Counts of (positive, seen) per normalised mention text, name and previous word."""
+
+    mention: dict[str, list[int]] = field(default_factory=dict)
+    name: dict[str, list[int]] = field(default_factory=dict)
+    context: dict[str, list[int]] = field(default_factory=dict)
+
+    def add(self, table: str, key: str, positive: bool) -> None:
+        """Count one occurrence of ``key`` in ``table``."""
+        counts = getattr(self, table).setdefault(key, [0, 0])
+        counts[0] += int(positive)
+        counts[1] += 1
+
+    def rate(self, table: str, key: str, alpha: float = 1.0) -> tuple[float, int]:
+        """Smoothed share of positive occurrences and the number seen."""
+        pos, seen = getattr(self, table).get(key, (0, 0))
+        return (pos + 0.1 * alpha) / (seen + alpha), seen
+
+
+class FeatureExtractor:
+    """Turns candidates of a document into a feature matrix (one row per candidate)."""
+
+    def __init__(self, lang: str, stopwords: frozenset[str]) -> None:
+        self.lang = lang
+        self.stopwords = stopwords
+
+    def norm(self, text: str) -> str:
+        """The normalised form used as the key of priors."""
+        return normalize_string(text, self.lang)
+
+    def count(self, priors: Priors, document: Document, candidates: Sequence[Candidate],
+              labels: np.ndarray) -> None:
+        """Add one document's candidates to the prior counts."""
+        span_pos: dict[tuple[int, int], bool] = {}
+        for cand, y in zip(candidates, labels, strict=True):
+            priors.add("name", self.norm(cand.name), bool(y))
+            key = (cand.span.start, cand.span.end)
+            span_pos[key] = span_pos.get(key, False) or bool(y)
+        for (s, e), y in span_pos.items():
+            priors.add("mention", self.norm(document.text[s:e]), y)
+            priors.add("context", self._prev_word(document.text, s), y)
+
+    def _prev_word(self, text: str, start: int) -> str:
+        words = _WORD.findall(text[max(0, start - 40):start])
+        return self.norm(words[-1]) if words else "<s>"
+
+    def _next_word(self, text: str, end: int) -> str:
+        m = _WORD.search(text, end, min(len(text), end + 40))
+        return self.norm(m.group()) if m else "</s>"
+
+    def transform(self, document: Document, candidates: Sequence[Candidate],
+                  priors: Priors) -> np.ndarray:
+        """Feature matrix of shape (len(candidates), len(FEATURE_NAMES))."""
+        by_span: dict[tuple[int, int], list[float]] = {}
+        for c in candidates:
+            by_span.setdefault((c.span.start, c.span.end), []).append(c.score)
+        best = {k: max(v) for k, v in by_span.items()}
+        span_rows: dict[tuple[int, int], list[float]] = {}
+        rows = np.zeros((len(candidates), len(FEATURE_NAMES)), dtype=np.float32)
+        for i, c in enumerate(candidates):
+            key = (c.span.start, c.span.end)
+            if key not in span_rows:
+                span_rows[key] = self._span_features(document.text, c, by_span, best, priors)
+            rows[i] = span_rows[key] + self._pair_features(c, by_span[key], best[key], priors)
+        return rows
+
+    def _pair_features(self, c: Candidate, scores: list[float], best: float,
+                       priors: Priors) -> list[float]:
+        name_norm, span_norm = self.norm(c.name), self.norm(c.span.text)
+        name_prior, name_seen = priors.rate("name", name_norm)
+        return [c.score, float(sum(1 for s in scores if s > c.score)), best - c.score,
+                float(len(name_norm)), len(name_norm) / max(1, len(span_norm)),
+                float(span_norm == name_norm), name_prior, float(np.log1p(name_seen))]
+
+    def _span_features(self, text: str, c: Candidate, by_span: dict[tuple[int, int], list[float]],
+                       best: dict[tuple[int, int], float], priors: Priors) -> list[float]:
+        s, e = c.span.start, c.span.end
+        word_start = s - len(c.span.stripped_prefix)
+        before = text[word_start - 1] if word_start > 0 else "\n"
+        after = text[e] if e < len(text) else "\n"
+        prev_word, next_word = self._prev_word(text, word_start), self._next_word(text, e)
+        latin = self.lang != "en" and bool(re.search(r"[A-Za-z]", c.span.text))
+        # a longer span around this one that matches better usually wins the overlap
+        inside_better = any(ks <= s and e <= ke and (ks, ke) != (s, e) and b > best[(s, e)]
+                            for (ks, ke), b in best.items() if ks >= s - 80)
+        mention_prior, mention_seen = priors.rate("mention", self.norm(c.span.text))
+        context_prior, _ = priors.rate("context", prev_word)
+        return [float(e - s), float(len(c.span.text.split())), float(len(c.span.stripped_prefix)),
+                float(prev_word in self.stopwords), float(next_word in self.stopwords),
+                float(not before.isalnum()), float(not after.isalnum()),
+                float(any(ch.isdigit() for ch in c.span.text)), float(latin),
+                float(inside_better), float(len(by_span[(s, e)])), mention_prior,
+                float(np.log1p(mention_seen)), context_prior]
+
+
+def count_priors(extractor: FeatureExtractor, documents: Sequence[Document],
+                 candidates: Sequence[Sequence[Candidate]],
+                 labels: Sequence[np.ndarray]) -> Priors:
+    """Prior counts over many documents."""
+    priors = Priors()
+    for d, c, y in zip(documents, candidates, labels, strict=True):
+        extractor.count(priors, d, c, y)
+    return priors
+
+
+def merge_counts(tables: Sequence[dict[str, list[int]]]) -> dict[str, list[int]]:
+    """Sum (positive, seen) counts of several tables."""
+    pos: Counter[str] = Counter()
+    seen: Counter[str] = Counter()
+    for t in tables:
+        for k, (p, s) in t.items():
+            pos[k] += p
+            seen[k] += s
+    return {k: [pos[k], seen[k]] for k in seen}
