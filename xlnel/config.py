@@ -32,7 +32,7 @@ class DataConfig(_Section):
 
     train: str | None = None
     test: str | None = None
-    test_fraction: float = Field(0.0, ge=0.0, lt=1.0)
+    test_fraction: float = Field(default=0.0, ge=0.0, lt=1.0)
     split_seed: int = 0
 
 
@@ -61,7 +61,7 @@ class DFTConfig(_Section):
             them out.
     """
 
-    R: float = Field(0.2, ge=0.0, le=1.0)
+    R: float = Field(default=0.2, ge=0.0, le=1.0)
     seed: int = 0
     unlinked: Literal["name", "skip"] = "name"
 
@@ -84,16 +84,16 @@ class CandidatesConfig(_Section):
     """
 
     generator: str = "xlnel.tfidf_char.v1"
-    max_words: int = Field(3, ge=1, le=10)
-    top_m: int = Field(50, ge=1)
-    threshold: float = Field(0.4, ge=0.0, le=1.0)
-    ngram_min: int = Field(1, ge=1)
-    ngram_max: int = Field(3, ge=1)
+    max_words: int = Field(default=3, ge=1, le=10)
+    top_m: int = Field(default=50, ge=1)
+    threshold: float = Field(default=0.4, ge=0.0, le=1.0)
+    ngram_min: int = Field(default=1, ge=1)
+    ngram_max: int = Field(default=3, ge=1)
     sublinear_tf: bool = False
     use_idf: bool = True
     strip_prefixes: bool | None = None
     stopwords: str | None = None
-    chunk_size: int = Field(256, ge=1)
+    chunk_size: int = Field(default=256, ge=1)
 
 
 class FilterConfig(_Section):
@@ -118,10 +118,10 @@ class LinkerConfig(_Section):
 
     Attributes:
         overlap: ``longest`` keeps, among overlapping spans, the longer then the higher scored;
-            ``none`` keeps overlapping links.
+            ``score`` keeps the higher scored, then the longer; ``none`` keeps overlapping links.
     """
 
-    overlap: Literal["longest", "none"] = "longest"
+    overlap: Literal["longest", "score", "none"] = "longest"
 
 
 class PipelineConfig(_Section):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -18,6 +18,10 @@ class CandidateGenerator(ABC):
 
     #: Registered name, such as ``xlnel.tfidf_char.v1``.
     registered_name: ClassVar[str]
+
+    @abstractmethod
+    def __init__(self, config: CandidatesConfig, lang: str) -> None:
+        """Set up an unfitted generator for texts in ``lang``."""
 
     @abstractmethod
     def fit(self, dictionary: Dictionary) -> CandidateGenerator:
@@ -41,7 +45,6 @@ class CandidateGenerator(ABC):
         """Read a generator written by :meth:`save`."""
 
 
-GeneratorFactory = Callable[[CandidatesConfig, str], CandidateGenerator]
 _GENERATORS: dict[str, type[CandidateGenerator]] = {}
 
 

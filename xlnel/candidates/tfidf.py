@@ -5,12 +5,14 @@ default). The matcher returns, for each query, the ``top_m`` names whose cosine 
 ``threshold`` - exactly, with no approximate index.
 
 Scoring every name is what makes naive matching slow: nearly every name shares some character
-unigram with every query. The search therefore filters first. Split a query's features into a
-*prefix* P (its heaviest weights) and a *suffix* S with ``||q_S|| < threshold``. By
-Cauchy-Schwarz, a name sharing no feature of P scores at most ``||q_S|| * ||n|| < threshold``, so
-only names holding at least one feature of P can qualify. Those names are scored exactly with a
-sparse product; the others are never touched. Queries are processed in chunks, so the memory is
-bounded by ``chunk_size`` and never a dense spans x names matrix.
+unigram with every query. The search therefore filters first (the AllPairs/L2AP idea of exact
+similarity search). Each name vector y is split into an *unindexed* part y' - its most frequent
+n-grams, as many as keep ``||y'|| < threshold`` - and an *indexed* part y''. Since
+``x . y' <= ||y'|| < threshold`` for any unit query x, a name can only reach the threshold if it
+shares an indexed n-gram with the query. The inverted index holds only the y'' parts, whose
+postings are short (common unigrams mostly stay out); the partial score ``x . y''`` plus the
+bound ``||y'||`` prunes further, and the few survivors are scored exactly. Queries run in chunks,
+so memory is bounded by ``chunk_size`` and never a dense spans x names matrix.
 """
 
 from __future__ import annotations
@@ -93,6 +95,10 @@ class TfidfMatcher:
         self.idf = np.zeros(0, dtype=np.float32)
         self._oov_idf = 1.0
         self._names_by_feature: sp.csr_matrix | None = None  # features x names, the inverted index
+        self._rest_norm = np.zeros(0, dtype=np.float32)  # per name: norm of its unindexed part
+        self._bucket_edges = np.zeros(1, dtype=np.int64)  # rank edges of the cut buckets
+        self._name_bucket = np.zeros(0, dtype=np.int64)  # per name: first edge >= its cut
+        self._rank = np.zeros(0, dtype=np.int64)  # per n-gram: global rank, most frequent first
         self._name_vectors: sp.csr_matrix | None = None  # names x features
 
     # ----------------------------------------------------------------------------------- fitting
@@ -142,13 +148,29 @@ class TfidfMatcher:
     def _set_vectors(self, vectors: sp.csr_matrix) -> None:
         vectors.sort_indices()
         self._name_vectors = vectors
-        self._names_by_feature = vectors.T.tocsr()
+        df = np.bincount(vectors.indices, minlength=vectors.shape[1])
+        order = np.lexsort((np.arange(df.size), -df))  # global order: most frequent first
+        self._rank = np.empty(df.size, dtype=np.int64)
+        self._rank[order] = np.arange(df.size)
+        indexed, self._rest_norm, cut_rank = _split_for_index(vectors, self._rank,
+                                                              self.config.threshold)
+        has_cut = cut_rank >= 0
+        qs = np.linspace(0, 1, 129)
+        self._bucket_edges = (np.unique(np.quantile(cut_rank[has_cut], qs).round())
+                              .astype(np.int64) if has_cut.any() else np.zeros(1, np.int64))
+        if has_cut.any():
+            self._bucket_edges = np.union1d(self._bucket_edges, [cut_rank.max()])
+        # names without a cut have a zero rest norm; any bucket will do
+        self._name_bucket = np.searchsorted(self._bucket_edges, np.maximum(cut_rank, 0))
+        self._names_by_feature = indexed.T.tocsr()
 
     # ---------------------------------------------------------------------------------- querying
     def _vectorize(self, queries: Sequence[str]) -> sp.csr_matrix:
         """Query vectors whose norm counts n-grams unknown to the index, so cosines stay honest."""
         cfg = self.config
-        indptr, indices, values = [0], [], []
+        indptr: list[int] = [0]
+        indices: list[int] = []
+        values: list[float] = []
         for query in queries:
             grams = Counter(char_ngrams(query, cfg.ngram_min, cfg.ngram_max))
             row_idx, row_val, oov_sq = [], [], 0.0
@@ -183,46 +205,47 @@ class TfidfMatcher:
             results.extend(self._search_chunk(q))
         return results
 
-    def _prefix_mask(self, q: sp.csr_matrix) -> sp.csr_matrix:
-        """Keep, per row, the heaviest features whose removal would drop the rest below th."""
-        th = self.config.threshold
-        data = q.data.copy()
-        for i in range(q.shape[0]):
-            a, b = q.indptr[i], q.indptr[i + 1]
-            if a == b:
-                continue
-            row = data[a:b]
-            order = np.argsort(row)  # lightest first
-            suffix_sq = np.cumsum(row[order] ** 2)
-            # the lightest features whose joint norm stays below th can be left out of the filter
-            n_light = int(np.searchsorted(suffix_sq, th * th * (1 - 1e-6), side="left"))
-            row = row.copy()
-            row[order[:n_light]] = 0.0
-            data[a:b] = row
-        # copies: eliminate_zeros works in place and must not touch the query's own arrays
-        prefix = sp.csr_matrix((data, q.indices.copy(), q.indptr.copy()), shape=q.shape)
-        prefix.eliminate_zeros()
-        return prefix
+    def _query_norms_by_bucket(self, q: sp.csr_matrix) -> np.ndarray:
+        """Per query and rank bucket b, the norm of the query over n-grams ranked at most
+        ``_bucket_edges[b]`` (a non-decreasing row)."""
+        edges = self._bucket_edges
+        q_rows = np.repeat(np.arange(q.shape[0]), np.diff(q.indptr))
+        bucket = np.searchsorted(edges, self._rank[q.indices], side="left")
+        inside = bucket < edges.size  # n-grams ranked past every edge are past every cut
+        sq = np.zeros((q.shape[0], edges.size + 1))
+        np.add.at(sq, (q_rows[inside], bucket[inside]), q.data[inside].astype(np.float64) ** 2)
+        return np.sqrt(np.cumsum(sq, axis=1))
 
     def _search_chunk(self, q: sp.csr_matrix) -> list[list[Match]]:
         assert self._names_by_feature is not None and self._name_vectors is not None
         cfg = self.config
-        prefix = self._prefix_mask(q)
-        # names holding at least one prefix feature of some query of the chunk
-        hit = (prefix != 0).astype(np.float32) @ self._names_by_feature
-        candidates = np.unique(hit.indices)
+        th = cfg.threshold - 1e-6
+        # partial scores over indexed n-grams; the unindexed rest adds at most its norm
+        partial = (q @ self._names_by_feature).tocoo()
+        # A name's unindexed part holds only n-grams ranked up to its cut, so it adds at most
+        # its own norm times the query's norm over those n-grams (Cauchy-Schwarz); cuts are
+        # rounded up to bucket edges, which only loosens the bound.
+        rows, cols = partial.row, partial.col
+        norms = self._query_norms_by_bucket(q)
+        bound = partial.data + self._rest_norm[cols] * norms[rows, self._name_bucket[cols]]
+        keep = (bound >= th) & (partial.data > 0)
+        rows, cols = rows[keep], cols[keep]
         out: list[list[Match]] = [[] for _ in range(q.shape[0])]
-        if candidates.size == 0:
+        if rows.size == 0:
             return out
-        scores = (q @ self._name_vectors[candidates].T).tocsr()
+        # exact cosines of the surviving pairs only: row-wise dot products
+        # (float64 and rounded so that equal cosines tie exactly and ties go by name index)
+        pairs = q[rows].astype(np.float64).multiply(self._name_vectors[cols])
+        vals = np.round(np.asarray(pairs.sum(axis=1)).ravel(), 6)
+        ok = vals >= th
+        rows, cols, vals = rows[ok], cols[ok], vals[ok]
+        order = np.lexsort((cols, -vals, rows))  # by query, best first, ties by name index
+        rows, cols, vals = rows[order], cols[order], vals[order]
+        bounds = np.searchsorted(rows, np.arange(q.shape[0] + 1))
         for i in range(q.shape[0]):
-            a, b = scores.indptr[i], scores.indptr[i + 1]
-            vals, cols = scores.data[a:b], scores.indices[a:b]
-            keep = vals >= cfg.threshold - 1e-6
-            vals, cols = vals[keep], candidates[cols[keep]]
-            # a full sort (not argpartition) so that ties at the cut are broken by name index
-            order = np.lexsort((cols, -vals))[:cfg.top_m]
-            out[i] = [Match(int(cols[k]), float(min(vals[k], 1.0))) for k in order]
+            a, b = bounds[i], min(bounds[i + 1], bounds[i] + cfg.top_m)
+            out[i] = [Match(int(c), float(min(v, 1.0)))
+                      for c, v in zip(cols[a:b], vals[a:b], strict=True)]
         return out
 
     # ------------------------------------------------------------------------------ persistence
@@ -279,10 +302,43 @@ def brute_force_search(matcher: TfidfMatcher, queries: Iterable[str]) -> list[li
     assert matcher._name_vectors is not None
     cfg = matcher.config
     q = matcher._vectorize(list(queries))
-    dense = (q @ matcher._name_vectors.T).toarray()
+    dense = np.round((q.astype(np.float64) @ matcher._name_vectors.T).toarray(), 6)
     out = []
     for row in dense:
         idx = np.flatnonzero((row >= cfg.threshold - 1e-6) & (row > 0))
         order = idx[np.lexsort((idx, -row[idx]))][:cfg.top_m]
         out.append([Match(int(j), float(min(row[j], 1.0))) for j in order])
     return out
+
+
+def _split_for_index(vectors: sp.csr_matrix, rank: np.ndarray, threshold: float
+                     ) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
+    """Per name, leave out of the index its most frequent n-grams while their norm < threshold.
+
+    Args:
+        vectors: Name vectors (names x features), rows of unit norm.
+        rank: Global rank of each feature, most frequent first.
+        threshold: The search threshold.
+
+    Returns:
+        The indexed parts (names x features); per name, the norm of the part left out and the
+        highest rank left out (-1 when none).
+    """
+    n_rows = vectors.shape[0]
+    row_of = np.repeat(np.arange(n_rows), np.diff(vectors.indptr))
+    order = np.lexsort((rank[vectors.indices], row_of))
+    sq = vectors.data[order].astype(np.float64) ** 2
+    cum = np.cumsum(sq)
+    row_start = np.concatenate(([0.0], cum))[vectors.indptr[:-1]]
+    within = cum - row_start[row_of]  # squared norm of the row's first k n-grams, inclusive
+    limit = (threshold * threshold) * (1 - 1e-6)
+    left_out = np.zeros(vectors.nnz, dtype=bool)
+    left_out[order] = within < limit
+    rest_sq = np.bincount(row_of[left_out], weights=vectors.data[left_out].astype(np.float64) ** 2,
+                          minlength=n_rows)
+    cut = np.full(n_rows, -1, dtype=np.int64)
+    np.maximum.at(cut, row_of[left_out], rank[vectors.indices[left_out]])
+    indexed = vectors.copy()
+    indexed.data = np.where(left_out, 0.0, indexed.data).astype(np.float32)
+    indexed.eliminate_zeros()
+    return indexed, np.sqrt(rest_sq).astype(np.float32), cut

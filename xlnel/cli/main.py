@@ -133,6 +133,31 @@ def candidates_cli(
                        f"{r['candidates_per_span']:.1f} candidates per span")
 
 
+models_app = typer.Typer(help="Encoders usable offline, by registered name.",
+                         no_args_is_help=True)
+app.add_typer(models_app, name="models")
+
+
+@models_app.command("build")
+def models_build_cli(
+    name: Annotated[str, typer.Argument(help="Registered name, e.g. multilingual-e5-small.")],
+    force: Annotated[bool, typer.Option(help="Rebuild even if already built.")] = False,
+) -> None:
+    """Build a registered encoder into the cache (XLNEL_CACHE) as a transformers folder."""
+    from xlnel.models import build_model
+
+    typer.echo(str(build_model(name, force=force)))
+
+
+@models_app.command("list")
+def models_list_cli() -> None:
+    """List the registered encoders."""
+    from xlnel.models import registered_models
+
+    for name in registered_models():
+        typer.echo(name)
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(__version__)

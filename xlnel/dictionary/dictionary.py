@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -114,6 +113,7 @@ class Dictionary:
                 f.write("name\tconcept_id\tsource\n")
                 for (name, cid), source in self._entries.items():
                     f.write(f"{name}\t{cid}\t{source}\n")
+            os.chmod(tmp, 0o644)  # mkstemp creates owner-only files
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -21,7 +21,7 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
         scores: One score per candidate (the filter's, or the matcher's cosine).
         threshold: Minimum score, inclusive.
         overlap: ``longest``: among overlapping spans keep the longer, then the higher scored;
-            ``none``: keep them all.
+            ``score``: the higher scored, then the longer; ``none``: keep them all.
 
     Returns:
         The document with the links as its entities.
@@ -35,13 +35,17 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
         rank = (float(score), cand.score)
         if key not in best or rank > best[key][:2]:
             best[key] = (rank[0], rank[1], cand)
-    chosen = sorted(best.values(), key=lambda t: (-(t[2].span.end - t[2].span.start), -t[0],
-                                                   -t[1], t[2].span.start))
+    if overlap == "score":
+        chosen = sorted(best.values(), key=lambda t: (-t[0], -(t[2].span.end - t[2].span.start),
+                                                       -t[1], t[2].span.start))
+    else:
+        chosen = sorted(best.values(), key=lambda t: (-(t[2].span.end - t[2].span.start),
+                                                       -t[0], -t[1], t[2].span.start))
     links: list[Link] = []
     taken: list[tuple[int, int]] = []
     for score, _, cand in chosen:
         s, e = cand.span.start, cand.span.end
-        if overlap == "longest" and any(s < te and ts < e for ts, te in taken):
+        if overlap != "none" and any(s < te and ts < e for ts, te in taken):
             continue
         taken.append((s, e))
         links.append(Link(s, e, cand.span.text, (cand.concept_id,), score=round(score, 6)))

@@ -1,0 +1,55 @@
+"""Helpers shared by the benchmark scripts: atomic JSON results and peak-memory measurement."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import os
+import platform
+import resource
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def write_result(name: str, payload: dict[str, Any]) -> Path:
+    """Write ``benchmarks/results/NAME.json`` atomically, with machine facts added."""
+    payload = {**payload, "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                                      "platform": platform.platform()}}
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    target = RESULTS / f"{name}.json"
+    fd, tmp = tempfile.mkstemp(dir=RESULTS, prefix=f".{name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(payload, f, indent=2)
+            f.write("\n")
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def _child(fn: Callable[..., dict[str, Any]], args: tuple[Any, ...], queue: Any) -> None:
+    try:
+        result = fn(*args)
+        result["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        queue.put(result)
+    except BaseException as e:  # report, do not hang the parent
+        queue.put({"error": repr(e)})
+
+
+def run_isolated(fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
+    """Run ``fn(*args)`` in a fresh process so its peak memory (max RSS) is its own."""
+    ctx = mp.get_context("spawn")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_child, args=(fn, args, queue))
+    proc.start()
+    result = queue.get()
+    proc.join()
+    if "error" in result:
+        raise RuntimeError(f"{fn.__name__} failed: {result['error']}")
+    return result
