@@ -48,7 +48,14 @@ def run_isolated(fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any
     queue = ctx.Queue()
     proc = ctx.Process(target=_child, args=(fn, args, queue))
     proc.start()
-    result = queue.get()
+    result: dict[str, Any] | None = None
+    while result is None:
+        try:
+            result = queue.get(timeout=5)
+        except Exception:  # queue.Empty: is the child still alive?
+            if not proc.is_alive():
+                raise RuntimeError(f"{fn.__name__} died (exit code {proc.exitcode}) "
+                                   "without a result; out of memory?") from None
     proc.join()
     if "error" in result:
         raise RuntimeError(f"{fn.__name__} failed: {result['error']}")

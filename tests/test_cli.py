@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from xlnel.cli.main import app
+
+runner = CliRunner()
+
+
+def test_train_link_evaluate_candidates(tmp_path, tiny_config):
+    pipe, pred = tmp_path / "pipe", tmp_path / "pred.jsonl"
+    r = runner.invoke(app, ["train", str(tiny_config), "--out", str(pipe),
+                            "--set", "filter.name=xlnel.similarity.v1",
+                            "--filter.options", "{}", "--candidates.top_m", "10"])
+    assert r.exit_code == 0, r.output
+    assert "top_m: 10" in (pipe / "config.yaml").read_text()
+    r = runner.invoke(app, ["link", str(pipe), str(pipe / "test.jsonl"), "--out", str(pred)])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["evaluate", str(pipe / "test.jsonl"), str(pred), "--level", "span",
+                            "--json"])
+    assert r.exit_code == 0
+    scores = json.loads(r.stdout.strip().splitlines()[-1])
+    assert set(scores) == {"precision", "recall", "f1", "tp", "fp", "fn"}
+    r = runner.invoke(app, ["candidates", str(pipe), str(pipe / "test.jsonl"), "--json"])
+    assert r.exit_code == 0
+    assert json.loads(r.stdout.strip().splitlines()[-1])["span"]["recall"] > 0.9
+
+
+def test_link_text_and_errors(tmp_path, tiny_config):
+    pipe = tmp_path / "pipe"
+    runner.invoke(app, ["train", str(tiny_config), "--out", str(pipe),
+                        "--set", "filter.name=xlnel.similarity.v1", "--set", "filter.options={}",
+                        "--set", "filter.threshold=0.9"])
+    r = runner.invoke(app, ["link", str(pipe), "--text", "new asthma attack"])
+    assert r.exit_code == 0 and "C4" in r.stdout
+    r = runner.invoke(app, ["link", str(pipe)])
+    assert r.exit_code != 0
+    r = runner.invoke(app, ["evaluate", str(tmp_path / "none.jsonl"), str(tmp_path / "x.jsonl")])
+    assert r.exit_code != 0
+    r = runner.invoke(app, ["train", str(tiny_config), "--out", str(pipe), "--set", "dft.R=7"])
+    assert r.exit_code != 0 and "dft.R" in str(r.exception)

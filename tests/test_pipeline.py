@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from xlnel.config import load_config
+from xlnel.errors import ArtifactError, ConfigError
+from xlnel.evaluation import evaluate
+from xlnel.io import read_documents
+from xlnel.pipeline import Pipeline, candidate_recall, link, train
+from xlnel.types import Document
+
+
+@pytest.mark.parametrize("filter_name", ["xlnel.gbdt.v1", "xlnel.similarity.v1"])
+def test_train_save_load_link_evaluate(tmp_path, tiny_config, filter_name):
+    cfg = load_config(tiny_config, {"filter.name": filter_name,
+                                    "filter.options": {} if "sim" in filter_name else
+                                    {"folds": 2, "max_iter": 30}})
+    report = train(cfg, tmp_path / "pipe")
+    assert report["test_documents"] == 6 and report["train_documents"] == 18
+    assert report["dictionary"]["by_source"]["kb"] == 8
+    pipe = Pipeline.load(tmp_path / "pipe")
+    gold = read_documents(tmp_path / "pipe" / "test.jsonl")
+    n = link(pipe, tmp_path / "pipe" / "test.jsonl", tmp_path / "pred.jsonl")
+    assert n == len(gold)
+    pred = read_documents(tmp_path / "pred.jsonl")
+    assert all(e.score is not None and e.concept_id for d in pred for e in d.entities)
+    assert evaluate(gold, pred, "span").f1 > 0.5
+
+
+def test_link_keeps_offsets_into_original_text(tmp_path, tiny_config):
+    train(load_config(tiny_config, {"filter.name": "xlnel.similarity.v1",
+                                    "filter.options": {}, "filter.threshold": 0.9}),
+          tmp_path / "pipe")
+    pipe = Pipeline.load(tmp_path / "pipe")
+    text = "Known (Diabetes) and  HYPERTENSION."
+    doc = pipe.link(Document("x", text))
+    assert {text[e.start:e.end] for e in doc.entities} == {"Diabetes", "HYPERTENSION"}
+    assert {e.concept_id for e in doc.entities} == {"C1", "C2"}
+
+
+def test_candidate_recall_reports_both_levels(tmp_path, tiny_config):
+    train(load_config(tiny_config, {"filter.name": "xlnel.similarity.v1",
+                                    "filter.options": {}}), tmp_path / "pipe")
+    rep = candidate_recall(tmp_path / "pipe", tmp_path / "pipe" / "test.jsonl")
+    assert rep["span"]["recall"] == pytest.approx(1.0)
+    assert rep["concept"]["recall"] == pytest.approx(1.0)
+
+
+def test_retraining_replaces_the_folder_atomically(tmp_path, tiny_config):
+    cfg = load_config(tiny_config, {"filter.name": "xlnel.similarity.v1", "filter.options": {}})
+    train(cfg, tmp_path / "pipe")
+    train(cfg, tmp_path / "pipe")
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".pipe")) == []
+    assert json.loads((tmp_path / "pipe" / "train_report.json").read_text())["test_documents"]
+
+
+def test_missing_pipeline_and_empty_dictionary(tmp_path):
+    with pytest.raises(ArtifactError, match="not a pipeline folder"):
+        Pipeline.load(tmp_path)
+    with pytest.raises(ConfigError, match="dictionary is empty"):
+        train(load_config(None, {"dictionary.kb": []}), tmp_path / "p")
+
+
+def test_gbdt_needs_positive_examples(tmp_path, tiny_kb):
+    docs = tmp_path / "d.jsonl"
+    docs.write_text(json.dumps({"id": "a", "text": "diabetes here", "entities": []}) + "\n",
+                    encoding="utf-8")
+    cfg = load_config(None, {"data.train": str(docs), "dictionary.kb": [f"tsv:{tiny_kb}"],
+                             "dft.R": 0.0, "filter.name": "xlnel.gbdt.v1"})
+    with pytest.raises(ValueError, match="positive"):
+        train(cfg, tmp_path / "p")
