@@ -145,7 +145,8 @@ def train(config: PipelineConfig, out: str | Path, progress: bool = False) -> di
     generator = generator_class(config.candidates.generator)(config.candidates, config.lang)
     generator.fit(dictionary)
     filt = filter_class(config.filter.name)(config.filter, config.lang)
-    cands = _generate(generator, filter_docs, progress, "candidates (filter training)")
+    cands = _generate(generator, filter_docs, progress and bool(filter_docs),
+                      "candidates (filter training)")
     filt.fit(filter_docs, cands, progress=progress)
     pipeline = Pipeline(config, dictionary, generator, filt)
     report: dict[str, Any] = {

@@ -88,6 +88,13 @@ class Dictionary:
         """Concept ids of a name (empty list when absent)."""
         return list(self._by_name.get(name, ()))
 
+    def preferred_names(self) -> dict[str, str]:
+        """Each concept's first name (the preferred one for knowledge-base concepts)."""
+        out: dict[str, str] = {}
+        for name, cid in self._entries:
+            out.setdefault(cid, name)
+        return out
+
     def concept_ids(self) -> set[str]:
         """All concept ids present."""
         return {cid for _, cid in self._entries}

@@ -8,6 +8,7 @@ the classifier never sees a prior that already knows the answer.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -91,12 +92,14 @@ class FeatureExtractor:
         for c in candidates:
             by_span.setdefault((c.span.start, c.span.end), []).append(c.score)
         best = {k: max(v) for k, v in by_span.items()}
+        better_inside = _inside_better_span(best)
         span_rows: dict[tuple[int, int], list[float]] = {}
         rows = np.zeros((len(candidates), len(FEATURE_NAMES)), dtype=np.float32)
         for i, c in enumerate(candidates):
             key = (c.span.start, c.span.end)
             if key not in span_rows:
-                span_rows[key] = self._span_features(document.text, c, by_span, best, priors)
+                span_rows[key] = self._span_features(document.text, c, len(by_span[key]),
+                                                     key in better_inside, priors)
             rows[i] = span_rows[key] + self._pair_features(c, by_span[key], best[key], priors)
         return rows
 
@@ -108,25 +111,38 @@ class FeatureExtractor:
                 float(len(name_norm)), len(name_norm) / max(1, len(span_norm)),
                 float(span_norm == name_norm), name_prior, float(np.log1p(name_seen))]
 
-    def _span_features(self, text: str, c: Candidate, by_span: dict[tuple[int, int], list[float]],
-                       best: dict[tuple[int, int], float], priors: Priors) -> list[float]:
+    def _span_features(self, text: str, c: Candidate, n_candidates: int, inside_better: bool,
+                       priors: Priors) -> list[float]:
         s, e = c.span.start, c.span.end
         word_start = s - len(c.span.stripped_prefix)
         before = text[word_start - 1] if word_start > 0 else "\n"
         after = text[e] if e < len(text) else "\n"
         prev_word, next_word = self._prev_word(text, word_start), self._next_word(text, e)
         latin = self.lang != "en" and bool(re.search(r"[A-Za-z]", c.span.text))
-        # a longer span around this one that matches better usually wins the overlap
-        inside_better = any(ks <= s and e <= ke and (ks, ke) != (s, e) and b > best[(s, e)]
-                            for (ks, ke), b in best.items() if ks >= s - 80)
         mention_prior, mention_seen = priors.rate("mention", self.norm(c.span.text))
         context_prior, _ = priors.rate("context", prev_word)
         return [float(e - s), float(len(c.span.text.split())), float(len(c.span.stripped_prefix)),
                 float(prev_word in self.stopwords), float(next_word in self.stopwords),
                 float(not before.isalnum()), float(not after.isalnum()),
                 float(any(ch.isdigit() for ch in c.span.text)), float(latin),
-                float(inside_better), float(len(by_span[(s, e)])), mention_prior,
+                float(inside_better), float(n_candidates), mention_prior,
                 float(np.log1p(mention_seen)), context_prior]
+
+
+def _inside_better_span(best: dict[tuple[int, int], float]) -> set[tuple[int, int]]:
+    """Spans lying inside a longer span whose best candidate scores higher; a longer, better
+    match usually wins the overlap."""
+    keys = sorted(best)
+    starts = [k[0] for k in keys]
+    out: set[tuple[int, int]] = set()
+    for s, e in keys:
+        # spans have at most a few words, so a container starts shortly before
+        lo = bisect.bisect_left(starts, s - 80)
+        hi = bisect.bisect_right(starts, s)
+        if any(keys[j][1] >= e and keys[j] != (s, e) and best[keys[j]] > best[(s, e)]
+               for j in range(lo, hi)):
+            out.add((s, e))
+    return out
 
 
 def count_priors(extractor: FeatureExtractor, documents: Sequence[Document],
