@@ -1,0 +1,26 @@
+#!/bin/bash
+# End-to-end accuracy of the shipped configs with the CLI: train, link the held-out documents,
+# evaluate, HRM recall; wall times in RUNS/times.txt. Then: python benchmarks/collect_accuracy.py RUNS
+cd "$(dirname "$0")/.."
+RUNS=${1:-runs}; mkdir -p "$RUNS"; rm -f "$RUNS/times.txt"
+X=xlnel
+for c in diabetes sclerosis depression; do
+  s=$(date +%s.%N)
+  $X train configs/camoni-$c.yaml --out $RUNS/$c > $RUNS/$c.train.log 2>&1
+  m=$(date +%s.%N)
+  $X link $RUNS/$c $RUNS/$c/test.jsonl --out $RUNS/$c-pred.jsonl 2>/dev/null
+  e=$(date +%s.%N)
+  echo "$c train_s=$(echo "$m-$s"|bc) link_s=$(echo "$e-$m"|bc)" >> $RUNS/times.txt
+  $X evaluate $RUNS/$c/test.jsonl $RUNS/$c-pred.jsonl --level span --json > $RUNS/$c.span.json
+  $X evaluate $RUNS/$c/test.jsonl $RUNS/$c-pred.jsonl --level overlap --json > $RUNS/$c.overlap.json
+  $X candidates $RUNS/$c $RUNS/$c/test.jsonl --json > $RUNS/$c.hrm.json 2>/dev/null
+done
+s=$(date +%s.%N)
+$X train configs/bc5cdr.yaml --out $RUNS/bc5cdr > $RUNS/bc5cdr.train.log 2>&1
+m=$(date +%s.%N)
+$X link $RUNS/bc5cdr ../shared/data/bc5cdr/dev.pubtator --out $RUNS/bc5cdr-pred.jsonl 2>/dev/null
+e=$(date +%s.%N)
+echo "bc5cdr train_s=$(echo "$m-$s"|bc) link_s=$(echo "$e-$m"|bc)" >> $RUNS/times.txt
+for l in concept span overlap; do $X evaluate ../shared/data/bc5cdr/dev.pubtator $RUNS/bc5cdr-pred.jsonl --level $l --json > $RUNS/bc5cdr.$l.json; done
+$X candidates $RUNS/bc5cdr ../shared/data/bc5cdr/dev.pubtator --json > $RUNS/bc5cdr.hrm.json 2>/dev/null
+echo ALLDONE >> $RUNS/times.txt

@@ -1,0 +1,57 @@
+"""Collect the figures written by ``benchmarks/accuracy.sh RUNS`` into results/accuracy.json.
+
+    python benchmarks/collect_accuracy.py RUNS
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import write_result  # noqa: E402
+
+COMMANDS = {
+    "camoni": ("xlnel train configs/camoni-{c}.yaml --out RUNS/{c} && xlnel link RUNS/{c} "
+               "RUNS/{c}/test.jsonl --out RUNS/{c}-pred.jsonl && xlnel evaluate RUNS/{c}/test.jsonl "
+               "RUNS/{c}-pred.jsonl --level span --json"),
+    "bc5cdr": ("xlnel train configs/bc5cdr.yaml --out RUNS/bc5cdr && xlnel link RUNS/bc5cdr "
+               "../shared/data/bc5cdr/dev.pubtator --out RUNS/bc5cdr-pred.jsonl && xlnel evaluate "
+               "../shared/data/bc5cdr/dev.pubtator RUNS/bc5cdr-pred.jsonl --level concept --json"),
+}
+
+
+def main() -> None:
+    runs = Path(sys.argv[1] if len(sys.argv) > 1 else "runs")
+    times = {}
+    for line in (runs / "times.txt").read_text().splitlines():
+        name, *fields = line.split()
+        times[name] = {k: round(float(v), 1) for k, v in (f.split("=") for f in fields)}
+    out: dict[str, dict] = {}
+    for name in ("diabetes", "sclerosis", "depression", "bc5cdr"):
+        if name not in times:
+            continue
+        entry: dict = {"seconds": times[name]}
+        for f in sorted(runs.glob(f"{name}.*.json")):
+            text = f.read_text().strip()
+            if text:
+                entry[f.name.split(".")[1]] = json.loads(text.splitlines()[-1])
+        report = runs / name / "train_report.json"
+        if report.is_file():
+            entry["train_report"] = json.loads(report.read_text())
+        kind = "bc5cdr" if name == "bc5cdr" else "camoni"
+        entry["command"] = COMMANDS[kind].format(c=name)
+        out[name] = entry
+    path = write_result("accuracy", {"script": "benchmarks/accuracy.sh RUNS", "results": out})
+    for name, e in out.items():
+        main_level = "concept" if name == "bc5cdr" else "span"
+        s = e.get(main_level, {})
+        hrm = e.get("hrm", {}).get(main_level, {}).get("recall")
+        print(f"{name:11} {main_level:8} P {s.get('precision', 0):.3f} R {s.get('recall', 0):.3f} "
+              f"F1 {s.get('f1', 0):.3f}  HRM recall {hrm}  {e['seconds']}")
+    print(f"written to {path}")
+
+
+if __name__ == "__main__":
+    main()
