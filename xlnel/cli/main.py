@@ -11,6 +11,8 @@ from typing import Annotated, Any
 import typer
 
 from xlnel import __version__
+from xlnel.cli.dictionary import adapt_cli
+from xlnel.cli.dictionary import app as dictionary_app
 from xlnel.errors import XlnelError
 
 app = typer.Typer(help="Cross-lingual biomedical named-entity linking.", no_args_is_help=True,
@@ -134,6 +136,9 @@ def candidates_cli(
             typer.echo(f"{level}: HRM recall {r['recall']:.4f} ({r['found']}/{r['total']}), "
                        f"{r['candidates_per_span']:.1f} candidates per span")
 
+
+app.add_typer(dictionary_app, name="dictionary")
+app.command("adapt")(adapt_cli)
 
 models_app = typer.Typer(help="Encoders usable offline, by registered name.",
                          no_args_is_help=True)

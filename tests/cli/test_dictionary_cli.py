@@ -1,0 +1,96 @@
+"""Tests of ``xlnel adapt`` and ``xlnel dictionary train-translator`` / ``build``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from tests.dictionary.test_adapt import KB_ROWS, one_thread, write_cipher_pairs, write_kb
+from xlnel.cli.dictionary import adapt_cli
+from xlnel.cli.dictionary import app as dictionary_app
+from xlnel.dictionary.dictionary import Dictionary
+
+__all__ = ["one_thread"]  # the module-scoped fixture applies here too
+
+TINY_ARGS = ["--epochs", "2", "--max-seconds", "5", "--hidden-size", "16",
+             "--embedding-dim", "8", "--batch-size", "32"]
+
+
+@pytest.fixture(scope="module")
+def cli() -> typer.Typer:
+    """An app wired as ``xlnel/cli/main.py`` wires the dictionary commands."""
+    app = typer.Typer(pretty_exceptions_enable=False, add_completion=False)
+    app.add_typer(dictionary_app, name="dictionary")
+    app.command("adapt")(adapt_cli)
+    return app
+
+
+@pytest.fixture(scope="module")
+def adapted(cli: typer.Typer, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Output folder of one ``xlnel adapt`` run on the cipher language."""
+    root = tmp_path_factory.mktemp("cli")
+    pairs, kb = write_cipher_pairs(root / "pairs.tsv"), write_kb(root / "kb.tsv")
+    result = CliRunner().invoke(cli, ["adapt", "--lang", "xx", "--pairs", str(pairs), "--kb",
+                                      f"tsv:{kb}", "--out", str(root / "out"), *TINY_ARGS])
+    assert result.exit_code == 0, result.output
+    return root / "out"
+
+
+def test_adapt_end_to_end(adapted: Path) -> None:
+    dictionary = Dictionary.load(adapted / "dictionary.tsv")
+    assert len(dictionary) > 0
+    assert {e.source for e in dictionary} == {"translated"}
+    assert dictionary.concept_ids() <= {cid for cid, _, _ in KB_ROWS}
+    report = json.loads((adapted / "report.json").read_text(encoding="utf-8"))
+    assert report["lang"] == "xx" and report["dictionary"]["entries"] == len(dictionary)
+    assert report["translator"]["held_out"]["n"] > 0
+    assert (adapted / "translator" / "model.safetensors").is_file()
+
+
+def test_build_with_the_adapted_translator(cli: typer.Typer, adapted: Path,
+                                           tmp_path: Path) -> None:
+    kb = write_kb(tmp_path / "kb.tsv")
+    out = tmp_path / "built.tsv"
+    result = CliRunner().invoke(cli, ["dictionary", "build", "--kb", f"tsv:{kb}", "--kb",
+                                      f"tsv:{kb}", "--translator", str(adapted / "translator"),
+                                      "--lang", "xx", "--out", str(out), "--max-names", "2"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["concepts"] == 6  # the KB given twice
+    assert Dictionary.load(out).concept_ids() <= {cid for cid, _, _ in KB_ROWS}
+
+
+def test_train_translator(cli: typer.Typer, tmp_path: Path) -> None:
+    pairs = write_cipher_pairs(tmp_path / "pairs.tsv", n=60)
+    out = tmp_path / "tr"
+    result = CliRunner().invoke(cli, ["dictionary", "train-translator", str(pairs), "--out",
+                                      str(out), "--lang", "xx", *TINY_ARGS])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["data"]["test_pairs"] > 0
+    assert (out / "train_report.json").is_file()
+
+
+@pytest.mark.parametrize("command", [
+    ["adapt", "--lang", "xx", "--pairs", "{missing}", "--kb", "hpo", "--out", "{tmp}/o"],
+    ["dictionary", "train-translator", "{missing}", "--out", "{tmp}/o"],
+])
+def test_missing_pairs_file(cli: typer.Typer, tmp_path: Path, command: list[str]) -> None:
+    missing = tmp_path / "no_such_pairs.tsv"
+    args = [a.format(missing=missing, tmp=tmp_path) for a in command]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code != 0
+    assert str(missing) in result.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_build_errors(cli: typer.Typer, tmp_path: Path) -> None:
+    kb = write_kb(tmp_path / "kb.tsv")
+    result = CliRunner().invoke(cli, ["dictionary", "build", "--kb", f"tsv:{kb}",
+                                      "--translator", str(tmp_path), "--out", str(tmp_path)])
+    assert result.exit_code == 1 and "missing config.json" in result.output
+    result = CliRunner().invoke(cli, ["dictionary", "build", "--translator", str(tmp_path),
+                                      "--out", str(tmp_path)])
+    assert result.exit_code != 0 and "--kb" in result.output

@@ -1,0 +1,117 @@
+"""``xlnel dictionary`` (train a name translator, build a dictionary) and ``xlnel adapt``.
+
+Each command is a thin wrapper over a function of :mod:`xlnel.dictionary.adapt`. Register them
+on the main app with ``app.add_typer(dictionary_app, name="dictionary")`` and
+``app.command("adapt")(adapt_cli)``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from xlnel.errors import XlnelError
+
+app = typer.Typer(help="Build a source-language dictionary by translating an English KB.",
+                  no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
+
+T = TypeVar("T")
+
+KbOpt = Annotated[list[str], typer.Option(
+    "--kb", help="English knowledge base: 'hpo', 'tsv:PATH', 'obo:PATH'... (repeatable).")]
+LangOpt = Annotated[str, typer.Option(help="Language code of the dictionary.")]
+NBestOpt = Annotated[int, typer.Option(min=1, help="Renderings kept per English name.")]
+MaxNamesOpt = Annotated[int, typer.Option(min=1, help="Most translated names per concept.")]
+LimitOpt = Annotated[int | None, typer.Option(min=1, help="Most concepts taken from each KB.")]
+EpochsOpt = Annotated[int | None, typer.Option(min=1, help="Most training epochs.")]
+SecondsOpt = Annotated[float | None, typer.Option(help="Training wall-clock budget (seconds).")]
+HiddenOpt = Annotated[int | None, typer.Option(min=1, help="GRU size.")]
+EmbeddingOpt = Annotated[int | None, typer.Option(min=1, help="Character embedding size.")]
+BatchOpt = Annotated[int | None, typer.Option(min=1, help="Training batch size.")]
+DeviceOpt = Annotated[str | None, typer.Option(help="Torch device: cpu or cuda.")]
+TestOpt = Annotated[float, typer.Option(help="Share of source words held out for evaluation.")]
+
+
+def _run(job: Callable[[], T]) -> T:
+    """Run a job; on bad input print ``error: ...`` and exit with status 1."""
+    try:
+        return job()
+    except (XlnelError, FileNotFoundError, ValueError) as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(1) from e
+
+
+def _overrides(epochs: int | None, max_seconds: float | None, hidden_size: int | None,
+               embedding_dim: int | None, batch_size: int | None,
+               device: str | None) -> dict[str, Any]:
+    return {"epochs": epochs, "max_train_seconds": max_seconds, "hidden_size": hidden_size,
+            "embedding_dim": embedding_dim, "batch_size": batch_size, "device": device}
+
+
+@app.command("train-translator")
+def train_translator_cli(
+    pairs: Annotated[Path, typer.Argument(help="Pairs TSV: source<TAB>target[<TAB>kind].")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Translator folder to write.")],
+    lang: LangOpt = "he", epochs: EpochsOpt = None, max_seconds: SecondsOpt = None,
+    hidden_size: HiddenOpt = None, embedding_dim: EmbeddingOpt = None,
+    batch_size: BatchOpt = None, device: DeviceOpt = None, test_fraction: TestOpt = 0.05,
+) -> None:
+    """Train a character translator on PAIRS, save it to OUT and report held-out accuracy."""
+    from xlnel.dictionary.adapt import train_translator_from_pairs
+
+    overrides = {**_overrides(epochs, max_seconds, hidden_size, embedding_dim, batch_size,
+                              device), "target_lang": lang}
+    report = _run(lambda: train_translator_from_pairs(
+        pairs, out, overrides, test_fraction=test_fraction, progress=True))
+    typer.echo(json.dumps({"held_out": report["held_out"], "data": report["data"],
+                           "epochs_run": report["epochs_run"]}, ensure_ascii=False, indent=2))
+    typer.echo(f"translator saved to {out}", err=True)
+
+
+@app.command("build")
+def build_cli(
+    kb: KbOpt,
+    translator: Annotated[Path, typer.Option(help="Folder of a trained translator.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Dictionary TSV, or a folder.")],
+    lang: LangOpt = "he", n_best: NBestOpt = 3, max_names: MaxNamesOpt = 5,
+    limit: LimitOpt = None,
+) -> None:
+    """Translate the names of the KBs with TRANSLATOR into a dictionary TSV."""
+    from xlnel.dictionary.adapt import build_dictionary_from_kb
+
+    report = _run(lambda: build_dictionary_from_kb(kb, translator, lang, out, n_best, max_names,
+                                                   limit, progress=True))
+    typer.echo(json.dumps(report, ensure_ascii=False, indent=2))
+    typer.echo(f"dictionary saved to {report['out']}", err=True)
+
+
+def adapt_cli(
+    lang: Annotated[str, typer.Option(help="Language code of the pair targets.")],
+    pairs: Annotated[Path, typer.Option(help="English-to-LANG pairs TSV.")],
+    kb: KbOpt,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")],
+    epochs: EpochsOpt = None, max_seconds: SecondsOpt = None, hidden_size: HiddenOpt = None,
+    embedding_dim: EmbeddingOpt = None, batch_size: BatchOpt = None, device: DeviceOpt = None,
+    n_best: NBestOpt = 3, max_names: MaxNamesOpt = 5, limit: LimitOpt = None,
+    test_fraction: TestOpt = 0.05,
+) -> None:
+    """Adapt to a new language: train a translator on PAIRS, then translate the KBs.
+
+    Writes OUT/translator/, OUT/dictionary.tsv (use it as ``dictionary.extra`` of a pipeline
+    config) and OUT/report.json.
+    """
+    from xlnel.dictionary.adapt import adapt
+
+    overrides = _overrides(epochs, max_seconds, hidden_size, embedding_dim, batch_size, device)
+    report = _run(lambda: adapt(lang, pairs, kb, out, overrides, n_best=n_best,
+                                max_names_per_concept=max_names, limit=limit,
+                                test_fraction=test_fraction, progress=True))
+    summary = {"translator_held_out": report["translator"]["held_out"],
+               "dictionary": {k: report["dictionary"][k] for k in
+                              ("concepts", "entries", "distinct_names", "out")}}
+    typer.echo(json.dumps(summary, ensure_ascii=False, indent=2))
+    typer.echo(f"adapted to {lang!r} in {out}", err=True)
