@@ -1,10 +1,12 @@
 #!/bin/bash
 # End-to-end accuracy of the shipped configs with the CLI: train, link the held-out documents,
 # evaluate, HRM recall; wall times in RUNS/times.txt. Then: python benchmarks/collect_accuracy.py RUNS
+# Usage: benchmarks/accuracy.sh [RUNS] [all|camoni|bc5cdr]
 cd "$(dirname "$0")/.."
-RUNS=${1:-runs}; mkdir -p "$RUNS"; rm -f "$RUNS/times.txt"
+RUNS=${1:-runs}; WHAT=${2:-all}; mkdir -p "$RUNS"; rm -f "$RUNS/times.txt"
 X=xlnel
 for c in diabetes sclerosis depression; do
+  [ "$WHAT" = bc5cdr ] && break
   s=$(date +%s.%N)
   $X train configs/camoni-$c.yaml --out $RUNS/$c > $RUNS/$c.train.log 2>&1
   m=$(date +%s.%N)
@@ -15,6 +17,7 @@ for c in diabetes sclerosis depression; do
   $X evaluate $RUNS/$c/test.jsonl $RUNS/$c-pred.jsonl --level overlap --json > $RUNS/$c.overlap.json
   $X candidates $RUNS/$c $RUNS/$c/test.jsonl --json > $RUNS/$c.hrm.json 2>/dev/null
 done
+[ "$WHAT" = camoni ] && { echo ALLDONE >> $RUNS/times.txt; exit 0; }
 s=$(date +%s.%N)
 $X train configs/bc5cdr.yaml --out $RUNS/bc5cdr > $RUNS/bc5cdr.train.log 2>&1
 m=$(date +%s.%N)

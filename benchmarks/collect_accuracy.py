@@ -14,7 +14,8 @@ from _common import write_result  # noqa: E402
 
 COMMANDS = {
     "camoni": ("xlnel train configs/camoni-{c}.yaml --out RUNS/{c} && xlnel link RUNS/{c} "
-               "RUNS/{c}/test.jsonl --out RUNS/{c}-pred.jsonl && xlnel evaluate RUNS/{c}/test.jsonl "
+               "RUNS/{c}/test.jsonl --out RUNS/{c}-pred.jsonl && "
+               "xlnel evaluate RUNS/{c}/test.jsonl "
                "RUNS/{c}-pred.jsonl --level span --json"),
     "bc5cdr": ("xlnel train configs/bc5cdr.yaml --out RUNS/bc5cdr && xlnel link RUNS/bc5cdr "
                "../shared/data/bc5cdr/dev.pubtator --out RUNS/bc5cdr-pred.jsonl && xlnel evaluate "

@@ -58,13 +58,16 @@ def choose_threshold(documents: Sequence[Document], candidates: Sequence[Sequenc
                      overlap: str = "longest", steps: int = 41) -> tuple[float, float]:
     """The threshold with the best F1 on annotated documents, and that F1.
 
-    Thresholds tried are quantiles of the scores (at most ``steps`` of them); among equal F1s
-    the highest threshold wins, as it keeps fewer links.
+    Thresholds tried are ``steps`` quantiles of the scores plus ``steps`` evenly spaced values
+    in [0, 1]; among equal F1s the highest threshold wins, as it keeps fewer links.
     """
     pooled = np.concatenate([np.asarray(s, dtype=np.float64) for s in scores] or [np.zeros(0)])
     if pooled.size == 0:
         return 0.5, 0.0
-    grid = np.unique(np.quantile(pooled, np.linspace(0, 1, steps)))
+    # quantiles alone leave the sparse high-score range (where positives sit) nearly unsampled
+    grid = np.unique(np.concatenate([np.quantile(pooled, np.linspace(0, 1, steps)),
+                                     np.linspace(0.0, 1.0, steps)]))
+    grid = grid[(grid >= pooled.min()) & (grid <= pooled.max())]
     best_t, best_f1 = float(grid[-1]), -1.0
     for t in grid[::-1]:
         pred = [decide(d, c, s, float(t), overlap)
