@@ -9,7 +9,7 @@ from typing import ClassVar
 
 from xlnel.config import CandidatesConfig
 from xlnel.dictionary.dictionary import Dictionary
-from xlnel.errors import ConfigError
+from xlnel.registry import Registry
 from xlnel.types import Candidate, Document
 
 
@@ -45,26 +45,9 @@ class CandidateGenerator(ABC):
         """Read a generator written by :meth:`save`."""
 
 
-_GENERATORS: dict[str, type[CandidateGenerator]] = {}
-
-
-def register_generator(cls: type[CandidateGenerator]) -> type[CandidateGenerator]:
-    """Class decorator registering a generator under its ``registered_name``."""
-    _GENERATORS[cls.registered_name] = cls
-    return cls
-
-
-def generator_class(name: str) -> type[CandidateGenerator]:
-    """The generator class registered as ``name``.
-
-    Raises:
-        ConfigError: If no generator has that name.
-    """
-    # importing the module registers the built-in generators
-    from xlnel.candidates import tfidf_generator  # noqa: F401
-
-    try:
-        return _GENERATORS[name]
-    except KeyError:
-        raise ConfigError(f"unknown candidate generator {name!r}; registered: "
-                          f"{', '.join(sorted(_GENERATORS))}") from None
+GENERATORS: Registry[type[CandidateGenerator]] = Registry(
+    "candidate generator", ["xlnel.candidates.tfidf_generator"])
+#: Class decorator registering a generator under its ``registered_name``.
+register_generator = GENERATORS.register
+#: The generator class registered under a name (ConfigError when unknown).
+generator_class = GENERATORS.get

@@ -10,7 +10,7 @@ from typing import ClassVar
 import numpy as np
 
 from xlnel.config import FilterConfig
-from xlnel.errors import ConfigError
+from xlnel.registry import Registry
 from xlnel.types import Candidate, Document
 
 
@@ -50,28 +50,10 @@ class CandidateFilter(ABC):
         """Read a filter written by :meth:`save`."""
 
 
-_FILTERS: dict[str, type[CandidateFilter]] = {}
-
-
-def register_filter(cls: type[CandidateFilter]) -> type[CandidateFilter]:
-    """Class decorator registering a filter under its ``registered_name``."""
-    _FILTERS[cls.registered_name] = cls
-    return cls
-
-
-def filter_class(name: str) -> type[CandidateFilter]:
-    """The filter class registered as ``name``.
-
-    Raises:
-        ConfigError: If no filter has that name.
-    """
-    # importing the modules registers the built-in filters (torch is imported only on use)
-    import xlnel.filtering.cross_encoder  # noqa: F401
-    import xlnel.filtering.gbdt  # noqa: F401
-    import xlnel.filtering.similarity  # noqa: F401
-
-    try:
-        return _FILTERS[name]
-    except KeyError:
-        raise ConfigError(f"unknown filter {name!r}; registered: "
-                          f"{', '.join(sorted(_FILTERS))}") from None
+FILTERS: Registry[type[CandidateFilter]] = Registry(
+    "filter", ["xlnel.filtering.similarity", "xlnel.filtering.gbdt",
+               "xlnel.filtering.cross_encoder"])  # the cross-encoder imports torch only on use
+#: Class decorator registering a filter under its ``registered_name``.
+register_filter = FILTERS.register
+#: The filter class registered under a name (ConfigError when unknown).
+filter_class = FILTERS.get
