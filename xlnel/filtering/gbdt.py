@@ -29,7 +29,23 @@ from xlnel.types import Candidate, Document
 logger = logging.getLogger(__name__)
 
 _DEFAULTS = {"folds": 5, "max_iter": 300, "learning_rate": 0.08, "max_leaf_nodes": 31,
-             "l2_regularization": 1.0, "seed": 0}
+             "l2_regularization": 1.0, "seed": 0, "unit": "auto"}
+
+
+def _span_tops(candidates: Sequence[Candidate]) -> tuple[np.ndarray, np.ndarray]:
+    """Index of each span's best-matching candidate, and for every candidate the position of
+    its span's best candidate among those indices."""
+    best: dict[tuple[int, int], int] = {}
+    for i, c in enumerate(candidates):
+        key = (c.span.start, c.span.end)
+        j = best.get(key)
+        if j is None or c.score > candidates[j].score:
+            best[key] = i
+    tops = np.fromiter(best.values(), dtype=np.int64, count=len(best))
+    where = {key: k for k, key in enumerate(best)}
+    owner = np.fromiter((where[(c.span.start, c.span.end)] for c in candidates),
+                        dtype=np.int64, count=len(candidates))
+    return tops, owner
 
 
 @register_filter
@@ -45,6 +61,13 @@ class GradientBoostingFilter(CandidateFilter):
             raise ValueError(f"unknown option(s) for {self.registered_name}: "
                              f"{', '.join(sorted(unknown))}; allowed: {', '.join(_DEFAULTS)}")
         self.options = {**_DEFAULTS, **config.options}
+        if self.options["unit"] not in ("auto", "span", "pair"):
+            raise ValueError(f"option unit must be auto, span or pair, got "
+                             f"{self.options['unit']!r}")
+        # At span level every name proposed at a gold span is a positive, fuzzy misses too; one
+        # row per span (its best-matching name) gives the classifier clean labels.
+        self.per_span = (self.options["unit"] == "span" or
+                         (self.options["unit"] == "auto" and config.select_level == "span"))
         self.extractor = FeatureExtractor(lang, load_stopwords(lang))
         self.priors = Priors()
         self.model: HistGradientBoostingClassifier | None = None
@@ -75,14 +98,33 @@ class GradientBoostingFilter(CandidateFilter):
         folds = min(int(self.options["folds"]), len(documents))
         fold_of = np.arange(len(documents)) % folds
         oof_x = self._out_of_fold_features(documents, candidates, labels, fold_of)
-        oof_scores = self._cross_val_scores(oof_x, labels, fold_of)
+        oof_scores = self._cross_val_scores(oof_x, labels, candidates, fold_of)
         if self.config.threshold is None:
             self.threshold, f1 = choose_threshold(documents, candidates, oof_scores, level)
             logger.info("filter threshold %.3f (out-of-fold %s F1 %.4f)", self.threshold,
                         level, f1)
         self.priors = count_priors(self.extractor, documents, candidates, labels)
-        self.model = self._new_model().fit(np.concatenate(oof_x), y_all)
+        xs, ys = self._rows(oof_x, labels, candidates)
+        self.model = self._new_model().fit(np.concatenate(xs), np.concatenate(ys))
         return self
+
+    def _rows(self, xs: Sequence[np.ndarray], labels: Sequence[np.ndarray],
+              candidates: Sequence[Sequence[Candidate]]
+              ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Training rows: all candidates, or each span's best-matching one."""
+        if not self.per_span:
+            return list(xs), list(labels)
+        tops = [_span_tops(c)[0] for c in candidates]
+        return [x[t] for x, t in zip(xs, tops, strict=True)], \
+            [y[t] for y, t in zip(labels, tops, strict=True)]
+
+    def _predict(self, model: HistGradientBoostingClassifier, x: np.ndarray,
+                 candidates: Sequence[Candidate]) -> np.ndarray:
+        """Per-candidate scores; per span, every candidate gets its span's score."""
+        if not self.per_span or len(candidates) == 0:
+            return _positive_proba(model, x)
+        tops, owner = _span_tops(candidates)
+        return _positive_proba(model, x[tops])[owner]
 
     def _out_of_fold_features(self, documents: Sequence[Document],
                               candidates: Sequence[Sequence[Candidate]],
@@ -98,18 +140,21 @@ class GradientBoostingFilter(CandidateFilter):
         return xs
 
     def _cross_val_scores(self, xs: list[np.ndarray], labels: list[np.ndarray],
+                          candidates: Sequence[Sequence[Candidate]],
                           fold_of: np.ndarray) -> list[np.ndarray]:
         scores: list[np.ndarray] = [np.zeros(0)] * len(xs)
+        rows_x, rows_y = self._rows(xs, labels, candidates)
         for f in np.unique(fold_of):
             train = np.flatnonzero(fold_of != f)
-            y = np.concatenate([labels[i] for i in train])
+            y = np.concatenate([rows_y[i] for i in train] or [np.zeros(0, dtype=bool)])
+            held_out = [int(i) for i in np.flatnonzero(fold_of == f)]
             if len(train) == 0 or y.all() or not y.any():
-                for i in np.flatnonzero(fold_of == f):
-                    scores[i] = np.full(len(labels[i]), float(y.mean()) if y.size else 0.0)
+                for k in held_out:
+                    scores[k] = np.full(len(labels[k]), float(y.mean()) if y.size else 0.0)
                 continue
-            model = self._new_model().fit(np.concatenate([xs[i] for i in train]), y)
-            for i in np.flatnonzero(fold_of == f):
-                scores[i] = _positive_proba(model, xs[i])
+            model = self._new_model().fit(np.concatenate([rows_x[i] for i in train]), y)
+            for k in held_out:
+                scores[k] = self._predict(model, xs[k], candidates[k])
         return scores
 
     def score_batch(self, documents: Sequence[Document],
@@ -118,7 +163,8 @@ class GradientBoostingFilter(CandidateFilter):
         """Probability that each candidate is a real mention of its concept."""
         if self.model is None:
             raise RuntimeError("the filter is not fitted; train a pipeline first")
-        return [_positive_proba(self.model, self.extractor.transform(d, c, self.priors))
+        model = self.model
+        return [self._predict(model, self.extractor.transform(d, c, self.priors), c)
                 for d, c in zip(documents, candidates, strict=True)]
 
     def save(self, directory: Path) -> None:

@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.conftest import make_documents
+from xlnel.candidates.tfidf_generator import TfidfCandidateGenerator
+from xlnel.config import CandidatesConfig, FilterConfig
+from xlnel.dictionary.dictionary import Dictionary
+from xlnel.filtering.gbdt import GradientBoostingFilter, _span_tops
+from xlnel.filtering.labels import label_candidates
+from xlnel.io.jsonl import read_jsonl
+from xlnel.types import Candidate, Concept, Span
+
+
+@pytest.fixture(scope="module")
+def docs_and_candidates(tmp_path_factory):
+    import json
+
+    path = tmp_path_factory.mktemp("g") / "d.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in make_documents()), encoding="utf-8")
+    docs = read_jsonl(path)
+    names = {("diabetes", "C1"), ("hypertension", "C2"), ("insulin", "C3"), ("asthma", "C4"),
+             ("migraine", "C5"), ("metformin", "C6"), ("high blood pressure", "C2"),
+             ("diabetes mellitus", "C1")}
+    d = Dictionary.from_concepts(Concept(cid, (n,)) for n, cid in names)
+    gen = TfidfCandidateGenerator(CandidatesConfig(), "en").fit(d)
+    return docs, gen.generate_batch(docs)
+
+
+def _cand(s: int, e: int, score: float, cid: str = "C") -> Candidate:
+    return Candidate(Span(s, e, "x" * (e - s)), cid, "x", score)
+
+
+def test_span_tops_picks_best_match_per_span():
+    cands = [_cand(0, 3, 0.5), _cand(0, 3, 0.9), _cand(4, 6, 0.7)]
+    tops, owner = _span_tops(cands)
+    assert list(tops) == [1, 2] and list(owner) == [0, 0, 1]
+
+
+@pytest.mark.parametrize("unit", ["span", "pair"])
+def test_fit_score_save_load(tmp_path, docs_and_candidates, unit):
+    docs, cands = docs_and_candidates
+    cfg = FilterConfig(name="xlnel.gbdt.v1", options={"folds": 2, "max_iter": 20, "unit": unit})
+    f = GradientBoostingFilter(cfg, "en").fit(docs, cands)
+    scores = f.score_batch(docs, cands)
+    assert all(len(s) == len(c) for s, c in zip(scores, cands, strict=True))
+    if unit == "span":  # every candidate of a span shares the span's score
+        for s, c in zip(scores, cands, strict=True):
+            by_span: dict[tuple[int, int], set[float]] = {}
+            for cand, v in zip(c, s, strict=True):
+                by_span.setdefault((cand.span.start, cand.span.end), set()).add(float(v))
+            assert all(len(v) == 1 for v in by_span.values())
+    # gold spans should score higher than the rest on this easy data
+    y = np.concatenate([label_candidates(d, c) for d, c in zip(docs, cands, strict=True)])
+    pooled = np.concatenate(scores)
+    assert pooled[y].mean() > pooled[~y].mean()
+    f.save(tmp_path / "f")
+    g = GradientBoostingFilter.load(tmp_path / "f", cfg, "en")
+    assert g.threshold == f.threshold
+    for a, b in zip(scores, g.score_batch(docs, cands), strict=True):
+        np.testing.assert_allclose(a, b)
+
+
+def test_bad_options():
+    with pytest.raises(ValueError, match="unknown option"):
+        GradientBoostingFilter(FilterConfig(options={"depth": 3}), "en")
+    with pytest.raises(ValueError, match="unit"):
+        GradientBoostingFilter(FilterConfig(options={"unit": "doc"}), "en")
