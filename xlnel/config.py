@@ -80,7 +80,7 @@ class CandidatesConfig(_Section):
         use_idf: TF-IDF (True) or plain TF (False) vectors.
         strip_prefixes: Also match spans without one-letter prefixes; ``None`` = only Hebrew.
         stopwords: A stop-word file replacing the language's built-in list.
-        chunk_size: Spans scored together; bounds memory.
+        chunk_size: Spans scored together; bounds memory (``None``: from the dictionary size).
     """
 
     generator: str = "xlnel.tfidf_char.v1"
@@ -93,7 +93,7 @@ class CandidatesConfig(_Section):
     use_idf: bool = True
     strip_prefixes: bool | None = None
     stopwords: str | None = None
-    chunk_size: int = Field(default=256, ge=1)
+    chunk_size: int | None = Field(default=None, ge=1)
 
 
 class FilterConfig(_Section):

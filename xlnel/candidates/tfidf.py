@@ -45,7 +45,9 @@ class MatcherConfig:
         threshold: Minimum cosine similarity (inclusive); 0.0 is valid but scores every name.
         sublinear_tf: Use ``1 + log(tf)`` instead of raw counts.
         use_idf: Weight n-grams by inverse document frequency (False gives plain TF vectors).
-        chunk_size: Queries scored together; bounds memory.
+        chunk_size: Queries scored together; ``None`` picks it from the dictionary size
+            (the partial-score arrays of a chunk grow with both, and past a few million entries
+            they fall out of cache: 256 queries at 60k names, 16 at 1M).
     """
 
     ngram_min: int = 1
@@ -54,7 +56,7 @@ class MatcherConfig:
     threshold: float = 0.4
     sublinear_tf: bool = False
     use_idf: bool = True
-    chunk_size: int = 256
+    chunk_size: int | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= self.ngram_min <= self.ngram_max:
@@ -64,7 +66,7 @@ class MatcherConfig:
             raise ConfigError(f"top_m must be at least 1, got {self.top_m}")
         if not 0.0 <= self.threshold <= 1.0:
             raise ConfigError(f"threshold must be in [0, 1], got {self.threshold}")
-        if self.chunk_size < 1:
+        if self.chunk_size is not None and self.chunk_size < 1:
             raise ConfigError(f"chunk_size must be at least 1, got {self.chunk_size}")
 
 
@@ -200,6 +202,8 @@ class TfidfMatcher:
             raise RuntimeError("the matcher is not fitted; call fit() or load() first")
         results: list[list[Match]] = []
         step = self.config.chunk_size
+        if step is None:
+            step = int(min(256, max(8, 16_000_000 // max(1, len(self.names)))))
         for lo in range(0, len(queries), step):
             q = self._vectorize(queries[lo:lo + step])
             results.extend(self._search_chunk(q))
