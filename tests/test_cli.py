@@ -35,6 +35,10 @@ def test_link_text_and_errors(tmp_path, tiny_config):
                         "--set", "filter.threshold=0.9"])
     r = runner.invoke(app, ["link", str(pipe), "--text", "new asthma attack"])
     assert r.exit_code == 0 and "C4" in r.stdout
+    r = runner.invoke(app, ["link", str(pipe), str(pipe / "test.jsonl")])  # to stdout
+    assert r.exit_code == 0, r.output
+    lines = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
+    assert len(lines) == 6 and all("entities" in d for d in lines)
     r = runner.invoke(app, ["link", str(pipe)])
     assert r.exit_code != 0
     r = runner.invoke(app, ["evaluate", str(tmp_path / "none.jsonl"), str(tmp_path / "x.jsonl")])

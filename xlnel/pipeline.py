@@ -190,13 +190,17 @@ def link(pipeline: str | Path | Pipeline, source: str | Path, out: str | Path,
     Returns:
         The number of documents written.
     """
-    pipe = pipeline if isinstance(pipeline, Pipeline) else Pipeline.load(pipeline)
-    docs = read_documents(source)
-    linked: list[Document] = []
-    for batch in _batches(docs, batch_size, progress, "linking"):
-        linked.extend(pipe.link_batch(batch))
+    linked = list(link_documents(pipeline, read_documents(source), batch_size, progress))
     write_documents(out, linked)
     return len(linked)
+
+
+def link_documents(pipeline: str | Path | Pipeline, documents: Sequence[Document],
+                   batch_size: int = 64, progress: bool = False) -> Iterator[Document]:
+    """Link documents batch by batch, yielding each as soon as its batch is done."""
+    pipe = pipeline if isinstance(pipeline, Pipeline) else Pipeline.load(pipeline)
+    for batch in _batches(documents, batch_size, progress, "linking"):
+        yield from pipe.link_batch(batch)
 
 
 def candidate_scores(pipeline: Pipeline, docs: Sequence[Document],

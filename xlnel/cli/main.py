@@ -77,8 +77,8 @@ def link_cli(
     batch_size: Annotated[int, typer.Option(min=1)] = 64,
 ) -> None:
     """Link documents (or --text) and write JSONL (or PubTator for a .pubtator output)."""
-    from xlnel.io import write_jsonl
-    from xlnel.pipeline import Pipeline, link
+    from xlnel.io import document_to_dict, read_documents, write_jsonl
+    from xlnel.pipeline import Pipeline, link, link_documents
     from xlnel.types import Document
 
     if (source is None) == (text is None):
@@ -96,8 +96,11 @@ def link_cli(
             write_jsonl(out, linked)
         return
     assert source is not None
-    n = link(pipe, source, out if out is not None else Path("/dev/stdout"),
-             batch_size=batch_size, progress=out is not None)
+    if out is None:  # JSON lines on stdout, one document as soon as its batch is linked
+        for doc in link_documents(pipe, read_documents(source), batch_size):
+            typer.echo(json.dumps(document_to_dict(doc), ensure_ascii=False))
+        return
+    n = link(pipe, source, out, batch_size=batch_size, progress=True)
     typer.echo(f"linked {n} documents", err=True)
 
 
