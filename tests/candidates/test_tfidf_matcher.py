@@ -88,3 +88,13 @@ def test_bad_config_and_empty_fit():
         TfidfMatcher().fit([])
     with pytest.raises(RuntimeError, match="not fitted"):
         TfidfMatcher().search(["x"])
+
+
+def test_replacing_the_config_rebuilds_the_index_split():
+    rng = random.Random(5)
+    names = sorted({"".join(rng.choice("abcde ") for _ in range(8)).strip() or "a"
+                    for _ in range(300)})
+    queries = ["".join(rng.choice("abcde ") for _ in range(6)) for _ in range(40)]
+    m = TfidfMatcher(MatcherConfig(threshold=0.8)).fit(names)
+    m.config = MatcherConfig(threshold=0.2, top_m=10)
+    assert _rounded(m.search(queries)) == _rounded(brute_force_search(m, queries))

@@ -101,6 +101,7 @@ class TfidfMatcher:
         self._bucket_edges = np.zeros(1, dtype=np.int64)  # rank edges of the cut buckets
         self._name_bucket = np.zeros(0, dtype=np.int64)  # per name: first edge >= its cut
         self._rank = np.zeros(0, dtype=np.int64)  # per n-gram: global rank, most frequent first
+        self._index_threshold = self.config.threshold
         self._name_vectors: sp.csr_matrix | None = None  # names x features
 
     # ----------------------------------------------------------------------------------- fitting
@@ -150,6 +151,7 @@ class TfidfMatcher:
     def _set_vectors(self, vectors: sp.csr_matrix) -> None:
         vectors.sort_indices()
         self._name_vectors = vectors
+        self._index_threshold = self.config.threshold  # the split below is exact for it only
         df = np.bincount(vectors.indices, minlength=vectors.shape[1])
         order = np.lexsort((np.arange(df.size), -df))  # global order: most frequent first
         self._rank = np.empty(df.size, dtype=np.int64)
@@ -200,6 +202,8 @@ class TfidfMatcher:
         """
         if self._name_vectors is None:
             raise RuntimeError("the matcher is not fitted; call fit() or load() first")
+        if self.config.threshold != self._index_threshold:  # config replaced since fitting
+            self._set_vectors(self._name_vectors)
         results: list[list[Match]] = []
         step = self.config.chunk_size
         if step is None:
