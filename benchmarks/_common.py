@@ -7,10 +7,11 @@ import multiprocessing as mp
 import os
 import platform
 import resource
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from xlnel.io import atomic_write
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -19,17 +20,10 @@ def write_result(name: str, payload: dict[str, Any]) -> Path:
     """Write ``benchmarks/results/NAME.json`` atomically, with machine facts added."""
     payload = {**payload, "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                                       "platform": platform.platform()}}
-    RESULTS.mkdir(parents=True, exist_ok=True)
     target = RESULTS / f"{name}.json"
-    fd, tmp = tempfile.mkstemp(dir=RESULTS, prefix=f".{name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(payload, f, indent=2)
-            f.write("\n")
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_write(target) as f:
+        json.dump(payload, f, indent=2)
+        f.write("\n")
     return target
 
 

@@ -70,3 +70,18 @@ def test_iter_lines_bad_utf8_names_line(tmp_path: Path) -> None:
     path.write_bytes(b"ok\nok\n\xffbad\n")
     with pytest.raises(FormatError, match="in.txt:3: not valid UTF-8"):
         list(iter_lines(path))
+
+
+def test_atomic_path_replaces_on_success_and_keeps_old_file_on_failure(tmp_path):
+    from xlnel.io import atomic_path
+
+    target = tmp_path / "sub" / "weights.bin"
+    with atomic_path(target) as tmp:
+        assert tmp.parent == target.parent and tmp.exists()
+        tmp.write_bytes(b"new")
+    assert target.read_bytes() == b"new"
+    with pytest.raises(RuntimeError), atomic_path(target) as tmp:
+        tmp.write_bytes(b"partial")
+        raise RuntimeError("writer failed")
+    assert target.read_bytes() == b"new"
+    assert [p.name for p in target.parent.iterdir()] == ["weights.bin"]

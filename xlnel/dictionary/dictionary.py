@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from xlnel.errors import FormatError
+from xlnel.io._atomic import atomic_write
 from xlnel.types import Concept
 
 #: Sources an entry may come from.
@@ -112,19 +111,10 @@ class Dictionary:
 
     def save(self, path: str | Path) -> None:
         """Write the dictionary as TSV ``name<TAB>concept_id<TAB>source`` (atomically)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write("name\tconcept_id\tsource\n")
-                for (name, cid), source in self._entries.items():
-                    f.write(f"{name}\t{cid}\t{source}\n")
-            os.chmod(tmp, 0o644)  # mkstemp creates owner-only files
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_write(path) as f:
+            f.write("name\tconcept_id\tsource\n")
+            for (name, cid), source in self._entries.items():
+                f.write(f"{name}\t{cid}\t{source}\n")
 
     @classmethod
     def load(cls, path: str | Path) -> Dictionary:

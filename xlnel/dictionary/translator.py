@@ -10,13 +10,10 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import random
-import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from functools import partial
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -31,6 +28,7 @@ from tqdm import tqdm
 import xlnel
 from xlnel.dictionary.pairs import normalize_name, split_pairs, training_triples
 from xlnel.errors import ArtifactError, ConfigError
+from xlnel.io._atomic import atomic_path, atomic_write
 
 logger = logging.getLogger(__name__)
 
@@ -215,18 +213,6 @@ def _collect(tokens: torch.Tensor, scores: torch.Tensor, steps: torch.Tensor, do
     return results
 
 
-def _write_atomically(path: Path, write: Callable[[Path], object]) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.chmod(tmp, 0o644)  # mkstemp makes the file private; saved models are meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 class CharTranslator:
     """A character-level translator: batched beam search, training, save and load.
 
@@ -406,11 +392,11 @@ class CharTranslator:
                 "history": self.history}
         vocab = {"source": self.source_vocab.symbols, "target": self.target_vocab.symbols}
         for name, data in ((CONFIG_FILE, meta), (VOCAB_FILE, vocab)):
-            text = json.dumps(data, ensure_ascii=False, indent=1)
-            _write_atomically(path / name, partial(Path.write_text, data=text, encoding="utf-8"))
+            with atomic_write(path / name) as f:
+                json.dump(data, f, ensure_ascii=False, indent=1)
         state = {k: v.detach().cpu().contiguous() for k, v in self.model.state_dict().items()}
-        _write_atomically(path / WEIGHTS_FILE, lambda p: save_file(
-            state, str(p), metadata={"xlnel_version": xlnel.__version__}))
+        with atomic_path(path / WEIGHTS_FILE) as tmp:
+            save_file(state, str(tmp), metadata={"xlnel_version": xlnel.__version__})
 
     @classmethod
     def load(cls, directory: str | Path, device: str | None = None) -> CharTranslator:

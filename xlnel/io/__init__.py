@@ -6,6 +6,7 @@ replace their target atomically, so a failed write never leaves a partial file.
 
 from __future__ import annotations
 
+from xlnel.io._atomic import atomic_path, atomic_write
 from xlnel.io.brat import read_brat, read_brat_document, write_brat
 from xlnel.io.documents import FORMATS, guess_format, read_documents, write_documents
 from xlnel.io.jsonl import document_to_dict, iter_jsonl, read_jsonl, write_jsonl
@@ -30,6 +31,8 @@ from xlnel.io.pubtator import (
 
 __all__ = [
     "FORMATS",
+    "atomic_path",
+    "atomic_write",
     "document_to_dict",
     "format_concept_ids",
     "guess_format",

@@ -99,12 +99,38 @@ def _create_temp(path: Path) -> tuple[int, str]:
 
 
 @contextlib.contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` that replaces it when the ``with`` block succeeds.
+
+    For writers that take a file name (safetensors, numpy): on an exception the temporary file
+    is removed and any previous ``path`` is left untouched. The folder is created when missing.
+
+    Yields:
+        The temporary file's path (already created, empty).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = _create_temp(path)
+    os.close(fd)
+    try:
+        yield Path(tmp_name)
+        if path.exists():
+            os.chmod(tmp_name, path.stat().st_mode & 0o777)
+        os.replace(tmp_name, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp_name)
+        raise
+    logger.debug("wrote %s", path)
+
+
+@contextlib.contextmanager
 def atomic_write(path: str | Path, newline: str | None = "\n") -> Iterator[IO[str]]:
     """Open ``path`` for writing UTF-8 text so that it appears only once complete.
 
-    The text goes to a temporary file in the same folder, which replaces ``path`` when the
-    ``with`` block ends without an exception; on an exception the temporary file is removed and
-    any previous ``path`` is left untouched. A ``.gz`` name is written gzip-compressed.
+    The text goes to a temporary file in the same folder (see :func:`atomic_path`), which
+    replaces ``path`` when the ``with`` block ends without an exception. A ``.gz`` name is
+    written gzip-compressed.
 
     Args:
         path: File to create or replace; its folder is created when missing.
@@ -114,34 +140,23 @@ def atomic_write(path: str | Path, newline: str | None = "\n") -> Iterator[IO[st
         A text stream to write to.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = _create_temp(path)
-    try:
-        with os.fdopen(fd, "wb") as raw:
-            compressed: gzip.GzipFile | None = None
-            if is_gzip(path):
-                # mtime=0 keeps the compressed bytes reproducible for identical content.
-                compressed = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
-            binary = cast(BinaryIO, raw if compressed is None else compressed)
-            text = io.TextIOWrapper(binary, encoding="utf-8", newline=newline)
-            try:
-                yield text
-                text.flush()
-            finally:
-                # Detach so that closing the wrapper cannot close ``raw`` before it is synced.
-                text.detach()
-            if compressed is not None:
-                compressed.close()  # writes the gzip trailer; leaves ``raw`` open
-            raw.flush()
-            os.fsync(raw.fileno())
-        if path.exists():
-            os.chmod(tmp_name, path.stat().st_mode & 0o777)
-        os.replace(tmp_name, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp_name)
-        raise
-    logger.debug("wrote %s", path)
+    with atomic_path(path) as tmp, open(tmp, "wb") as raw:
+        compressed: gzip.GzipFile | None = None
+        if is_gzip(path):
+            # mtime=0 keeps the compressed bytes reproducible for identical content.
+            compressed = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
+        binary = cast(BinaryIO, raw if compressed is None else compressed)
+        text = io.TextIOWrapper(binary, encoding="utf-8", newline=newline)
+        try:
+            yield text
+            text.flush()
+        finally:
+            # Detach so that closing the wrapper cannot close ``raw`` before it is synced.
+            text.detach()
+        if compressed is not None:
+            compressed.close()  # writes the gzip trailer; leaves ``raw`` open
+        raw.flush()
+        os.fsync(raw.fileno())
 
 
 def check_entities(doc: Document) -> None:
