@@ -17,7 +17,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from tqdm import tqdm
 
 from xlnel import __version__
@@ -201,13 +200,6 @@ def link_documents(pipeline: str | Path | Pipeline, documents: Sequence[Document
     pipe = pipeline if isinstance(pipeline, Pipeline) else Pipeline.load(pipeline)
     for batch in _batches(documents, batch_size, progress, "linking"):
         yield from pipe.link_batch(batch)
-
-
-def candidate_scores(pipeline: Pipeline, docs: Sequence[Document],
-                     progress: bool = False) -> tuple[list[list[Candidate]], list[np.ndarray]]:
-    """Candidates and filter scores of documents (for analysis and threshold studies)."""
-    cands = _generate(pipeline.generator, docs, progress, "candidates")
-    return cands, pipeline.filter.score_batch(docs, cands)
 
 
 def candidate_recall(pipeline: str | Path | Pipeline, gold: str | Path,

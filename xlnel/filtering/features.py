@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -60,10 +59,17 @@ class FeatureExtractor:
     def __init__(self, lang: str, stopwords: frozenset[str]) -> None:
         self.lang = lang
         self.stopwords = stopwords
+        # the same span text recurs for each of its candidates and names recur across spans
+        self._norms: dict[str, str] = {}
 
     def norm(self, text: str) -> str:
         """The normalised form used as the key of priors."""
-        return normalize_string(text, self.lang)
+        norm = self._norms.get(text)
+        if norm is None:
+            if len(self._norms) >= 1_000_000:  # bounded, for linking whole corpora
+                self._norms.clear()
+            norm = self._norms[text] = normalize_string(text, self.lang)
+        return norm
 
     def count(self, priors: Priors, document: Document, candidates: Sequence[Candidate],
               labels: np.ndarray) -> None:
@@ -153,14 +159,3 @@ def count_priors(extractor: FeatureExtractor, documents: Sequence[Document],
     for d, c, y in zip(documents, candidates, labels, strict=True):
         extractor.count(priors, d, c, y)
     return priors
-
-
-def merge_counts(tables: Sequence[dict[str, list[int]]]) -> dict[str, list[int]]:
-    """Sum (positive, seen) counts of several tables."""
-    pos: Counter[str] = Counter()
-    seen: Counter[str] = Counter()
-    for t in tables:
-        for k, (p, s) in t.items():
-            pos[k] += p
-            seen[k] += s
-    return {k: [pos[k], seen[k]] for k in seen}
