@@ -55,13 +55,25 @@ class Pipeline(Linker):
         return [decide(d, c, s, self.filter.threshold, self.config.linker.overlap)
                 for d, c, s in zip(documents, cands, scores, strict=True)]
 
-    def save(self, directory: str | Path) -> None:
-        """Write the pipeline folder atomically (a partly written folder never appears)."""
+    def save(self, directory: str | Path, report: dict[str, Any] | None = None,
+             test_documents: Sequence[Document] = ()) -> None:
+        """Write the pipeline folder atomically (a partly written folder never appears).
+
+        Args:
+            directory: The folder; an existing one is replaced.
+            report: Written as ``train_report.json`` when given.
+            test_documents: Held-out documents, written as ``test.jsonl`` when any.
+        """
         target = Path(directory)
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
         try:
             self._write(tmp)
+            if test_documents:
+                write_documents(tmp / "test.jsonl", test_documents)
+            if report is not None:
+                (tmp / "train_report.json").write_text(json.dumps(report, indent=2),
+                                                       encoding="utf-8")
             _replace_dir(tmp, target)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -157,11 +169,7 @@ def train(config: PipelineConfig, out: str | Path, progress: bool = False) -> di
                                        "threshold": filt.threshold},
         "seconds": round(time.perf_counter() - t0, 2),
     }
-    pipeline.save(out)
-    out = Path(out)
-    if test_docs:
-        write_documents(out / "test.jsonl", test_docs)
-    (out / "train_report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
+    pipeline.save(out, report=report, test_documents=test_docs)
     return report
 
 
