@@ -81,6 +81,7 @@ class CandidatesConfig(_Section):
         strip_prefixes: Also match spans without one-letter prefixes; ``None`` = only Hebrew.
         stopwords: A stop-word file replacing the language's built-in list.
         chunk_size: Spans scored together; bounds memory (``None``: from the dictionary size).
+        options: Settings specific to the chosen generator (the TF-IDF one takes none).
     """
 
     generator: str = "xlnel.tfidf_char.v1"
@@ -94,6 +95,7 @@ class CandidatesConfig(_Section):
     strip_prefixes: bool | None = None
     stopwords: str | None = None
     chunk_size: int | None = Field(default=None, ge=1)
+    options: dict[str, Any] = Field(default_factory=dict)
 
 
 class FilterConfig(_Section):
@@ -110,6 +112,19 @@ class FilterConfig(_Section):
     name: str = "xlnel.similarity.v1"
     threshold: float | None = None
     select_level: Literal["span", "concept"] = "span"
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class NerConfig(_Section):
+    """An optional mention tagger whose spans replace the all-spans enumeration.
+
+    Attributes:
+        name: Registered tagger name (``xlnel.crf_tagger.v1``); ``None`` = no tagger, the
+            generator enumerates every span of up to ``candidates.max_words`` words.
+        options: Settings specific to the chosen tagger.
+    """
+
+    name: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -132,6 +147,7 @@ class PipelineConfig(_Section):
     data: DataConfig = Field(default_factory=DataConfig)
     dictionary: DictionaryConfig = Field(default_factory=DictionaryConfig)
     dft: DFTConfig = Field(default_factory=DFTConfig)
+    ner: NerConfig = Field(default_factory=NerConfig)
     candidates: CandidatesConfig = Field(default_factory=CandidatesConfig)
     filter: FilterConfig = Field(default_factory=FilterConfig)
     linker: LinkerConfig = Field(default_factory=LinkerConfig)

@@ -2,7 +2,8 @@
 
 A pipeline folder holds ``config.yaml`` (the resolved config), ``xlnel.json`` (version),
 ``dictionary.tsv``, ``candidates/`` (the fitted generator), ``filter/`` and ``train_report.json``;
-with a held-out split of the training file also ``test.jsonl``.
+with a mention tagger also ``ner/``; with a held-out split of the training file also
+``test.jsonl``.
 """
 
 from __future__ import annotations
@@ -29,24 +30,27 @@ from xlnel.filtering.base import CandidateFilter, filter_class
 from xlnel.io import load_kb, read_documents, write_documents
 from xlnel.linkers.base import Linker
 from xlnel.linkers.decide import decide
-from xlnel.types import Candidate, Document
+from xlnel.ner.base import SpanTagger, tagger_class
+from xlnel.types import Candidate, Document, Span
 
 logger = logging.getLogger(__name__)
 
 
 class Pipeline(Linker):
-    """Dictionary + candidate generator + filter, linking documents end to end."""
+    """Dictionary + (optional tagger) + candidate generator + filter, end to end."""
 
     def __init__(self, config: PipelineConfig, dictionary: Dictionary,
-                 generator: CandidateGenerator, candidate_filter: CandidateFilter) -> None:
+                 generator: CandidateGenerator, candidate_filter: CandidateFilter,
+                 tagger: SpanTagger | None = None) -> None:
         self.config = config
         self.dictionary = dictionary
         self.generator = generator
         self.filter = candidate_filter
+        self.tagger = tagger
 
     def candidates(self, documents: Sequence[Document]) -> list[list[Candidate]]:
-        """High-recall candidates of each document."""
-        return self.generator.generate_batch(documents)
+        """High-recall candidates of each document (of the tagger's spans when there is one)."""
+        return generate_candidates(self.generator, self.tagger, documents)
 
     def link_batch(self, documents: Sequence[Document]) -> list[Document]:
         """Link documents: candidates, filter scores, best candidate per span, overlaps."""
@@ -86,6 +90,8 @@ class Pipeline(Linker):
         self.dictionary.save(d / "dictionary.tsv")
         self.generator.save(d / "candidates")
         self.filter.save(d / "filter")
+        if self.tagger is not None:
+            self.tagger.save(d / "ner")
 
     @classmethod
     def load(cls, directory: str | Path) -> Pipeline:
@@ -103,7 +109,19 @@ class Pipeline(Linker):
         generator = generator_class(config.candidates.generator).load(
             d / "candidates", config.candidates, config.lang)
         filt = filter_class(config.filter.name).load(d / "filter", config.filter, config.lang)
-        return cls(config, dictionary, generator, filt)
+        tagger = None
+        if config.ner.name is not None:
+            tagger = tagger_class(config.ner.name).load(d / "ner", config.ner, config.lang)
+        return cls(config, dictionary, generator, filt, tagger)
+
+
+def generate_candidates(generator: CandidateGenerator, tagger: SpanTagger | None,
+                        documents: Sequence[Document]) -> list[list[Candidate]]:
+    """The generator's candidates of each document, restricted to the tagger's spans if any."""
+    spans: list[list[Span]] | None = None
+    if tagger is not None:
+        spans = tagger.predict_batch(documents)
+    return generator.generate_batch(documents, spans)
 
 
 def _replace_dir(new: Path, target: Path) -> None:
@@ -153,13 +171,19 @@ def train(config: PipelineConfig, out: str | Path, progress: bool = False) -> di
     dictionary = build_dictionary(config)
     filter_docs, dft = fine_tune_dictionary(dictionary, train_docs, config.dft.R,
                                             config.dft.seed, config.dft.unlinked)
+    tagger = None
+    if config.ner.name is not None:
+        # The tagger learns mention boundaries from every training document: the DFT share's
+        # mentions are not in the filter's data, but they are still valid tagging examples.
+        tagger = tagger_class(config.ner.name)(config.ner, config.lang)
+        tagger.fit(train_docs, progress=progress)
     generator = generator_class(config.candidates.generator)(config.candidates, config.lang)
     generator.fit(dictionary)
     filt = filter_class(config.filter.name)(config.filter, config.lang)
-    cands = _generate(generator, filter_docs, progress and bool(filter_docs),
+    cands = _generate(generator, tagger, filter_docs, progress and bool(filter_docs),
                       "candidates (filter training)")
     filt.fit(filter_docs, cands, progress=progress)
-    pipeline = Pipeline(config, dictionary, generator, filt)
+    pipeline = Pipeline(config, dictionary, generator, filt, tagger)
     report: dict[str, Any] = {
         "xlnel_version": __version__,
         "train_documents": len(train_docs), "test_documents": len(test_docs),
@@ -173,11 +197,12 @@ def train(config: PipelineConfig, out: str | Path, progress: bool = False) -> di
     return report
 
 
-def _generate(generator: CandidateGenerator, docs: Sequence[Document], progress: bool,
-              desc: str, batch_size: int = 64) -> list[list[Candidate]]:
+def _generate(generator: CandidateGenerator, tagger: SpanTagger | None,
+              docs: Sequence[Document], progress: bool, desc: str,
+              batch_size: int = 64) -> list[list[Candidate]]:
     out: list[list[Candidate]] = []
     for batch in _batches(docs, batch_size, progress, desc):
-        out.extend(generator.generate_batch(batch))
+        out.extend(generate_candidates(generator, tagger, batch))
     return out
 
 
@@ -220,7 +245,7 @@ def candidate_recall(pipeline: str | Path | Pipeline, gold: str | Path,
 
     pipe = pipeline if isinstance(pipeline, Pipeline) else Pipeline.load(pipeline)
     docs = read_documents(gold)
-    cands = _generate(pipe.generator, docs, progress, "candidates")
+    cands = _generate(pipe.generator, pipe.tagger, docs, progress, "candidates")
     by_doc = {d.id: c for d, c in zip(docs, cands, strict=True)}
     levels = ["span"]
     if any(e.concept_ids for d in docs for e in d.entities):

@@ -10,7 +10,7 @@ from typing import ClassVar
 from xlnel.config import CandidatesConfig
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.registry import Registry
-from xlnel.types import Candidate, Document
+from xlnel.types import Candidate, Document, Span
 
 
 class CandidateGenerator(ABC):
@@ -28,12 +28,20 @@ class CandidateGenerator(ABC):
         """Index the dictionary's names."""
 
     @abstractmethod
-    def generate_batch(self, documents: Sequence[Document]) -> list[list[Candidate]]:
-        """Candidates of each document, in the documents' order."""
+    def generate_batch(self, documents: Sequence[Document],
+                       spans: Sequence[Sequence[Span]] | None = None) -> list[list[Candidate]]:
+        """Candidates of each document, in the documents' order.
 
-    def generate(self, document: Document) -> list[Candidate]:
-        """Candidates of one document."""
-        return self.generate_batch([document])[0]
+        Args:
+            documents: The documents.
+            spans: Mention spans per document (from a tagger) to match instead of the
+                generator's own enumeration of all word spans; ``None`` = enumerate.
+        """
+
+    def generate(self, document: Document, spans: Sequence[Span] | None = None
+                 ) -> list[Candidate]:
+        """Candidates of one document (of ``spans`` when given)."""
+        return self.generate_batch([document], None if spans is None else [spans])[0]
 
     @abstractmethod
     def save(self, directory: Path) -> None:

@@ -13,7 +13,7 @@ from xlnel.candidates.stopwords import load_stopwords
 from xlnel.candidates.tfidf import MatcherConfig, TfidfMatcher
 from xlnel.config import CandidatesConfig
 from xlnel.dictionary.dictionary import Dictionary
-from xlnel.errors import ArtifactError
+from xlnel.errors import ArtifactError, ConfigError
 from xlnel.normalization import normalize_string
 from xlnel.types import Candidate, Document, Span
 
@@ -39,6 +39,9 @@ class TfidfCandidateGenerator(CandidateGenerator):
     registered_name = "xlnel.tfidf_char.v1"
 
     def __init__(self, config: CandidatesConfig, lang: str) -> None:
+        if config.options:
+            raise ConfigError(f"{self.registered_name} takes no candidates.options, got "
+                              f"{sorted(config.options)}")
         self.config = config
         self.lang = lang
         self.stopwords = load_stopwords(lang, config.stopwords)
@@ -74,17 +77,24 @@ class TfidfCandidateGenerator(CandidateGenerator):
                               stopwords=self.stopwords,
                               strip_prefixes=self.config.strip_prefixes)
 
-    def generate_batch(self, documents: Sequence[Document]) -> list[list[Candidate]]:
-        """Candidates of each document; each distinct normalised span is searched once."""
-        doc_spans = [self.spans(d) for d in documents]
+    def generate_batch(self, documents: Sequence[Document],
+                       spans: Sequence[Sequence[Span]] | None = None) -> list[list[Candidate]]:
+        """Candidates of each document; each distinct normalised span is searched once.
+
+        Args:
+            documents: The documents.
+            spans: Spans per document to match (a tagger's mentions); ``None`` = all spans.
+        """
+        doc_spans = ([self.spans(d) for d in documents] if spans is None
+                     else [list(s) for s in spans])
         keys: dict[str, int] = {}
         span_keys = [[keys.setdefault(normalize_string(s.text, self.lang), len(keys))
-                      for s in spans] for spans in doc_spans]
+                      for s in one] for one in doc_spans]
         matches = self.matcher.search(list(keys))
         out: list[list[Candidate]] = []
-        for spans, ks in zip(doc_spans, span_keys, strict=True):
+        for one, ks in zip(doc_spans, span_keys, strict=True):
             cands: list[Candidate] = []
-            for span, k in zip(spans, ks, strict=True):
+            for span, k in zip(one, ks, strict=True):
                 for m in matches[k]:
                     cands.extend(Candidate(span, cid, name, m.score)
                                  for cid, name in self._targets[m.name_index])
