@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -8,8 +9,9 @@ from xlnel.config import load_config
 from xlnel.errors import ArtifactError, ConfigError
 from xlnel.evaluation import evaluate
 from xlnel.io import read_documents
+from xlnel.ner.base import TAGGERS, SpanTagger
 from xlnel.pipeline import Pipeline, candidate_recall, link, train
-from xlnel.types import Document
+from xlnel.types import Document, Span
 
 
 @pytest.mark.parametrize("filter_name", ["xlnel.gbdt.v1", "xlnel.similarity.v1"])
@@ -71,3 +73,46 @@ def test_gbdt_needs_positive_examples(tmp_path, tiny_kb):
                              "dft.R": 0.0, "filter.name": "xlnel.gbdt.v1"})
     with pytest.raises(ValueError, match="positive"):
         train(cfg, tmp_path / "p")
+
+
+class _CapitalisedTagger(SpanTagger):
+    """Test tagger: every word starting with a capital letter is a mention."""
+
+    registered_name = "test.capitalised.v1"
+    fitted_on = 0
+
+    def fit(self, documents, progress=False):
+        type(self).fitted_on = len(documents)
+        return self
+
+    def predict_batch(self, documents, progress=False):
+        return [[Span(m.start(), m.end(), m.group()) for m in re.finditer(r"\b[A-Z]\w+", d.text)]
+                for d in documents]
+
+    def save(self, directory):
+        directory.mkdir(parents=True)
+        (directory / "tagger.json").write_text("{}", encoding="utf-8")
+
+    @classmethod
+    def load(cls, directory, config, lang):
+        assert (directory / "tagger.json").is_file()
+        return cls(config, lang)
+
+
+def test_tagger_spans_replace_the_span_enumeration(tmp_path, tiny_config):
+    TAGGERS.register(_CapitalisedTagger)
+    cfg = load_config(tiny_config, {"filter.name": "xlnel.similarity.v1", "filter.options": {},
+                                    "filter.threshold": 0.9, "ner.name": "test.capitalised.v1"})
+    report = train(cfg, tmp_path / "pipe")
+    assert _CapitalisedTagger.fitted_on == report["train_documents"]
+    pipe = Pipeline.load(tmp_path / "pipe")
+    assert isinstance(pipe.tagger, _CapitalisedTagger)
+    doc = pipe.link(Document("x", "Insulin for diabetes, Asthma and Hypertension."))
+    # "diabetes" is lower-case, so the tagger never proposes it.
+    assert [e.text for e in doc.entities] == ["Insulin", "Asthma", "Hypertension"]
+
+
+def test_unknown_tagger_is_a_config_error(tmp_path, tiny_config):
+    cfg = load_config(tiny_config, {"ner.name": "no.such.tagger"})
+    with pytest.raises(ConfigError, match="unknown tagger 'no.such.tagger'"):
+        train(cfg, tmp_path / "pipe")
