@@ -54,7 +54,7 @@ class CandidateGenerator(ABC):
 
 
 GENERATORS: Registry[type[CandidateGenerator]] = Registry(
-    "candidate generator", ["xlnel.candidates.tfidf_generator"])
+    "candidate generator", ["xlnel.candidates.tfidf_generator", "xlnel.linkers.dense"])
 #: Class decorator registering a generator under its ``registered_name``.
 register_generator = GENERATORS.register
 #: The generator class registered under a name (ConfigError when unknown).

@@ -1,0 +1,210 @@
+"""The dense candidate generator: exact search, index switching, back-off, persistence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("faiss")
+
+from tests.linkers.conftest import NAMES  # noqa: E402
+from xlnel.candidates.base import generator_class  # noqa: E402
+from xlnel.candidates.spans import generate_spans  # noqa: E402
+from xlnel.config import CandidatesConfig  # noqa: E402
+from xlnel.dictionary.dictionary import Dictionary  # noqa: E402
+from xlnel.errors import ConfigError  # noqa: E402
+from xlnel.linkers.dense import DenseCandidateGenerator  # noqa: E402
+from xlnel.normalization import normalize_string  # noqa: E402
+from xlnel.types import Document, Span  # noqa: E402
+
+DOCS = [Document("d1", "The patient has diabetes mellitus and takes insulin daily."),
+        Document("d2", "Severe high blood pressure with migraine pain.")]
+
+
+def make_config(model: Path, threshold: float = 0.0, top_m: int = 3,
+                **options: Any) -> CandidatesConfig:
+    opts = {"model": str(model), "pooling": "mean", "prefix": "", "device": "cpu",
+            "switch_threshold": None, **options}
+    return CandidatesConfig(generator="xlnel.dense.v1", threshold=threshold, top_m=top_m,
+                            options=opts)
+
+
+def dictionary() -> Dictionary:
+    d = Dictionary()
+    for name, cid in NAMES.items():
+        d.add(name, cid)
+    return d
+
+
+@pytest.fixture(scope="module")
+def fitted(tiny_encoder_dir: Path) -> DenseCandidateGenerator:
+    return DenseCandidateGenerator(make_config(tiny_encoder_dir), "en").fit(dictionary())
+
+
+def test_registered_under_its_name() -> None:
+    assert generator_class("xlnel.dense.v1") is DenseCandidateGenerator
+
+
+def test_bad_options_name_the_key(tiny_encoder_dir: Path) -> None:
+    with pytest.raises(ConfigError, match="candidates.options.nlsit"):
+        DenseCandidateGenerator(make_config(tiny_encoder_dir, nlsit=4), "en")
+    with pytest.raises(ConfigError, match="candidates.options.index"):
+        DenseCandidateGenerator(make_config(tiny_encoder_dir, index="lsh"), "en")
+
+
+def test_exact_index_returns_brute_force_top_m(fitted: DenseCandidateGenerator) -> None:
+    assert fitted.encoder is not None
+    keys = [normalize_string(n) for n in NAMES]
+    names = fitted.encoder.encode(keys)
+    spans = generate_spans(DOCS[0].text, "en", max_words=3)
+    queries = fitted.encoder.encode([normalize_string(s.text) for s in spans])
+    sims = queries @ names.T
+    cands = fitted.generate(DOCS[0])
+    for row, span in enumerate(spans):
+        expected = sorted(range(len(keys)), key=lambda j: -sims[row, j])[:3]
+        got = [c for c in cands if c.span == span]
+        got_names = [normalize_string(c.name) for c in got]
+        assert set(got_names) == {keys[j] for j in expected}
+        for c in got:
+            assert c.score == pytest.approx(sims[row, keys.index(normalize_string(c.name))],
+                                            abs=1e-5)
+
+
+def test_threshold_and_exact_name_match(tiny_encoder_dir: Path) -> None:
+    gen = DenseCandidateGenerator(make_config(tiny_encoder_dir, threshold=0.995), "en")
+    gen.fit(dictionary())
+    cands = gen.generate(DOCS[0])
+    assert {(c.span.text, c.concept_id) for c in cands} == {
+        ("diabetes mellitus", "D1"), ("diabetes", "D1"), ("insulin", "C1")}
+    assert all(c.score >= 0.999 for c in cands)
+
+
+@pytest.mark.parametrize("kind", ["ivf", "hnsw"])
+def test_approximate_indexes_find_exact_names(tiny_encoder_dir: Path, kind: str) -> None:
+    gen = DenseCandidateGenerator(make_config(tiny_encoder_dir, threshold=0.995, index=kind,
+                                              nlist=2, nprobe=2), "en")
+    gen.fit(dictionary())
+    assert ("insulin", "C1") in {(c.span.text, c.concept_id) for c in gen.generate(DOCS[0])}
+
+
+def test_index_switching_prefers_annotations(tiny_encoder_dir: Path) -> None:
+    d = dictionary()
+    # an annotation pair whose name is also a KB name of another concept
+    d.add("sugar disease", "D1", "annotation")
+    gen = DenseCandidateGenerator(make_config(tiny_encoder_dir, top_m=5,
+                                              switch_threshold=0.995), "en").fit(d)
+    assert gen._small is not None and gen._small.ntotal == 1
+    doc = Document("x", "sugar disease and asthma")
+    by_text: dict[str, list] = {}
+    for c in gen.generate(doc):
+        by_text.setdefault(c.span.text, []).append(c)
+    # exact annotation hit: only the small index is used (it holds one name)
+    assert [c.concept_id for c in by_text["sugar disease"]] == ["D1"]
+    # no annotation match: the big index wins with its top 5
+    assert len(by_text["asthma"]) == 5 and by_text["asthma"][0].concept_id == "D2"
+    off = DenseCandidateGenerator(make_config(tiny_encoder_dir, top_m=5), "en").fit(d)
+    assert len([c for c in off.generate(doc) if c.span.text == "sugar disease"]) == 5
+
+
+def test_backoff_links_sub_spans_with_exact_offsets(tiny_encoder_dir: Path) -> None:
+    gen = DenseCandidateGenerator(make_config(tiny_encoder_dir, threshold=0.995), "en")
+    gen.fit(dictionary())
+    doc = Document("b", "He has severe asthma with migraine and insulin pump problems.")
+    start = doc.text.index("severe")
+    mention = Span(start, doc.text.index(" problems"), doc.text[start:doc.text.index(" problems")])
+    other = Span(0, 2, "He")
+    cands = gen.generate(doc, [mention, other])
+    got = sorted({(c.span.start, c.span.end, c.span.text, c.concept_id) for c in cands})
+    for s, e, text, _ in got:
+        assert doc.text[s:e] == text
+    # "insulin pump" (2 words) is linked before its single words; "with"/"and" are stop words
+    assert [(t, cid) for _, _, t, cid in got] == [("asthma", "D2"), ("migraine", "D5"),
+                                                  ("insulin pump", "C4")]
+    nobackoff = DenseCandidateGenerator(make_config(tiny_encoder_dir, threshold=0.995,
+                                                    backoff=False), "en").fit(dictionary())
+    assert nobackoff.generate(doc, [mention, other]) == []
+
+
+def test_merge_tfidf_keeps_max_per_span_and_concept(tiny_encoder_dir: Path) -> None:
+    gen = DenseCandidateGenerator(make_config(tiny_encoder_dir, threshold=0.5,
+                                              merge_tfidf=True), "en").fit(dictionary())
+    cands = gen.generate(DOCS[1])
+    keys = [(c.span, c.concept_id) for c in cands]
+    assert len(keys) == len(set(keys))
+    hbp = [c for c in cands if c.span.text == "high blood pressure" and c.concept_id == "D3"]
+    assert hbp and hbp[0].score == pytest.approx(1.0, abs=1e-5)
+
+
+def test_save_load_round_trip(fitted: DenseCandidateGenerator, tiny_encoder_dir: Path,
+                              tmp_path: Path) -> None:
+    fitted.save(tmp_path / "gen")
+    back = DenseCandidateGenerator.load(tmp_path / "gen", fitted.config, "en")
+    for doc in DOCS:
+        a, b = fitted.generate(doc), back.generate(doc)
+        assert [(c.span, c.concept_id, c.name) for c in a] == \
+               [(c.span, c.concept_id, c.name) for c in b]
+        assert np.allclose([c.score for c in a], [c.score for c in b], atol=1e-6)
+
+
+def test_save_load_with_annotation_index_and_aligned_encoder(
+        tiny_encoder_dir: Path, tmp_path: Path) -> None:
+    from xlnel.linkers.encoder import EntityEncoder
+
+    aligned = tmp_path / "aligned"
+    EntityEncoder(str(tiny_encoder_dir), pooling="cls", prefix="", device="cpu").save(aligned)
+    d = dictionary()
+    d.add("sugar disease", "D1", "annotation")
+    config = make_config(aligned, switch_threshold=0.99)
+    gen = DenseCandidateGenerator(config, "en").fit(d)
+    gen.save(tmp_path / "gen")
+    assert (tmp_path / "gen" / "encoder" / "config.json").is_file()
+    back = DenseCandidateGenerator.load(tmp_path / "gen", config, "en")
+    doc = Document("x", "sugar disease and asthma")
+    assert [(c.span, c.concept_id) for c in gen.generate(doc)] == \
+           [(c.span, c.concept_id) for c in back.generate(doc)]
+
+
+@pytest.mark.parametrize("filter_name", ["xlnel.similarity.v1", "xlnel.gbdt.v1"])
+def test_pipeline_with_dense_generator(tiny_encoder_dir: Path, tiny_kb: Path,
+                                       tiny_docs: Path, tmp_path: Path,
+                                       filter_name: str) -> None:
+    from xlnel.config import load_config
+    from xlnel.pipeline import Pipeline, train
+
+    config = load_config(None, {
+        "data.train": str(tiny_docs), "dictionary.kb": [f"tsv:{tiny_kb}"],
+        "candidates.generator": "xlnel.dense.v1", "candidates.threshold": 0.9,
+        "candidates.options": {"model": str(tiny_encoder_dir), "pooling": "mean",
+                               "prefix": "", "device": "cpu", "switch_threshold": 0.999},
+        "filter.name": filter_name})
+    train(config, tmp_path / "pipe")
+    pipe = Pipeline.load(tmp_path / "pipe")
+    linked = pipe.link(Document("t", "She has asthma and takes metformin."))
+    assert {(e.text, e.concept_id) for e in linked.entities} >= {("asthma", "C4"),
+                                                                 ("metformin", "C6")}
+
+
+@pytest.mark.slow
+def test_real_multilingual_e5_small_links_across_scripts(tmp_path: Path) -> None:
+    """The offline multilingual-e5-small finds exact names and close variants."""
+    d = Dictionary()
+    for name, cid in {"diabetes mellitus": "D1", "סוכרת": "D1", "insulin": "C1",
+                      "אינסולין": "C1", "asthma": "D2", "hypertension": "D3",
+                      "metformin": "C2"}.items():
+        d.add(name, cid)
+    config = CandidatesConfig(generator="xlnel.dense.v1", threshold=0.9, top_m=3,
+                              options={"device": "cpu", "switch_threshold": None})
+    gen = DenseCandidateGenerator(config, "he").fit(d)
+    doc = Document("h", "החולה מקבל אינסולין כל בוקר")
+    cands = [c for c in gen.generate(doc) if c.span.text == "אינסולין"]
+    assert cands and cands[0].concept_id == "C1" and cands[0].score > 0.99
+    assert gen.nearest(["Insulins"])[0][0][0] == "C1"
+    assert gen.nearest(["Hypertension"])[0][0][0] == "D3"
+    gen.save(tmp_path / "gen")
+    back = DenseCandidateGenerator.load(tmp_path / "gen", config, "he")
+    assert [(c.span, c.concept_id) for c in back.generate(doc)] == \
+           [(c.span, c.concept_id) for c in gen.generate(doc)]

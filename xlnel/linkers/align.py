@@ -1,0 +1,396 @@
+"""Synonym alignment of an entity encoder (SapBERT's self-alignment pre-training).
+
+The encoder is fine-tuned on (name, concept id) pairs of knowledge bases and of DFT
+dictionaries so that the names of one concept lie close together, whatever their language.
+Each batch holds ``batch_size // names_per_concept`` concepts with up to ``names_per_concept``
+names each. Within a batch every name is an anchor; online hard pair mining keeps, per anchor,
+
+* the negative pairs more similar than its least similar positive minus ``margin``, and
+* the positive pairs less similar than its most similar negative plus ``margin``,
+
+and the multi-similarity loss (Wang et al., 2019) of the kept pairs is minimised::
+
+    L = 1/n sum_i [ 1/alpha log(1 + sum_{p in P_i} exp(-alpha (S_ip - base)))
+                  + 1/beta  log(1 + sum_{k in N_i} exp( beta (S_ik - base))) ]
+
+with alpha 2, beta 50, base 1 and margin 0.2 by default (SapBERT's settings).
+
+:func:`evaluate_encoder` measures accuracy@1/@k of linking gold mentions (their text alone) to
+the right concept by nearest dictionary name.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import shutil
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from tqdm import tqdm
+
+from xlnel.dictionary.dictionary import Dictionary
+from xlnel.errors import ConfigError
+from xlnel.io import load_kb
+from xlnel.linkers.encoder import Pooling
+from xlnel.normalization import normalize_string
+
+if TYPE_CHECKING:
+    import torch
+
+    from xlnel.linkers.encoder import EntityEncoder
+
+logger = logging.getLogger(__name__)
+
+
+class AlignOptions(BaseModel):
+    """Settings of :func:`align_encoder`.
+
+    Attributes:
+        model: Encoder to fine-tune (registered name, Hugging Face id or folder).
+        pooling / prefix / max_length: How texts are embedded (``None``: the model folder's
+            recorded settings, else mean pooling, ``"query: "``, 32 tokens).
+        lang: Language rules of the name normalisation (as the dense generator applies).
+        epochs: Passes over the concepts.
+        batch_size: Names per batch.
+        names_per_concept: Most names of one concept in a batch (at least 2).
+        lr / weight_decay: AdamW settings.
+        margin: Margin of the hard pair miner.
+        alpha / beta / base: Multi-similarity loss settings (base is SapBERT's lambda).
+        max_pairs: Most (name, concept) pairs used, whole concepts sampled with ``seed``;
+            ``None`` = all.
+        max_steps: Stop after this many batches; ``None`` = run every epoch.
+        seed: Seed of the sampling and of torch.
+        device: ``cpu``, ``cuda`` or ``auto``.
+        freeze_embeddings: Keep the token embeddings fixed; ``None`` = only on CPU.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = "multilingual-e5-small"
+    pooling: Pooling | None = None
+    prefix: str | None = None
+    max_length: int | None = Field(None, ge=4)
+    lang: str = "en"
+    epochs: int = Field(1, ge=1)
+    batch_size: int = Field(64, ge=2)
+    names_per_concept: int = Field(4, ge=2)
+    lr: float = Field(2e-5, gt=0)
+    weight_decay: float = Field(0.01, ge=0)
+    margin: float = Field(0.2, ge=0)
+    alpha: float = Field(2.0, gt=0)
+    beta: float = Field(50.0, gt=0)
+    base: float = 1.0
+    max_pairs: int | None = Field(None, ge=2)
+    max_steps: int | None = Field(None, ge=1)
+    seed: int = 0
+    device: Literal["cpu", "cuda", "auto"] = "auto"
+    freeze_embeddings: bool | None = None
+
+
+def parse_align_options(options: dict[str, Any]) -> AlignOptions:
+    """Validate alignment settings.
+
+    Raises:
+        ConfigError: Naming the bad key, its value and what is allowed.
+    """
+    try:
+        return AlignOptions.model_validate(options)
+    except ValidationError as e:
+        msgs = "; ".join(f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']} "
+                         f"(got {err.get('input')!r})" for err in e.errors())
+        raise ConfigError(f"invalid alignment options: {msgs}") from e
+
+
+# --------------------------------------------------------------------------- loss
+def mine_hard_pairs(sim: torch.Tensor, labels: torch.Tensor,
+                    margin: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """Masks of the hard positive and hard negative pairs of a similarity matrix.
+
+    Anchor i keeps negative k when ``S_ik > min_p S_ip - margin`` and positive p when
+    ``S_ip < max_k S_ik + margin``; an anchor without positives or without negatives keeps
+    nothing of the missing kind's counterpart.
+    """
+    import torch
+
+    same = labels[:, None] == labels[None, :]
+    eye = torch.eye(len(labels), dtype=torch.bool, device=labels.device)
+    pos, neg = same & ~eye, ~same
+    s = sim.detach()
+    inf = torch.tensor(float("inf"), device=s.device, dtype=s.dtype)
+    min_pos = torch.where(pos, s, inf).min(dim=1, keepdim=True).values
+    max_neg = torch.where(neg, s, -inf).max(dim=1, keepdim=True).values
+    return pos & (s < max_neg + margin), neg & (s > min_pos - margin)
+
+
+def multi_similarity_loss(embeddings: torch.Tensor, labels: torch.Tensor, alpha: float = 2.0,
+                          beta: float = 50.0, base: float = 1.0,
+                          margin: float = 0.2) -> torch.Tensor:
+    """Multi-similarity loss over the hard pairs of a batch of unit vectors.
+
+    Args:
+        embeddings: ``(n, d)`` L2-normalised vectors.
+        labels: ``(n,)`` concept indices.
+        alpha / beta / base: Loss settings; margin: the miner's margin.
+
+    Returns:
+        The mean over the n anchors (anchors without kept pairs count 0).
+    """
+    import torch
+
+    sim = embeddings @ embeddings.T
+    pos, neg = mine_hard_pairs(sim, labels, margin)
+    zero = torch.zeros_like(sim)
+    pos_sum = torch.where(pos, torch.exp(-alpha * (sim - base)), zero).sum(dim=1)
+    neg_sum = torch.where(neg, torch.exp(beta * (sim - base)), zero).sum(dim=1)
+    loss = torch.log1p(pos_sum) / alpha + torch.log1p(neg_sum) / beta
+    return loss.mean()
+
+
+# --------------------------------------------------------------------------- data
+def synonym_groups(kb: Sequence[str] = (), dictionaries: Sequence[str | Path] = (),
+                   lang: str = "en") -> dict[str, list[str]]:
+    """Distinct normalised names of each concept, from knowledge bases and dictionary TSVs."""
+    d = Dictionary()
+    for spec in kb:
+        d.extend(Dictionary.from_concepts(load_kb(spec)))
+    for path in dictionaries:
+        d.extend(Dictionary.load(path))
+    groups: dict[str, dict[str, None]] = {}
+    for entry in d:
+        key = normalize_string(entry.name, lang)
+        if key:
+            groups.setdefault(entry.concept_id, {})[key] = None
+    return {cid: list(names) for cid, names in groups.items()}
+
+
+def limit_pairs(groups: dict[str, list[str]], max_pairs: int | None,
+                rng: random.Random) -> dict[str, list[str]]:
+    """Concepts with 2+ names, sampled (whole concepts) until ``max_pairs`` names."""
+    usable = sorted(cid for cid, names in groups.items() if len(names) >= 2)
+    if max_pairs is None:
+        return {cid: groups[cid] for cid in usable}
+    rng.shuffle(usable)
+    out: dict[str, list[str]] = {}
+    total = 0
+    for cid in usable:
+        if total >= max_pairs:
+            break
+        out[cid] = groups[cid]
+        total += len(groups[cid])
+    return out
+
+
+def concept_batches(groups: dict[str, list[str]], batch_size: int, names_per_concept: int,
+                    rng: random.Random) -> list[list[tuple[str, int]]]:
+    """One epoch of batches of (name, concept index); concepts shuffled, names sampled."""
+    concepts = sorted(groups)
+    rng.shuffle(concepts)
+    per_batch = max(1, batch_size // names_per_concept)
+    batches = []
+    for lo in range(0, len(concepts), per_batch):
+        batch: list[tuple[str, int]] = []
+        for j, cid in enumerate(concepts[lo:lo + per_batch]):
+            names = groups[cid]
+            chosen = rng.sample(names, min(names_per_concept, len(names)))
+            batch.extend((name, j) for name in chosen)
+        if len(batch) > 1:
+            batches.append(batch)
+    return batches
+
+
+# --------------------------------------------------------------------------- training
+def _optimizer(encoder: EntityEncoder, options: AlignOptions) -> torch.optim.Optimizer:
+    import torch
+
+    decay: list[torch.nn.Parameter] = []
+    no_decay: list[torch.nn.Parameter] = []
+    for name, param in encoder.model.named_parameters():
+        if not param.requires_grad:
+            continue
+        is_norm = "LayerNorm" in name or "layer_norm" in name or name.endswith("bias")
+        (no_decay if is_norm else decay).append(param)
+    return torch.optim.AdamW([{"params": decay, "weight_decay": options.weight_decay},
+                              {"params": no_decay, "weight_decay": 0.0}], lr=options.lr)
+
+
+def batch_loss(encoder: EntityEncoder, batch: Sequence[tuple[str, int]],
+               options: AlignOptions) -> torch.Tensor:
+    """The multi-similarity loss of one batch of (normalised name, concept index)."""
+    import torch
+
+    features = encoder.tokenize([name for name, _ in batch])
+    tensors = encoder.collate(features, range(len(batch)))
+    labels = torch.tensor([label for _, label in batch], device=encoder.device)
+    return multi_similarity_loss(encoder.forward(tensors), labels, options.alpha, options.beta,
+                                 options.base, options.margin)
+
+
+def train_alignment(encoder: EntityEncoder, groups: dict[str, list[str]],
+                    options: AlignOptions, progress: bool = False) -> dict[str, Any]:
+    """Fine-tune ``encoder`` in place on synonym groups; returns a report of the losses."""
+    import torch
+
+    from xlnel.filtering._torch_utils import freeze_embeddings, seed_everything
+
+    seed_everything(options.seed)
+    rng = random.Random(options.seed)
+    freeze = options.freeze_embeddings
+    if freeze is None:
+        freeze = encoder.device.type == "cpu"
+    if freeze:
+        logger.info("froze %d embedding parameters", freeze_embeddings(encoder.model))
+    optimizer = _optimizer(encoder, options)
+    encoder.model.train()
+    losses: list[float] = []
+    step, t0 = 0, time.perf_counter()
+    for epoch in range(1, options.epochs + 1):
+        batches = concept_batches(groups, options.batch_size, options.names_per_concept, rng)
+        if options.max_steps is not None:
+            batches = batches[:max(0, options.max_steps - step)]
+        for batch in tqdm(batches, desc=f"alignment epoch {epoch}", unit="batch",
+                          disable=not progress):
+            loss = batch_loss(encoder, batch, options)
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(
+                [p for p in encoder.model.parameters() if p.requires_grad], 1.0)
+            optimizer.step()
+            losses.append(float(loss.detach()))
+            step += 1
+        if options.max_steps is not None and step >= options.max_steps:
+            break
+    encoder.model.eval()
+    window = max(1, min(20, len(losses) // 5))
+    return {"steps": step, "seconds": round(time.perf_counter() - t0, 1),
+            "first_loss": _mean(losses[:window]), "last_loss": _mean(losses[-window:]),
+            "loss_window": window}
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return round(sum(values) / len(values), 5) if values else None
+
+
+def align_encoder(kb: Sequence[str], out: str | Path, dictionaries: Sequence[str | Path] = (),
+                  options: AlignOptions | dict[str, Any] | None = None,
+                  progress: bool = False) -> dict[str, Any]:
+    """Fine-tune an encoder on synonym pairs and save it as a standard model folder.
+
+    Args:
+        kb: Knowledge-base specs (``tsv:PATH``, ``term2cui:PATH``...).
+        out: Folder to write (replaced atomically); usable as the dense generator's
+            ``options.model``.
+        dictionaries: Dictionary TSVs (``xlnel dictionary build`` output, DFT pairs).
+        options: :class:`AlignOptions` or a dict of them.
+        progress: Show a progress bar.
+
+    Returns:
+        The training report (also saved in the folder's ``xlnel_encoder.json``).
+
+    Raises:
+        ValueError: If no concept has two or more names.
+    """
+    from xlnel.linkers.encoder import EntityEncoder
+
+    opts = options if isinstance(options, AlignOptions) else parse_align_options(options or {})
+    groups = limit_pairs(synonym_groups(kb, dictionaries, opts.lang), opts.max_pairs,
+                         random.Random(opts.seed))
+    if not groups:
+        raise ValueError("no concept has two or more distinct names: nothing to align")
+    n_names = sum(len(v) for v in groups.values())
+    logger.info("aligning on %d names of %d concepts", n_names, len(groups))
+    encoder = EntityEncoder(opts.model, opts.pooling, opts.prefix, opts.max_length, opts.device,
+                            opts.batch_size)
+    report = {"concepts": len(groups), "names": n_names,
+              **train_alignment(encoder, groups, opts, progress),
+              "options": opts.model_dump(mode="json"), "kb": list(kb),
+              "dictionaries": [str(p) for p in dictionaries]}
+    target = Path(out)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+    try:
+        encoder.save(tmp, extra={"alignment": report})
+        if target.exists():
+            shutil.rmtree(target)
+        tmp.rename(target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return report
+
+
+# --------------------------------------------------------------------------- evaluation
+def evaluate_encoder(model: str, kb: Sequence[str], gold: str | Path,
+                     dictionaries: Sequence[str | Path] = (), lang: str = "en",
+                     k: int = 5, options: dict[str, Any] | None = None,
+                     progress: bool = False) -> dict[str, Any]:
+    """Accuracy@1 and @k of linking gold mentions (text only) by nearest dictionary name.
+
+    A mention counts as correct at k when one of the first k distinct concepts of its nearest
+    names is one of its gold concept ids. Mentions without a concept id are skipped; the
+    accuracy is also given over the mentions whose concept is in the dictionary, and over
+    those of them whose text is not itself a dictionary name (``unseen``: no exact match).
+
+    Args:
+        model: Encoder (registered name, Hugging Face id or folder).
+        kb: Knowledge-base specs giving the names.
+        gold: Annotated documents (JSONL, PubTator, BRAT).
+        dictionaries: Extra dictionary TSVs.
+        lang: Normalisation rules of names and mentions.
+        k: The larger cut-off.
+        options: More ``xlnel.dense.v1`` options (pooling, prefix, device, batch_size...).
+        progress: Log progress (the embedding of a large dictionary takes minutes on CPU).
+    """
+    from xlnel.config import CandidatesConfig
+    from xlnel.io import read_documents
+    from xlnel.linkers.dense import DenseCandidateGenerator
+
+    t0 = time.perf_counter()
+    d = Dictionary()
+    for spec in kb:
+        d.extend(Dictionary.from_concepts(load_kb(spec)))
+    for path in dictionaries:
+        d.extend(Dictionary.load(path))
+    opts = {"switch_threshold": None, **(options or {}), "model": model}
+    config = CandidatesConfig(generator="xlnel.dense.v1", threshold=0.0, top_m=max(20, 4 * k),
+                              options=opts)
+    generator = DenseCandidateGenerator(config, lang).fit(d)
+    mentions = [(e.text, set(e.concept_ids)) for doc in read_documents(gold)
+                for e in doc.entities if e.concept_ids]
+    texts = list(dict.fromkeys(text for text, _ in mentions))
+    ranked: dict[str, list[str]] = {}
+    for lo in tqdm(range(0, len(texts), 2048), desc="mentions", disable=not progress):
+        chunk = texts[lo:lo + 2048]
+        for text, hits in zip(chunk, generator.nearest(chunk), strict=True):
+            ranked[text] = list(dict.fromkeys(cid for cid, _, _ in hits))[:k]
+    keys = {normalize_string(name, lang) for name in d.names}
+    unseen = {t for t in texts if normalize_string(t, lang) not in keys}
+    return {"model": model, "kb": list(kb), "dictionaries": [str(p) for p in dictionaries],
+            "gold": str(gold), "dictionary_names": len(d.names),
+            **_accuracies(mentions, ranked, d.concept_ids(), unseen, k),
+            "seconds": round(time.perf_counter() - t0, 1)}
+
+
+def _accuracies(mentions: Sequence[tuple[str, set[str]]], ranked: dict[str, list[str]],
+                known: set[str], unseen: set[str], k: int) -> dict[str, Any]:
+    """Accuracies over all mentions, those whose concept is in the dictionary, and those
+    whose text is no dictionary name (after normalisation)."""
+    def acc(rows: Sequence[tuple[str, set[str]]], cut: int) -> float | None:
+        if not rows:
+            return None
+        good = sum(bool(set(ranked[text][:cut]) & ids) for text, ids in rows)
+        return round(good / len(rows), 4)
+
+    inside = [(t, ids) for t, ids in mentions if ids & known]
+    new = [(t, ids) for t, ids in inside if t in unseen]
+    return {"mentions": len(mentions), "distinct_mentions": len(ranked),
+            "mentions_in_dictionary": len(inside), "unseen_mentions": len(new), "k": k,
+            "accuracy@1": acc(mentions, 1), f"accuracy@{k}": acc(mentions, k),
+            "in_dictionary_accuracy@1": acc(inside, 1),
+            f"in_dictionary_accuracy@{k}": acc(inside, k),
+            "unseen_accuracy@1": acc(new, 1), f"unseen_accuracy@{k}": acc(new, k)}
+
