@@ -48,7 +48,7 @@ class SpanTagger(ABC):
         """Read a tagger written by :meth:`save`."""
 
 
-TAGGERS: Registry[type[SpanTagger]] = Registry("tagger", [])
+TAGGERS: Registry[type[SpanTagger]] = Registry("tagger", ["xlnel.ner.crf"])
 #: Class decorator registering a tagger under its ``registered_name``.
 register_tagger = TAGGERS.register
 #: The tagger class registered under a name (ConfigError when unknown).
