@@ -1,0 +1,19 @@
+from __future__ import annotations
+
+from typer.testing import CliRunner
+
+from xlnel.cli.main import app
+
+
+def test_experiment_and_report_commands(tmp_path, tiny_config):
+    runner = CliRunner()
+    out = tmp_path / "exp"
+    res = runner.invoke(app, ["experiment", str(tiny_config), "--grid", "dft.R=0,0.5",
+                              "--seeds", "1", "--out", str(out), "--cache", str(tmp_path / "c"),
+                              "--set", "candidates.top_m=10"])
+    assert res.exit_code == 0, res.output
+    assert "span_f1" in res.output and "dft.R" in res.output
+    assert len((out / "runs.jsonl").read_text().splitlines()) == 2
+    res = runner.invoke(app, ["report", str(out), "--out", str(tmp_path / "rep")])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "rep" / "report.md").is_file()

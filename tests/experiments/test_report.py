@@ -1,0 +1,57 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from xlnel.experiments.report import best_point, report
+from xlnel.experiments.runner import Cell
+
+
+def _write_runs(folder, f1_by_r):
+    folder.mkdir(parents=True)
+    lines = []
+    for r, f1s in f1_by_r.items():
+        for seed, f1 in enumerate(f1s):
+            lines.append({"cell": Cell((("dft.R", r),), seed).id, "axes": {"dft.R": r},
+                          "seed": seed, "dictionary_entries_added": int(100 * r),
+                          "dft": {"concepts_added": int(80 * r)},
+                          "metrics": {"span": {"f1": f1}, "concept": {"f1": f1 / 2},
+                                      "hrm": {"span": {"recall": 0.9 + r / 10},
+                                              "concept": {"recall": 0.5 + r}}},
+                          "seconds": {"total": 2.0}})
+    (folder / "runs.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+
+def test_report_writes_figures_and_markdown(tmp_path):
+    _write_runs(tmp_path / "diabetes", {0.0: [0.6, 0.62], 0.2: [0.7, 0.72], 0.4: [0.65, 0.6]})
+    _write_runs(tmp_path / "sclerosis", {0.0: [0.5], 0.2: [0.55]})
+    files = report([tmp_path / "diabetes", tmp_path / "sclerosis"], tmp_path / "rep")
+    names = sorted(p.name for p in files)
+    assert names == ["entries_added_vs_R.png", "f1_vs_R.png", "hrm_recall_vs_R.png",
+                     "report.md"]
+    for p in files:
+        assert p.stat().st_size > 0
+    assert (tmp_path / "rep" / "f1_vs_R.png").read_bytes()[:4] == b"\x89PNG"
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "| diabetes (without DFT) | 0.0 | 0.0 |" in md
+    assert "| diabetes (with DFT, best R) | 0.2 | 16.0 |" in md
+    assert "0.7100 ± 0.0141" in md and "## sclerosis" in md
+    assert not [p for p in (tmp_path / "rep").iterdir() if p.name.startswith(".")]
+
+
+def test_report_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="runs.jsonl"):
+        report([tmp_path / "missing"], tmp_path / "rep")
+    _write_runs(tmp_path / "d", {0.1: [0.5]})
+    with pytest.raises(ValueError, match="candidates.top_m"):
+        report([tmp_path / "d"], tmp_path / "rep", x_key="candidates.top_m")
+
+
+def test_best_point(tmp_path):
+    _write_runs(tmp_path / "d", {0.0: [0.6], 0.3: [0.8], 0.5: [0.7]})
+    from xlnel.experiments import read_runs
+
+    best = best_point(read_runs(tmp_path / "d" / "runs.jsonl"))
+    assert best is not None and best["axes"] == {"dft.R": 0.3}
+    assert best_point([]) is None

@@ -1,0 +1,158 @@
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+from xlnel.errors import ConfigError, FormatError
+from xlnel.experiments import format_summary, parse_grid, read_runs, run_experiment, summarize
+from xlnel.experiments.runner import Cell, mean_std, plan_cells
+
+
+def test_parse_grid_reads_yaml_scalars():
+    grid = parse_grid(["dft.R=0,0.1, 0.5", "candidates.use_idf=true,false",
+                       "filter.threshold=null,0.3"])
+    assert grid == {"dft.R": [0, 0.1, 0.5], "candidates.use_idf": [True, False],
+                    "filter.threshold": [None, 0.3]}
+
+
+@pytest.mark.parametrize("items, message", [
+    (["dft.R"], "must look like"), (["=1,2"], "must look like"), (["dft.R="], "no values"),
+    (["dft.R=0", "dft.R=1"], "twice"), (["dft.seed=1,2"], "set by --seeds"),
+])
+def test_parse_grid_errors(items, message):
+    with pytest.raises(ConfigError, match=message):
+        parse_grid(items)
+
+
+def test_bad_grid_values_fail_before_any_run(tmp_path, tiny_config):
+    with pytest.raises(ConfigError, match=r"dft\.R"):
+        run_experiment(tiny_config, {"dft.R": [0.1, 7]}, 1, tmp_path / "out")
+    with pytest.raises(ConfigError, match="candidates.nope"):
+        plan_cells(tiny_config, {"candidates.nope": [1]}, [0])
+    with pytest.raises(ConfigError, match=r"cell filter.options.depth=3\|seed=0.*depth"):
+        plan_cells(tiny_config, {"filter.options.depth": [3]}, [0])
+    assert not (tmp_path / "out" / "runs.jsonl").exists()
+
+
+def test_seeds_set_every_seed_key_but_not_the_test_split(tiny_config):
+    planned = plan_cells(tiny_config, {"dft.R": [0.2]}, [0, 3])
+    assert [c.id for c, _ in planned] == ["dft.R=0.2|seed=0", "dft.R=0.2|seed=3"]
+    cfg = planned[1][1]
+    assert (cfg.seed, cfg.dft.seed, cfg.filter.options["seed"]) == (3, 3, 3)
+    assert cfg.data.split_seed == planned[0][1].data.split_seed == 0
+    sim = plan_cells(tiny_config, {}, [2], {"filter.name": "xlnel.similarity.v1",
+                                           "filter.options": {}})
+    assert "seed" not in sim[0][1].filter.options
+
+
+def test_run_resume_and_cache(tmp_path, tiny_config):
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    records = run_experiment(tiny_config, {"dft.R": [0.0, 0.3]}, 1, out, cache_dir=cache)
+    assert [r["cell"] for r in records] == ["dft.R=0.0|seed=0", "dft.R=0.3|seed=0"]
+    first = records[0]
+    assert not any(first["cached"].values())
+    assert set(first["metrics"]) == {"span", "concept", "hrm"}
+    assert first["metrics"]["hrm"]["span"]["recall"] == pytest.approx(1.0)
+    assert first["test_documents"] == 6 and first["dictionary_entries_added"] == 0
+    assert records[1]["dft"]["dft_documents"] == round(0.3 * 18)
+    assert set(first["seconds"]) >= {"dictionary", "generator", "candidates", "filter",
+                                     "scores", "decide", "evaluate", "total"}
+    # Resume: nothing new is written.
+    again = run_experiment(tiny_config, {"dft.R": [0.0, 0.3]}, 1, out, cache_dir=cache)
+    assert again == records
+    assert len(read_runs(out / "runs.jsonl")) == 2
+    # The same cells in another folder come entirely from the cache.
+    cached = run_experiment(tiny_config, {"dft.R": [0.0, 0.3]}, 1, tmp_path / "o2",
+                            cache_dir=cache)
+    for rec in cached:
+        assert rec["cached"] and all(rec["cached"].values())
+    assert [r["metrics"] for r in cached] == [r["metrics"] for r in records]
+
+
+def test_threshold_sweep_recomputes_only_the_decision(tmp_path, tiny_config):
+    cache = tmp_path / "cache"
+    run_experiment(tiny_config, {}, 1, tmp_path / "a", cache_dir=cache)
+    recs = run_experiment(tiny_config, {"filter.threshold": [0.0, 0.99],
+                                        "linker.overlap": ["score"]}, 1, tmp_path / "b",
+                          cache_dir=cache)
+    assert all(all(r["cached"].values()) for r in recs)
+    assert [r["threshold"] for r in recs] == [0.0, 0.99]
+    assert recs[0]["metrics"]["span"]["fp"] > recs[1]["metrics"]["span"]["fp"]
+
+
+def test_r_sweep_reuses_nothing_downstream_of_dft(tmp_path, tiny_config):
+    cache = tmp_path / "cache"
+    run_experiment(tiny_config, {"dft.R": [0.2]}, 1, tmp_path / "a", cache_dir=cache)
+    rec = run_experiment(tiny_config, {"dft.R": [0.4]}, 1, tmp_path / "b", cache_dir=cache)[0]
+    assert not any(rec["cached"].values())
+
+
+def test_truncated_last_line_is_ignored_and_repaired(tmp_path, tiny_config, caplog):
+    out = tmp_path / "out"
+    records = run_experiment(tiny_config, {"dft.R": [0.0, 0.3]}, 1, out,
+                             cache_dir=tmp_path / "c")
+    runs = out / "runs.jsonl"
+    lines = runs.read_text().splitlines()
+    runs.write_text(lines[0] + "\n" + lines[1][:40])  # crash while writing the second cell
+    with caplog.at_level(logging.WARNING):
+        assert [r["cell"] for r in read_runs(runs)] == [records[0]["cell"]]
+    assert "truncated" in caplog.text
+    redone = run_experiment(tiny_config, {"dft.R": [0.0, 0.3]}, 1, out,
+                            cache_dir=tmp_path / "c")
+    assert [r["cell"] for r in redone] == [r["cell"] for r in records]
+    assert len(runs.read_text().splitlines()) == 2
+    assert all(json.loads(x) for x in runs.read_text().splitlines())
+
+
+def test_a_bad_line_in_the_middle_is_an_error(tmp_path):
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text('{"cell": "a"}\nnot json\n{"cell": "b"}\n')
+    with pytest.raises(FormatError, match=r"runs.jsonl:2: not a JSON record"):
+        read_runs(runs)
+
+
+def test_a_changed_config_is_not_resumed(tmp_path, tiny_config):
+    out = tmp_path / "out"
+    run_experiment(tiny_config, {}, 1, out, cache_dir=tmp_path / "c")
+    with pytest.raises(ConfigError, match="another config"):
+        run_experiment(tiny_config, {}, 1, out, {"candidates.top_m": 5},
+                       cache_dir=tmp_path / "c")
+
+
+def _record(r: float, seed: int, f1: float, hrm: float, added: int) -> dict:
+    cell = Cell((("dft.R", r),), seed)
+    return {"cell": cell.id, "axes": {"dft.R": r}, "seed": seed,
+            "metrics": {"span": {"f1": f1}, "hrm": {"span": {"recall": hrm}}},
+            "dictionary_entries_added": added}
+
+
+def test_summary_mean_and_std_golden():
+    records = [_record(0.0, 0, 0.5, 0.9, 0), _record(0.0, 1, 0.7, 0.9, 0),
+               _record(0.2, 0, 0.6, 0.8, 10), _record(0.2, 1, 0.6, 1.0, 12),
+               _record(0.2, 2, 0.9, 0.9, 14)]
+    rows = summarize(records)
+    assert [r["axes"] for r in rows] == [{"dft.R": 0.0}, {"dft.R": 0.2}]
+    assert [r["seeds"] for r in rows] == [2, 3]
+    assert rows[0]["span_f1"] == {"mean": pytest.approx(0.6), "std": pytest.approx(0.141421356)}
+    assert rows[1]["span_f1"]["mean"] == pytest.approx(0.7)
+    assert rows[1]["span_f1"]["std"] == pytest.approx(0.173205081)
+    assert rows[1]["hrm_span"]["std"] == pytest.approx(0.1)
+    assert rows[1]["entries_added"] == {"mean": pytest.approx(12.0), "std": pytest.approx(2.0)}
+    assert "concept_f1" not in rows[0]
+    table = format_summary(rows)
+    assert "0.6000 ± 0.1414" in table and "12.0 ± 2.0" in table
+    assert mean_std([3.0]) == (3.0, 0.0)
+
+
+def test_max_documents_keeps_the_test_split(tiny_config):
+    from xlnel.config import load_config
+    from xlnel.pipeline import load_training_documents
+
+    full_train, full_test = load_training_documents(load_config(tiny_config))
+    train, test = load_training_documents(load_config(tiny_config, {"data.max_documents": 5}))
+    assert [d.id for d in train] == [d.id for d in full_train[:5]]
+    assert [d.id for d in test] == [d.id for d in full_test]
+    with pytest.raises(ConfigError, match="max_documents"):
+        load_config(tiny_config, {"data.max_documents": 0})

@@ -1,0 +1,52 @@
+"""``xlnel experiment`` (grid runs with cached stages) and ``xlnel report`` (figures).
+
+Thin wrappers over :func:`xlnel.experiments.run_experiment` and
+:func:`xlnel.experiments.report.report`; registered on the main app with
+``app.command("experiment")(experiment_cli)`` and ``app.command("report")(report_cli)``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def experiment_cli(
+    config: Annotated[Path, typer.Argument(help="Base pipeline config (YAML).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for runs.jsonl and cache.")],
+    grid: Annotated[list[str] | None, typer.Option(
+        "--grid", help="Axis key.path=v1,v2,... (repeatable; cells are the cross product).")]
+    = None,
+    seeds: Annotated[int, typer.Option(min=1, help="Seeds 0..N-1 per grid point.")] = 1,
+    set_: Annotated[list[str] | None, typer.Option("--set", help="Override: key.path=value.")]
+    = None,
+    cache: Annotated[Path | None, typer.Option(
+        help="Stage cache folder (default $XLNEL_CACHE/experiments, else OUT/cache).")] = None,
+) -> None:
+    """Run every grid cell x seed (skipping those already in OUT/runs.jsonl); print a summary.
+
+    Seed s sets seed, dft.seed and the filter's options.seed; the held-out test documents
+    (data.test, or the data.split_seed split) stay the same, so every run is scored on them.
+    """
+    from xlnel.config import parse_overrides
+    from xlnel.experiments import format_summary, parse_grid, run_experiment, summarize
+
+    records = run_experiment(config, parse_grid(grid or []), seeds, out,
+                             overrides=parse_overrides(list(set_ or [])), cache_dir=cache,
+                             progress=True)
+    typer.echo(format_summary(summarize(records)))
+    typer.echo(f"{len(records)} runs in {out / 'runs.jsonl'}", err=True)
+
+
+def report_cli(
+    dirs: Annotated[list[Path], typer.Argument(help="Experiment folders (one line each).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for PNGs and report.md.")],
+    x: Annotated[str, typer.Option("--x", help="Grid axis on the x axis.")] = "dft.R",
+) -> None:
+    """Draw HRM recall, F1 and added dictionary entries against R, and write report.md."""
+    from xlnel.experiments.report import report
+
+    for path in report(dirs, out, x_key=x):
+        typer.echo(str(path))

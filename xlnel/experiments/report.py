@@ -1,0 +1,165 @@
+"""Figures and a Markdown summary of experiment runs (the paper's R analysis).
+
+``report(dirs, out)`` reads ``runs.jsonl`` of one or more experiment folders and writes
+``hrm_recall_vs_R.png``, ``f1_vs_R.png``, ``entries_added_vs_R.png`` and ``report.md``: the mean
+over seeds with the standard deviation as error bars, one line per folder (and per value of the
+other grid axes, if any). Needs matplotlib (the ``report`` extra).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from xlnel.experiments.runner import format_summary, iter_runs, summarize
+from xlnel.io import atomic_path, atomic_write
+
+logger = logging.getLogger(__name__)
+
+FIGURES = {
+    "hrm_recall_vs_R.png": (("hrm_span", "span"), ("hrm_concept", "concept"),
+                            "HRM recall (test)"),
+    "f1_vs_R.png": (("span_f1", "span"), ("concept_f1", "concept"), "end-to-end F1 (test)"),
+    "entries_added_vs_R.png": (("entries_added", ""), None, "dictionary entries added by DFT"),
+}
+
+
+def _series(label: str, rows: Sequence[Mapping[str, Any]], x_key: str
+            ) -> dict[str, list[Mapping[str, Any]]]:
+    """Rows grouped into lines: one per value of the grid axes other than ``x_key``."""
+    lines: dict[str, list[Mapping[str, Any]]] = {}
+    for r in rows:
+        if x_key not in r["axes"]:
+            continue
+        rest = ", ".join(f"{k}={v}" for k, v in r["axes"].items() if k != x_key)
+        lines.setdefault(f"{label} ({rest})" if rest else label, []).append(r)
+    for group in lines.values():
+        group.sort(key=lambda r: float(r["axes"][x_key]))
+    return lines
+
+
+def _plot(path: Path, lines: Mapping[str, Sequence[Mapping[str, Any]]], x_key: str,
+          metrics: Sequence[tuple[str, str] | None], ylabel: str) -> None:
+    """One panel per measured metric (span, concept level), one line per experiment."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    specs = [m for m in metrics if m is not None
+             and any(m[0] in r for rows in lines.values() for r in rows)]
+    fig, axes = plt.subplots(1, max(len(specs), 1), figsize=(6 * max(len(specs), 1), 4),
+                             squeeze=False)
+    for ax, (metric, level) in zip(axes[0], specs, strict=False):
+        for k, (name, rows) in enumerate(lines.items()):
+            pts = [(float(r["axes"][x_key]), r[metric]) for r in rows if metric in r]
+            if pts:  # one colour per experiment across panels
+                ax.errorbar([p[0] for p in pts], [p[1]["mean"] for p in pts],
+                            yerr=[p[1]["std"] for p in pts], fmt="-o", capsize=3, label=name,
+                            color=f"C{k % 10}")
+        ax.set_xlabel(x_key)
+        ax.set_ylabel(f"{ylabel}, {level} level" if level else ylabel)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=110)
+    plt.close(fig)
+
+
+def _fmt(row: Mapping[str, Any], metric: str, digits: int = 4) -> str:
+    v = row.get(metric)
+    return "-" if v is None else f"{v['mean']:.{digits}f} ± {v['std']:.{digits}f}"
+
+
+def _dft_table(experiments: Sequence[tuple[str, list[dict[str, Any]]]], x_key: str) -> str:
+    """Per experiment: without DFT (R = 0) against the R with the best mean span F1."""
+    head = ("| corpus | R | concepts added | entries added | HRM recall (span) | "
+            "HRM recall (concept) | F1 (span) |\n|---|---|---|---|---|---|---|\n")
+    body = []
+    for label, records in experiments:
+        rows = [r for r in summarize(records) if set(r["axes"]) == {x_key}]
+        if not rows:
+            continue
+        concepts: dict[Any, list[int]] = {}
+        for r in records:
+            key = r.get("axes", {}).get(x_key)
+            concepts.setdefault(key, []).append(r.get("dft", {}).get("concepts_added", 0))
+        zero = [r for r in rows if float(r["axes"][x_key]) == 0.0]
+        with_dft = [r for r in rows if float(r["axes"][x_key]) > 0.0]
+        best = [max(with_dft, key=lambda r: r.get("span_f1", {}).get("mean", -1.0))
+                ] if with_dft else []
+        for tag, row in ([("without DFT", z) for z in zero[:1]]
+                         + [("with DFT, best R", b) for b in best]):
+            x = row["axes"][x_key]
+            vals = concepts.get(x, [0])
+            body.append(f"| {label} ({tag}) | {x} | {sum(vals) / len(vals):.1f} | "
+                        f"{_fmt(row, 'entries_added', 1)} | {_fmt(row, 'hrm_span')} | "
+                        f"{_fmt(row, 'hrm_concept')} | {_fmt(row, 'span_f1')} |")
+    return head + "\n".join(body) + "\n" if body else ""
+
+
+def report(dirs: Sequence[str | Path], out: str | Path, x_key: str = "dft.R") -> list[Path]:
+    """Draw the R figures and write ``report.md`` for the experiments in ``dirs``.
+
+    Args:
+        dirs: Experiment folders (or ``runs.jsonl`` files); each becomes one line per figure.
+        out: Output folder.
+        x_key: The grid axis on the x axis.
+
+    Returns:
+        The files written.
+
+    Raises:
+        FileNotFoundError: If a folder has no ``runs.jsonl``.
+        ValueError: If no run has ``x_key`` as a grid axis.
+    """
+    experiments = list(iter_runs(dirs))
+    out_dir = Path(out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    lines: dict[str, list[Mapping[str, Any]]] = {}
+    for label, records in experiments:
+        lines.update(_series(label, summarize(records), x_key))
+    if not lines:
+        raise ValueError(f"no run in {', '.join(map(str, dirs))} has {x_key!r} as a grid axis")
+    written = []
+    for name, (first, second, ylabel) in FIGURES.items():
+        _plot(out_dir / name, lines, x_key, [first, second], ylabel)
+        written.append(out_dir / name)
+    md = _markdown(experiments, x_key)
+    with atomic_write(out_dir / "report.md") as f:
+        f.write(md)
+    written.append(out_dir / "report.md")
+    return written
+
+
+def _markdown(experiments: Sequence[tuple[str, list[dict[str, Any]]]], x_key: str) -> str:
+    parts = ["# Experiment report\n",
+             f"Mean ± standard deviation over seeds; x axis `{x_key}`. All runs of an "
+             "experiment are scored on the same held-out test documents.\n",
+             "![HRM recall](hrm_recall_vs_R.png)\n", "![F1](f1_vs_R.png)\n",
+             "![entries added](entries_added_vs_R.png)\n"]
+    table = _dft_table(experiments, x_key) if x_key == "dft.R" else ""
+    if table:
+        parts += ["## With and without DFT\n", table]
+    for label, records in experiments:
+        rows = summarize(records)
+        parts += [f"## {label}\n", f"{len(records)} runs.\n", "```\n" + format_summary(rows)
+                  + "\n```\n"]
+        secs = [r.get("seconds", {}).get("total", 0.0) for r in records]
+        if secs:
+            parts.append(f"Cell wall time: {sum(secs) / len(secs):.1f} s on average, "
+                         f"{sum(secs):.0f} s in all.\n")
+    return "\n".join(parts)
+
+
+def best_point(records: Sequence[Mapping[str, Any]], metric: str = "span_f1"
+               ) -> dict[str, Any] | None:
+    """The grid point with the best mean ``metric`` (``None`` without runs)."""
+    rows = [r for r in summarize(records) if metric in r]
+    if not rows:
+        return None
+    return dict(max(rows, key=lambda r: r[metric]["mean"]))
+
