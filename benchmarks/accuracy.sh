@@ -1,14 +1,16 @@
 #!/bin/bash
 # End-to-end accuracy of the shipped configs with the CLI: train, link the held-out documents,
 # evaluate, HRM recall; wall times in RUNS/times.txt. Then: python benchmarks/collect_accuracy.py RUNS
-# Usage: benchmarks/accuracy.sh [RUNS] [all|camoni|bc5cdr]
+# Usage: benchmarks/accuracy.sh [RUNS] [all|camoni|bc5cdr|diabetes|sclerosis|depression] [SUFFIX]
+# SUFFIX picks config variants: "-transformer" runs configs/camoni-$c-transformer.yaml etc.
 cd "$(dirname "$0")/.."
-RUNS=${1:-runs}; WHAT=${2:-all}; mkdir -p "$RUNS"; rm -f "$RUNS/times.txt"
+RUNS=${1:-runs}; WHAT=${2:-all}; SUFFIX=${3:-}; mkdir -p "$RUNS"; rm -f "$RUNS/times.txt"
 X=xlnel
 for c in diabetes sclerosis depression; do
   [ "$WHAT" = bc5cdr ] && break
+  case "$WHAT" in diabetes|sclerosis|depression) [ "$c" = "$WHAT" ] || continue;; esac
   s=$(date +%s.%N)
-  $X train configs/camoni-$c.yaml --out $RUNS/$c > $RUNS/$c.train.log 2>&1
+  $X train configs/camoni-$c$SUFFIX.yaml --out $RUNS/$c > $RUNS/$c.train.log 2>&1
   m=$(date +%s.%N)
   $X link $RUNS/$c $RUNS/$c/test.jsonl --out $RUNS/$c-pred.jsonl 2>/dev/null
   e=$(date +%s.%N)
@@ -17,9 +19,9 @@ for c in diabetes sclerosis depression; do
   $X evaluate $RUNS/$c/test.jsonl $RUNS/$c-pred.jsonl --level overlap --json > $RUNS/$c.overlap.json
   $X candidates $RUNS/$c $RUNS/$c/test.jsonl --json > $RUNS/$c.hrm.json 2>/dev/null
 done
-[ "$WHAT" = camoni ] && { echo ALLDONE >> $RUNS/times.txt; exit 0; }
+case "$WHAT" in camoni|diabetes|sclerosis|depression) echo ALLDONE >> $RUNS/times.txt; exit 0;; esac
 s=$(date +%s.%N)
-$X train configs/bc5cdr.yaml --out $RUNS/bc5cdr > $RUNS/bc5cdr.train.log 2>&1
+$X train configs/bc5cdr$SUFFIX.yaml --out $RUNS/bc5cdr > $RUNS/bc5cdr.train.log 2>&1
 m=$(date +%s.%N)
 $X link $RUNS/bc5cdr ../shared/data/bc5cdr/dev.pubtator --out $RUNS/bc5cdr-pred.jsonl 2>/dev/null
 e=$(date +%s.%N)

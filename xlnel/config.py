@@ -28,12 +28,15 @@ class DataConfig(_Section):
         test_fraction: Share of the training documents held out, by document, for evaluation;
             the held-out documents are written into the pipeline folder.
         split_seed: Seed of that split.
+        max_documents: Keep only the first N training documents (after the held-out split),
+            to study data size; ``None`` = all.
     """
 
     train: str | None = None
     test: str | None = None
     test_fraction: float = Field(default=0.0, ge=0.0, lt=1.0)
     split_seed: int = 0
+    max_documents: int | None = Field(default=None, ge=1)
 
 
 class DictionaryConfig(_Section):
@@ -81,6 +84,7 @@ class CandidatesConfig(_Section):
         strip_prefixes: Also match spans without one-letter prefixes; ``None`` = only Hebrew.
         stopwords: A stop-word file replacing the language's built-in list.
         chunk_size: Spans scored together; bounds memory (``None``: from the dictionary size).
+        workers: Threads matching chunks of spans at the same time (same results for any).
         options: Settings specific to the chosen generator (the TF-IDF one takes none).
     """
 
@@ -95,6 +99,7 @@ class CandidatesConfig(_Section):
     strip_prefixes: bool | None = None
     stopwords: str | None = None
     chunk_size: int | None = Field(default=None, ge=1)
+    workers: int = Field(default=1, ge=1)
     options: dict[str, Any] = Field(default_factory=dict)
 
 

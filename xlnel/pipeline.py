@@ -13,7 +13,7 @@ import logging
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -154,10 +154,29 @@ def load_training_documents(config: PipelineConfig) -> tuple[list[Document], lis
     if config.data.train is None:
         return [], []
     docs = read_documents(config.data.train)
+    test: list[Document] = []
     if config.data.test_fraction > 0:
-        test, train = split_documents(docs, config.data.test_fraction, config.data.split_seed)
-        return train, test
-    return docs, []
+        test, docs = split_documents(docs, config.data.test_fraction, config.data.split_seed)
+    return docs[:config.data.max_documents], test
+
+
+def fit_tagger(config: PipelineConfig, train_docs: Sequence[Document],
+               progress: bool = False) -> SpanTagger | None:
+    """The config's mention tagger fitted on ``train_docs``, or ``None`` when it has none."""
+    if config.ner.name is None:
+        return None
+    # The tagger learns mention boundaries from every training document: the DFT share's
+    # mentions are not in the filter's data, but they are still valid tagging examples.
+    tagger = tagger_class(config.ner.name)(config.ner, config.lang)
+    tagger.fit(train_docs, progress=progress)
+    return tagger
+
+
+def fit_generator(config: PipelineConfig, dictionary: Dictionary) -> CandidateGenerator:
+    """The config's candidate generator with ``dictionary`` indexed."""
+    generator = generator_class(config.candidates.generator)(config.candidates, config.lang)
+    generator.fit(dictionary)
+    return generator
 
 
 def train(config: PipelineConfig, out: str | Path, progress: bool = False) -> dict[str, Any]:
@@ -171,14 +190,8 @@ def train(config: PipelineConfig, out: str | Path, progress: bool = False) -> di
     dictionary = build_dictionary(config)
     filter_docs, dft = fine_tune_dictionary(dictionary, train_docs, config.dft.R,
                                             config.dft.seed, config.dft.unlinked)
-    tagger = None
-    if config.ner.name is not None:
-        # The tagger learns mention boundaries from every training document: the DFT share's
-        # mentions are not in the filter's data, but they are still valid tagging examples.
-        tagger = tagger_class(config.ner.name)(config.ner, config.lang)
-        tagger.fit(train_docs, progress=progress)
-    generator = generator_class(config.candidates.generator)(config.candidates, config.lang)
-    generator.fit(dictionary)
+    tagger = fit_tagger(config, train_docs, progress)
+    generator = fit_generator(config, dictionary)
     filt = filter_class(config.filter.name)(config.filter, config.lang)
     cands = _generate(generator, tagger, filter_docs, progress and bool(filter_docs),
                       "candidates (filter training)")
@@ -216,23 +229,41 @@ def _batches(docs: Sequence[Document], size: int, progress: bool,
 
 
 def link(pipeline: str | Path | Pipeline, source: str | Path, out: str | Path,
-         batch_size: int = 64, progress: bool = False) -> int:
+         batch_size: int = 64, progress: bool = False, workers: int = 1) -> int:
     """Link the documents of ``source`` and write them (JSONL or PubTator, by extension).
+
+    Streams: the input is read lazily and the output written batch by batch to a temporary
+    file that replaces ``out`` only at the end (see :func:`xlnel.stream.link_file`), so memory
+    does not grow with the corpus and an error leaves no partial output. ``.gz`` names are
+    read and written compressed.
+
+    Args:
+        pipeline: A loaded pipeline or its folder (a folder when ``workers > 1``).
+        source: JSONL or PubTator file, optionally ``.gz``.
+        out: Output file; the format follows its extension.
+        batch_size: Documents per batch.
+        progress: Show a progress bar.
+        workers: Processes, each loading the pipeline once; the output is the same for any
+            number.
 
     Returns:
         The number of documents written.
     """
-    linked = list(link_documents(pipeline, read_documents(source), batch_size, progress))
-    write_documents(out, linked)
-    return len(linked)
+    from xlnel.stream import link_file
+
+    return link_file(pipeline, source, out, batch_size, workers, progress)
 
 
-def link_documents(pipeline: str | Path | Pipeline, documents: Sequence[Document],
-                   batch_size: int = 64, progress: bool = False) -> Iterator[Document]:
-    """Link documents batch by batch, yielding each as soon as its batch is done."""
-    pipe = pipeline if isinstance(pipeline, Pipeline) else Pipeline.load(pipeline)
-    for batch in _batches(documents, batch_size, progress, "linking"):
-        yield from pipe.link_batch(batch)
+def link_documents(pipeline: str | Path | Pipeline, documents: Iterable[Document],
+                   batch_size: int = 64, progress: bool = False,
+                   workers: int = 1) -> Iterator[Document]:
+    """Link documents batch by batch, yielding each in input order once its batch is done.
+
+    ``documents`` is consumed lazily; see :func:`xlnel.stream.link_stream`.
+    """
+    from xlnel.stream import link_stream
+
+    yield from link_stream(pipeline, documents, batch_size, workers, progress)
 
 
 def candidate_recall(pipeline: str | Path | Pipeline, gold: str | Path,

@@ -13,6 +13,8 @@ import typer
 from xlnel import __version__
 from xlnel.cli.dictionary import adapt_cli
 from xlnel.cli.dictionary import app as dictionary_app
+from xlnel.cli.encoder import app as encoder_app
+from xlnel.cli.experiment import experiment_cli, report_cli
 from xlnel.errors import XlnelError
 
 app = typer.Typer(help="Cross-lingual biomedical named-entity linking.", no_args_is_help=True,
@@ -75,14 +77,44 @@ def link_cli(
     = None,
     text: Annotated[str | None, typer.Option("--text", help="Link this text instead.")] = None,
     batch_size: Annotated[int, typer.Option(min=1)] = 64,
+    workers: Annotated[int, typer.Option(min=1, help="Processes (or Ray actors).")] = 1,
+    shards: Annotated[bool, typer.Option(
+        "--shards", help="SOURCE is a folder or glob of shard files, OUT a folder; one output "
+        "per shard, finished shards skipped.")] = False,
+    ray: Annotated[str | None, typer.Option(
+        "--ray", help="Link the shards on Ray: auto, ADDRESS, or local (implies --shards).")]
+    = None,
 ) -> None:
-    """Link documents (or --text) and write JSONL (or PubTator for a .pubtator output)."""
-    from xlnel.io import document_to_dict, read_documents, write_jsonl
+    """Link documents (or --text) and write JSONL (or PubTator for a .pubtator output).
+
+    The input is streamed and OUT written atomically (.gz in and out by name).
+    """
+    from xlnel.io import document_to_dict, write_jsonl
+    from xlnel.io.documents import iter_documents
     from xlnel.pipeline import Pipeline, link, link_documents
+    from xlnel.stream import link_shards
     from xlnel.types import Document
 
     if (source is None) == (text is None):
         raise typer.BadParameter("give either SOURCE or --text")
+    if shards or ray is not None:
+        if source is None or out is None:
+            raise typer.BadParameter("--shards and --ray need SOURCE and --out FOLDER")
+        results = link_shards(_pipeline_dir(pipeline), str(source), out, batch_size, workers,
+                              ray, progress=True)
+        done = [r for r in results if not r.skipped]
+        typer.echo(f"linked {sum(r.documents for r in done)} documents in {len(done)} shards "
+                   f"({len(results) - len(done)} already done) into {out}", err=True)
+        return
+    if source is not None and out is not None:
+        n = link(_pipeline_dir(pipeline), source, out, batch_size, True, workers)
+        typer.echo(f"linked {n} documents", err=True)
+        return
+    if source is not None:  # JSON lines on stdout, one document as soon as its batch is linked
+        docs = iter_documents(source)
+        for doc in link_documents(_pipeline_dir(pipeline), docs, batch_size, workers=workers):
+            typer.echo(json.dumps(document_to_dict(doc), ensure_ascii=False))
+        return
     pipe = Pipeline.load(_pipeline_dir(pipeline))
     if text is not None:
         linked = pipe.link_batch([Document("text-0", text)])
@@ -94,14 +126,6 @@ def link_cli(
                            f"\t{ent.score or 0.0:.3f}")
         else:
             write_jsonl(out, linked)
-        return
-    assert source is not None
-    if out is None:  # JSON lines on stdout, one document as soon as its batch is linked
-        for doc in link_documents(pipe, read_documents(source), batch_size):
-            typer.echo(json.dumps(document_to_dict(doc), ensure_ascii=False))
-        return
-    n = link(pipe, source, out, batch_size=batch_size, progress=True)
-    typer.echo(f"linked {n} documents", err=True)
 
 
 @app.command("evaluate")
@@ -141,7 +165,10 @@ def candidates_cli(
 
 
 app.add_typer(dictionary_app, name="dictionary")
+app.add_typer(encoder_app, name="encoder")
 app.command("adapt")(adapt_cli)
+app.command("experiment")(experiment_cli)
+app.command("report")(report_cli)
 
 models_app = typer.Typer(help="Encoders usable offline, by registered name.",
                          no_args_is_help=True)

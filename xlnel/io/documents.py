@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from xlnel.io._atomic import iter_lines
 from xlnel.io.brat import read_brat, write_brat
-from xlnel.io.jsonl import read_jsonl, write_jsonl
-from xlnel.io.pubtator import read_pubtator, write_pubtator
+from xlnel.io.jsonl import iter_jsonl, read_jsonl, write_jsonl
+from xlnel.io.pubtator import iter_pubtator, read_pubtator, write_pubtator
 from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["FORMATS", "guess_format", "read_documents", "write_documents"]
+__all__ = ["FORMATS", "guess_format", "iter_documents", "read_documents", "write_documents"]
 
 FORMATS = ("jsonl", "pubtator", "brat")
 _EXTENSIONS = {".jsonl": "jsonl", ".json": "jsonl", ".pubtator": "pubtator"}
@@ -98,6 +98,35 @@ def read_documents(path: str | Path, format: str | None = None) -> list[Document
     if fmt == "pubtator":
         return read_pubtator(path)
     return read_brat(path)
+
+
+def iter_documents(path: str | Path, format: str | None = None) -> Iterator[Document]:
+    """Stream a corpus one document at a time, so memory does not grow with the corpus.
+
+    JSONL and PubTator files (optionally ``.gz``) are read lazily, line by line; a BRAT folder is
+    read whole first (its documents are separate files, small by nature).
+
+    Args:
+        path: Corpus file (optionally ``.gz``) or BRAT folder.
+        format: ``jsonl``, ``pubtator`` or ``brat``; ``None`` guesses it with
+            :func:`guess_format`.
+
+    Yields:
+        The documents, in file order.
+
+    Raises:
+        FileNotFoundError: When ``path`` does not exist.
+        ValueError: When the format is unknown or cannot be guessed.
+        FormatError: When the file does not follow its format (raised when the bad line is
+            reached, after the documents before it were yielded).
+    """
+    fmt = guess_format(path) if format is None else _check_format(format)
+    logger.debug("streaming %s as %s", path, fmt)
+    if fmt == "jsonl":
+        return iter_jsonl(path)
+    if fmt == "pubtator":
+        return iter_pubtator(path)
+    return iter(read_brat(path))
 
 
 def write_documents(path: str | Path, docs: Iterable[Document], format: str | None = None) -> None:
