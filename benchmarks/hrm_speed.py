@@ -1,10 +1,12 @@
-"""Speed and peak memory of high-recall matching on a synthetic 1,000,000-name dictionary.
+"""Speed and peak memory of high-recall matching on synthetic dictionaries of up to 3,000,000
+names.
 
-Compares xlnel's exact matcher with scikit-learn's plain ``cosine_similarity`` (TF-IDF char
-1-3-grams, the usual way to write it) on a 100,000-name subset, in one run, and prints the
-ratio of spans per second. Each method runs in its own process so its peak memory is its own.
+Times xlnel's exact matcher (build, save, memory-mapped load, search with 1 and 2 workers) at
+each size and scikit-learn's plain ``cosine_similarity`` (TF-IDF char 1-3-grams, the usual way
+to write it) on a 100,000-name subset, in one run, and prints the ratios of spans per second.
+Each run is its own process so its peak memory is its own.
 
-    python benchmarks/hrm_speed.py [--names 1000000] [--subset 100000] [--queries 5000]
+    python benchmarks/hrm_speed.py [--names 100000,1000000,3000000] [--queries 5000]
 """
 
 from __future__ import annotations
@@ -81,20 +83,41 @@ def synthetic_queries(names: list[str], n: int, seed: int = 1) -> list[str]:
     return out
 
 
-def run_xlnel(n_names: int, n_queries: int, top_m: int, th: float) -> dict[str, Any]:
+def run_xlnel(n_names: int, n_queries: int, top_m: int, th: float,
+              workers: tuple[int, ...] = (1,)) -> dict[str, Any]:
+    """Build, save, load memory-mapped, then search with each worker count."""
+    import tempfile
+
     from xlnel.candidates.tfidf import MatcherConfig, TfidfMatcher
 
     names = synthetic_names(n_names)
     queries = synthetic_queries(names, n_queries)
+    cfg = MatcherConfig(top_m=top_m, threshold=th)
     t0 = time.perf_counter()
-    m = TfidfMatcher(MatcherConfig(top_m=top_m, threshold=th)).fit(names)
+    m = TfidfMatcher(cfg).fit(names)
     build = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    res = m.search(queries)
-    search = time.perf_counter() - t0
-    return {"names": n_names, "queries": n_queries, "build_seconds": round(build, 2),
-            "search_seconds": round(search, 3), "spans_per_second": round(n_queries / search, 1),
-            "mean_results": float(np.mean([len(r) for r in res]))}
+    del names
+    out: dict[str, Any] = {"names": n_names, "queries": n_queries,
+                           "build_seconds": round(build, 2)}
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        m.save(tmp)
+        out["save_seconds"] = round(time.perf_counter() - t0, 2)
+        out["index_mib"] = round(sum(f.stat().st_size for f in Path(tmp).iterdir()) / 2**20)
+        del m
+        for w in workers:
+            t0 = time.perf_counter()
+            loaded = TfidfMatcher.load(tmp, MatcherConfig(top_m=top_m, threshold=th, workers=w))
+            out["load_seconds"] = round(time.perf_counter() - t0, 2)
+            t0 = time.perf_counter()
+            res = loaded.search(queries)
+            search = time.perf_counter() - t0
+            key = "" if w == 1 else f"_workers{w}"
+            out[f"search_seconds{key}"] = round(search, 3)
+            out[f"spans_per_second{key}"] = round(n_queries / search, 1)
+            out["mean_results"] = float(np.mean([len(r) for r in res]))
+            del loaded
+    return out
 
 
 def run_sklearn(n_names: int, n_queries: int, top_m: int, th: float) -> dict[str, Any]:
@@ -122,31 +145,39 @@ def run_sklearn(n_names: int, n_queries: int, top_m: int, th: float) -> dict[str
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--names", type=int, default=1_000_000)
-    ap.add_argument("--subset", type=int, default=100_000)
+    ap.add_argument("--names", default="100000,1000000,3000000",
+                    help="comma-separated dictionary sizes")
+    ap.add_argument("--subset", type=int, default=100_000, help="size for scikit-learn")
     ap.add_argument("--queries", type=int, default=5000)
+    ap.add_argument("--large-queries", type=int, default=1000,
+                    help="queries for dictionaries over 100,000 names")
     ap.add_argument("--baseline-queries", type=int, default=1000)
+    ap.add_argument("--workers", default="1,2", help="worker counts to time")
     ap.add_argument("--top-m", type=int, default=50)
     ap.add_argument("--threshold", type=float, default=0.4)
     a = ap.parse_args()
-    ours = run_isolated(run_xlnel, a.names, a.queries, a.top_m, a.threshold)
-    print(f"xlnel matcher, {a.names:,} names: {ours['spans_per_second']:,.0f} spans/s, "
-          f"build {ours['build_seconds']} s, peak {ours['peak_rss_mib']:,.0f} MiB")
-    ours_sub = run_isolated(run_xlnel, a.subset, a.queries, a.top_m, a.threshold)
-    print(f"xlnel matcher, {a.subset:,} names: {ours_sub['spans_per_second']:,.0f} spans/s, "
-          f"peak {ours_sub['peak_rss_mib']:,.0f} MiB")
+    workers = tuple(int(w) for w in a.workers.split(","))
+    ours: dict[str, Any] = {}
+    common = {"command": "python " + " ".join(sys.argv), "top_m": a.top_m,
+              "threshold": a.threshold}
     base = run_isolated(run_sklearn, a.subset, a.baseline_queries, a.top_m, a.threshold)
     print(f"sklearn cosine_similarity, {a.subset:,} names: {base['spans_per_second']:,.0f} "
-          f"spans/s, peak {base['peak_rss_mib']:,.0f} MiB")
-    ratio_full = ours["spans_per_second"] / base["spans_per_second"]
-    ratio_same = ours_sub["spans_per_second"] / base["spans_per_second"]
-    print(f"ratio (xlnel on {a.names:,} / sklearn on {a.subset:,}): {ratio_full:.1f}x; "
-          f"same {a.subset:,} names: {ratio_same:.1f}x")
-    path = write_result("hrm_speed", {
-        "command": "python " + " ".join(sys.argv), "top_m": a.top_m, "threshold": a.threshold,
-        "xlnel_full": ours, "xlnel_subset": ours_sub, "sklearn_subset": base,
-        "ratio_full_vs_sklearn_subset": round(ratio_full, 2),
-        "ratio_same_subset": round(ratio_same, 2)})
+          f"spans/s, peak {base['peak_rss_mib']:,.0f} MiB", flush=True)
+    for n in (int(x) for x in a.names.split(",")):
+        nq = a.queries if n <= 100_000 else a.large_queries
+        r = run_isolated(run_xlnel, n, nq, a.top_m, a.threshold, workers)
+        ours[str(n)] = r
+        print(f"xlnel matcher, {n:,} names: {r['spans_per_second']:,.1f} spans/s "
+              + " ".join(f"({w} workers: {r[f'spans_per_second_workers{w}']:,.1f})"
+                         for w in workers if w > 1)
+              + f", build {r['build_seconds']} s, load {r['load_seconds']} s, "
+              f"peak {r['peak_rss_mib']:,.0f} MiB", flush=True)
+        ratios = {n: round(r["spans_per_second"] / base["spans_per_second"], 2)
+                  for n, r in ours.items()}
+        # written after each size, so that an interrupted run keeps what finished
+        path = write_result("hrm_speed", {**common, "xlnel": ours, "sklearn_subset": base,
+                                          "ratio_vs_sklearn_subset": ratios})
+    print(f"spans/s ratio against sklearn on {a.subset:,} names: {ratios}")
     print(f"written to {path}")
 
 

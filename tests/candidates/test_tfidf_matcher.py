@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -67,7 +68,7 @@ def test_save_load_round_trip(tmp_path):
     loaded = TfidfMatcher.load(tmp_path / "m")
     queries = ["insulin pumps", "סכרת", "metphormin"]
     assert _rounded(loaded.search(queries)) == _rounded(m.search(queries))
-    assert loaded.names == names
+    assert list(loaded.names) == names
 
 
 def test_load_rejects_incompatible_settings(tmp_path):
@@ -98,3 +99,103 @@ def test_replacing_the_config_rebuilds_the_index_split():
     m = TfidfMatcher(MatcherConfig(threshold=0.8)).fit(names)
     m.config = MatcherConfig(threshold=0.2, top_m=10)
     assert _rounded(m.search(queries)) == _rounded(brute_force_search(m, queries))
+
+
+def test_ties_go_by_name_index_and_top_m_cuts_them():
+    # with plain TF, 'xa', 'xb' and 'xc' score the same against 'x'
+    names = ["xc", "xa", "xb", "q"]
+    m = TfidfMatcher(MatcherConfig(threshold=0.1, top_m=2, use_idf=False)).fit(names)
+    top = m.search(["x"])[0]
+    assert [r.name_index for r in top] == [0, 1]
+    assert top[0].score == top[1].score
+    assert _rounded(m.search(["x"])) == _rounded(brute_force_search(m, ["x"]))
+
+
+def test_threshold_zero_returns_every_name_sharing_an_ngram():
+    names = ["abc", "cde", "xyz"]
+    m = TfidfMatcher(MatcherConfig(threshold=0.0, top_m=10)).fit(names)
+    assert sorted(r.name_index for r in m.search(["ac"])[0]) == [0, 1]
+
+
+def test_threshold_one_keeps_only_the_identical_name():
+    m = TfidfMatcher(MatcherConfig(threshold=1.0)).fit(["asthma", "asthmas", "asthm"])
+    assert [r.name_index for r in m.search(["asthma"])[0]] == [0]
+    assert m.search(["asthmaa"])[0] == []
+
+
+def test_empty_and_unseen_queries_find_nothing():
+    m = TfidfMatcher(MatcherConfig(threshold=0.0)).fit(["insulin", "metformin"])
+    assert m.search([]) == []
+    assert m.search(["", "   ", "\u05d0\u05d1", "qqq"]) == [[], [], [], []]
+    # a query mixing seen and unseen n-grams keeps its honest norm
+    assert _rounded(m.search(["qqinsu"])) == _rounded(brute_force_search(m, ["qqinsu"]))
+
+
+def _random_strings(rng, n, alphabet="abcdefgh ", lo=1, hi=12):
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randint(lo, hi))) for _ in range(n)]
+
+
+def test_workers_give_the_same_results():
+    rng = random.Random(3)
+    names = sorted({s.strip() or "a" for s in _random_strings(rng, 800)})
+    queries = _random_strings(rng, 300, lo=0)
+    one = TfidfMatcher(MatcherConfig(top_m=7, chunk_size=16)).fit(names)
+    four = TfidfMatcher(MatcherConfig(top_m=7, chunk_size=16, workers=4)).fit(names)
+    assert one.search(queries) == four.search(queries)
+    with pytest.raises(ConfigError, match="workers"):
+        MatcherConfig(workers=0)
+
+
+def test_index_blocks_give_the_same_results(monkeypatch):
+    # several name blocks, as at dictionary scale
+    import xlnel.candidates.tfidf_index as ix
+
+    rng = random.Random(4)
+    names = sorted({s.strip() or "a" for s in _random_strings(rng, 500)})
+    queries = _random_strings(rng, 80, lo=0)
+    split = ix.split_index
+    monkeypatch.setattr(ix, "split_index", lambda v, r, t: split(v, r, t, block_size=37))
+    m = TfidfMatcher(MatcherConfig(top_m=9, threshold=0.3)).fit(names)
+    assert len(m._index.block_indptr) > 1
+    assert _rounded(m.search(queries)) == _rounded(brute_force_search(m, queries))
+
+
+def test_loaded_matcher_is_memory_mapped_and_answers_the_same(tmp_path):
+    rng = random.Random(5)
+    names = sorted({s.strip() or "a" for s in _random_strings(rng, 400)})
+    queries = _random_strings(rng, 60, lo=0)
+    m = TfidfMatcher(MatcherConfig(top_m=5, threshold=0.3)).fit(names)
+    m.save(tmp_path / "m")
+    loaded = TfidfMatcher.load(tmp_path / "m")
+    assert loaded.search(queries) == m.search(queries)
+    assert isinstance(loaded._name_vectors.data, np.memmap)
+    assert isinstance(loaded._index.block_names, np.memmap)
+    assert isinstance(loaded.idf, np.memmap)
+    assert loaded.names[3] == names[3] and len(loaded.names) == len(names)
+    in_memory = TfidfMatcher.load(tmp_path / "m", mmap=False)
+    assert not isinstance(in_memory._name_vectors.data, np.memmap)
+    assert in_memory.search(queries) == m.search(queries)
+    # a lower threshold than the saved split re-splits (in memory) and stays exact
+    lower = TfidfMatcher.load(tmp_path / "m", MatcherConfig(top_m=5, threshold=0.1))
+    assert _rounded(lower.search(queries)) == _rounded(brute_force_search(lower, queries))
+
+
+def test_loads_the_first_save_format(tmp_path):
+    import json
+
+    import scipy.sparse as sp
+
+    names = ["insulin", "insulin pump", "metformin"]
+    m = TfidfMatcher(MatcherConfig(threshold=0.2)).fit(names)
+    meta = {"xlnel_version": "0", "config": {"ngram_min": 1, "ngram_max": 3, "top_m": 50,
+                                             "threshold": 0.2, "sublinear_tf": False,
+                                             "use_idf": True, "chunk_size": None},
+            "oov_idf": m._oov_idf}
+    (tmp_path / "matcher.json").write_text(json.dumps(meta))
+    (tmp_path / "names.json").write_text(json.dumps(names))
+    vocab = sorted(m.vocabulary, key=m.vocabulary.__getitem__)
+    (tmp_path / "vocabulary.json").write_text(json.dumps(vocab))
+    np.save(tmp_path / "idf.npy", m.idf)
+    sp.save_npz(tmp_path / "name_vectors.npz", m._name_vectors)
+    old = TfidfMatcher.load(tmp_path)
+    assert old.search(["insulin pumps"]) == m.search(["insulin pumps"])
