@@ -118,7 +118,7 @@ def sample_documents() -> list[Document]:
 
 
 def default_pipeline_dir(progress: bool = False) -> Path:
-    """Folder of the default pipeline, trained into the cache on first use (about a minute)."""
+    """Folder of the default pipeline, trained into the cache on first use (seconds)."""
     from xlnel.io import write_documents
     from xlnel.pipeline import train
 

@@ -428,7 +428,9 @@ class CrossEncoderFilter(CandidateFilter):
             raise ArtifactError(f"{path} holds filter {meta.get('filter')!r}, "
                                 f"not {cls.registered_name!r}")
         options = dict(meta["options"])
-        for key, value in config.options.items():
+        # Compare validated values: YAML reads ``1e-4`` as a string that validates to 0.0001.
+        given = parse_options(config.options).model_dump(include=set(config.options))
+        for key, value in given.items():
             if key in INFERENCE_OPTIONS:
                 options[key] = value
             elif options.get(key) != value:
