@@ -7,7 +7,7 @@ Any value can be overridden with a dotted key (``candidates.threshold=0.5``), fr
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -163,6 +163,32 @@ class PipelineConfig(_Section):
         if not v or not v.replace("-", "").isalpha():
             raise ValueError(f"lang must be a language code such as 'he' or 'en', got {v!r}")
         return v.lower()
+
+
+OptionsT = TypeVar("OptionsT", bound=BaseModel)
+
+
+def validate_options(model: type[OptionsT], options: dict[str, Any], where: str,
+                     what: str) -> OptionsT:
+    """Validate a stage's free-form ``options`` mapping into its pydantic model.
+
+    Args:
+        model: The options model (``extra="forbid"``, so unknown keys are errors).
+        options: The raw mapping from the config.
+        where: Dotted config key of the mapping (``filter.options``), prefixed to bad keys;
+            empty for options that do not come from a pipeline config.
+        what: What the options configure, for the message ("cross-encoder").
+
+    Raises:
+        ConfigError: Naming each bad key, its value and what is wrong with it.
+    """
+    try:
+        return model.model_validate(options)
+    except ValidationError as e:
+        prefix = f"{where}." if where else ""
+        msgs = "; ".join(f"{prefix}{'.'.join(str(x) for x in err['loc'])}: {err['msg']} "
+                         f"(got {err.get('input')!r})" for err in e.errors())
+        raise ConfigError(f"invalid {what} options: {msgs}") from e
 
 
 def parse_overrides(pairs: list[str]) -> dict[str, Any]:

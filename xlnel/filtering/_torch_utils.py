@@ -22,20 +22,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-def resolve_device(name: str) -> torch.device:
-    """``cpu``, ``cuda`` or ``auto`` (CUDA when available) as a torch device.
-
-    Raises:
-        ValueError: If ``cuda`` is asked for and no CUDA device is available.
-    """
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name == "cuda" and not torch.cuda.is_available():
-        raise ValueError("filter option device='cuda' but no CUDA device is available; "
-                         "use 'cpu' or 'auto'")
-    return torch.device(name)
-
-
 def seed_everything(seed: int) -> None:
     """Seed python's, numpy's and torch's random generators."""
     random.seed(seed)

@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
 
 from xlnel import __version__
-from xlnel.config import FilterConfig
-from xlnel.errors import ArtifactError, ConfigError
+from xlnel.config import FilterConfig, validate_options
+from xlnel.errors import ArtifactError
 from xlnel.filtering._pairs import candidate_windows, top_k_mask
 from xlnel.filtering.base import CandidateFilter, register_filter
 from xlnel.filtering.labels import label_candidates
@@ -104,12 +104,7 @@ def parse_options(options: dict[str, Any]) -> CrossEncoderOptions:
     Raises:
         ConfigError: Naming the bad key, its value and what is allowed.
     """
-    try:
-        return CrossEncoderOptions.model_validate(options)
-    except ValidationError as e:
-        msgs = "; ".join(f"filter.options.{'.'.join(str(x) for x in err['loc'])}: "
-                         f"{err['msg']} (got {err.get('input')!r})" for err in e.errors())
-        raise ConfigError(f"invalid cross-encoder options: {msgs}") from e
+    return validate_options(CrossEncoderOptions, options, "filter.options", "cross-encoder")
 
 
 def _split_indices(n: int, fraction: float, seed: int) -> tuple[list[int], list[int]]:
@@ -161,9 +156,10 @@ class CrossEncoderFilter(CandidateFilter):
     def _load_model(self, source: str, for_training: bool) -> None:
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-        from xlnel.filtering._torch_utils import freeze_embeddings, resolve_device
+        from xlnel.filtering._torch_utils import freeze_embeddings
+        from xlnel.models.devices import resolve_device
 
-        self._device = resolve_device(self.options.device)
+        self._device = resolve_device(self.options.device, "filter.options.device")
         head: dict[str, Any] = {"num_labels": 1, "ignore_mismatched_sizes": True}
         self._tokenizer = AutoTokenizer.from_pretrained(source)
         model = AutoModelForSequenceClassification.from_pretrained(

@@ -30,11 +30,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
 
+from xlnel.config import validate_options
 from xlnel.dictionary.dictionary import Dictionary
-from xlnel.errors import ConfigError
 from xlnel.io import load_kb
 from xlnel.linkers.encoder import Pooling
 from xlnel.normalization import normalize_string
@@ -98,12 +98,7 @@ def parse_align_options(options: dict[str, Any]) -> AlignOptions:
     Raises:
         ConfigError: Naming the bad key, its value and what is allowed.
     """
-    try:
-        return AlignOptions.model_validate(options)
-    except ValidationError as e:
-        msgs = "; ".join(f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']} "
-                         f"(got {err.get('input')!r})" for err in e.errors())
-        raise ConfigError(f"invalid alignment options: {msgs}") from e
+    return validate_options(AlignOptions, options, "", "alignment")
 
 
 # --------------------------------------------------------------------------- loss

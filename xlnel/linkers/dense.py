@@ -31,16 +31,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from xlnel import __version__
 from xlnel.candidates.base import CandidateGenerator, register_generator
 from xlnel.candidates.spans import generate_spans, tokenize
 from xlnel.candidates.stopwords import load_stopwords
 from xlnel.candidates.tfidf_generator import TfidfCandidateGenerator
-from xlnel.config import CandidatesConfig
+from xlnel.config import CandidatesConfig, validate_options
 from xlnel.dictionary.dictionary import Dictionary
-from xlnel.errors import ArtifactError, ConfigError
+from xlnel.errors import ArtifactError
 from xlnel.linkers import faiss_index
 from xlnel.linkers.encoder import ENCODER_FILE, EntityEncoder, Pooling, cached_encode
 from xlnel.normalization import normalize_string
@@ -101,12 +101,7 @@ def parse_dense_options(options: dict[str, Any]) -> DenseOptions:
     Raises:
         ConfigError: Naming the bad key, its value and what is allowed.
     """
-    try:
-        return DenseOptions.model_validate(options)
-    except ValidationError as e:
-        msgs = "; ".join(f"candidates.options.{'.'.join(str(x) for x in err['loc'])}: "
-                         f"{err['msg']} (got {err.get('input')!r})" for err in e.errors())
-        raise ConfigError(f"invalid dense generator options: {msgs}") from e
+    return validate_options(DenseOptions, options, "candidates.options", "dense generator")
 
 
 @dataclass

@@ -68,7 +68,7 @@ class EntityEncoder:
                  batch_size: int = 128) -> None:
         from transformers import AutoModel, AutoTokenizer
 
-        from xlnel.filtering._torch_utils import resolve_device
+        from xlnel.models.devices import resolve_device
         from xlnel.models.registry import resolve_model
 
         self.model_name = model

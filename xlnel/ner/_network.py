@@ -14,7 +14,6 @@ import torch
 import torch.nn.functional as F  # noqa: N812
 from torchcrf import CRF
 
-from xlnel.errors import ConfigError
 from xlnel.ner.sentences import split_sentences
 
 IGNORE = -100
@@ -40,20 +39,6 @@ class Chunk:
     first_pieces: list[int]
     tags: list[int] = field(default_factory=list)
     prefixes: list[int] = field(default_factory=list)
-
-
-def resolve_device(name: str) -> torch.device:
-    """``cpu``, ``cuda`` or ``auto`` (CUDA when available) as a torch device.
-
-    Raises:
-        ConfigError: If ``cuda`` is asked for and no CUDA device is available.
-    """
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name == "cuda" and not torch.cuda.is_available():
-        raise ConfigError("ner.options.device='cuda' but no CUDA device is available; use "
-                          "'cpu' or 'auto'")
-    return torch.device(name)
 
 
 def word_pieces(tokenizer: Any, text: str, words: Sequence[tuple[int, int]],

@@ -29,12 +29,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
 
 from xlnel import __version__
 from xlnel.candidates.spans import tokenize
-from xlnel.config import NerConfig
+from xlnel.config import NerConfig, validate_options
 from xlnel.dictionary.dft import split_documents
 from xlnel.errors import ArtifactError, ConfigError
 from xlnel.ner.base import SpanTagger, register_tagger
@@ -103,12 +103,7 @@ def parse_options(options: dict[str, Any]) -> CrfTaggerOptions:
     Raises:
         ConfigError: Naming the bad key, its value and what is allowed.
     """
-    try:
-        return CrfTaggerOptions.model_validate(options)
-    except ValidationError as e:
-        msgs = "; ".join(f"ner.options.{'.'.join(str(x) for x in err['loc'])}: "
-                         f"{err['msg']} (got {err.get('input')!r})" for err in e.errors())
-        raise ConfigError(f"invalid crf-tagger options: {msgs}") from e
+    return validate_options(CrfTaggerOptions, options, "ner.options", "crf-tagger")
 
 
 @register_tagger
@@ -137,10 +132,11 @@ class CrfTagger(SpanTagger):
         from transformers import AutoModel, AutoTokenizer
 
         from xlnel.filtering._torch_utils import seed_everything
-        from xlnel.ner._network import TaggerNetwork, resolve_device
+        from xlnel.models.devices import resolve_device
+        from xlnel.ner._network import TaggerNetwork
 
         opts = self.options
-        self._device = resolve_device(opts.device)
+        self._device = resolve_device(opts.device, "ner.options.device")
         seed_everything(opts.seed)
         self._tokenizer = AutoTokenizer.from_pretrained(source)
         if self._tokenizer.cls_token_id is None or self._tokenizer.sep_token_id is None:
