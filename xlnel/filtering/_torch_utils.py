@@ -121,3 +121,19 @@ def quantize_int8(model: torch.nn.Module) -> torch.nn.Module:
         quantized: Any = torch.ao.quantization.quantize_dynamic(
             copy.deepcopy(model).to("cpu").eval(), {torch.nn.Linear}, dtype=torch.qint8)
     return quantized
+
+
+def skips_weight_decay(name: str) -> bool:
+    """Whether a parameter is a bias or a layer norm (no weight decay, as in BERT training)."""
+    return "LayerNorm" in name or "layer_norm" in name or name.endswith("bias")
+
+
+def adamw(model: torch.nn.Module, lr: float, weight_decay: float) -> torch.optim.Optimizer:
+    """AdamW over the trainable parameters, without decay on biases and layer norms."""
+    decay: list[torch.nn.Parameter] = []
+    no_decay: list[torch.nn.Parameter] = []
+    for name, param in model.named_parameters():
+        if param.requires_grad:
+            (no_decay if skips_weight_decay(name) else decay).append(param)
+    return torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay},
+                              {"params": no_decay, "weight_decay": 0.0}], lr=lr)

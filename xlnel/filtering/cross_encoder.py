@@ -331,18 +331,9 @@ class CrossEncoderFilter(CandidateFilter):
         return best_state
 
     def _optimizer(self) -> torch.optim.Optimizer:
-        import torch
+        from xlnel.filtering._torch_utils import adamw
 
-        decay: list[torch.nn.Parameter] = []
-        no_decay: list[torch.nn.Parameter] = []
-        for name, param in self._model.named_parameters():
-            if not param.requires_grad:
-                continue
-            is_norm = "LayerNorm" in name or "layer_norm" in name or name.endswith("bias")
-            (no_decay if is_norm else decay).append(param)
-        groups = [{"params": decay, "weight_decay": self.options.weight_decay},
-                  {"params": no_decay, "weight_decay": 0.0}]
-        return torch.optim.AdamW(groups, lr=self.options.lr)
+        return adamw(self._model, self.options.lr, self.options.weight_decay)
 
     def _train_epoch(self, examples: list[tuple[str, str, float]], optimizer: Any,
                      scheduler: Any, progress: bool, desc: str) -> float:

@@ -200,17 +200,9 @@ def concept_batches(groups: dict[str, list[str]], batch_size: int, names_per_con
 
 # --------------------------------------------------------------------------- training
 def _optimizer(encoder: EntityEncoder, options: AlignOptions) -> torch.optim.Optimizer:
-    import torch
+    from xlnel.filtering._torch_utils import adamw
 
-    decay: list[torch.nn.Parameter] = []
-    no_decay: list[torch.nn.Parameter] = []
-    for name, param in encoder.model.named_parameters():
-        if not param.requires_grad:
-            continue
-        is_norm = "LayerNorm" in name or "layer_norm" in name or name.endswith("bias")
-        (no_decay if is_norm else decay).append(param)
-    return torch.optim.AdamW([{"params": decay, "weight_decay": options.weight_decay},
-                              {"params": no_decay, "weight_decay": 0.0}], lr=options.lr)
+    return adamw(encoder.model, options.lr, options.weight_decay)
 
 
 def batch_loss(encoder: EntityEncoder, batch: Sequence[tuple[str, int]],

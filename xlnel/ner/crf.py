@@ -272,13 +272,15 @@ class CrfTagger(SpanTagger):
     def _optimizer(self, network: TaggerNetwork) -> torch.optim.Optimizer:
         import torch
 
+        from xlnel.filtering._torch_utils import skips_weight_decay
+
         opts = self.options
         groups: dict[tuple[bool, bool], list[torch.nn.Parameter]] = {}
         for name, param in network.named_parameters():
             if not param.requires_grad:
                 continue
             head = not name.startswith("encoder.")
-            no_decay = "LayerNorm" in name or "layer_norm" in name or name.endswith("bias")
+            no_decay = skips_weight_decay(name)
             groups.setdefault((head, no_decay), []).append(param)
         return torch.optim.AdamW(
             [{"params": params, "lr": opts.head_lr if head else opts.lr,
