@@ -14,8 +14,8 @@ from pathlib import Path
 
 from xlnel.io._atomic import iter_lines
 from xlnel.io.brat import read_brat, write_brat
-from xlnel.io.jsonl import iter_jsonl, read_jsonl, write_jsonl
-from xlnel.io.pubtator import iter_pubtator, read_pubtator, write_pubtator
+from xlnel.io.jsonl import iter_jsonl, write_jsonl
+from xlnel.io.pubtator import iter_pubtator, write_pubtator
 from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
@@ -91,13 +91,9 @@ def read_documents(path: str | Path, format: str | None = None) -> list[Document
         ValueError: When the format is unknown or cannot be guessed.
         FormatError: When the file does not follow its format.
     """
-    fmt = guess_format(path) if format is None else _check_format(format)
-    logger.debug("reading %s as %s", path, fmt)
-    if fmt == "jsonl":
-        return read_jsonl(path)
-    if fmt == "pubtator":
-        return read_pubtator(path)
-    return read_brat(path)
+    docs = list(iter_documents(path, format))
+    logger.info("read %d documents from %s", len(docs), path)
+    return docs
 
 
 def iter_documents(path: str | Path, format: str | None = None) -> Iterator[Document]:
