@@ -76,11 +76,14 @@ class CandidatesConfig(_Section):
         generator: Registered name of the candidate generator.
         max_words: Longest span, in words (k).
         top_m: Names kept per span (m).
-        threshold: Minimum cosine similarity (th), inclusive.
+        threshold: Minimum similarity (th, cosine unless ``metric`` says otherwise), inclusive.
         ngram_min: Smallest character n-gram.
         ngram_max: Largest character n-gram.
         sublinear_tf: ``1 + log(tf)`` term weights.
         use_idf: TF-IDF (True) or plain TF (False) vectors.
+        metric: ``cosine`` (indexed exact search) or ``manhattan`` (one minus half the L1
+            distance of L1-normalised vectors; scores every name sharing an n-gram, an ablation
+            for dictionaries of up to some hundred thousand names).
         strip_prefixes: Also match spans without one-letter prefixes; ``None`` = only Hebrew.
         stopwords: A stop-word file replacing the language's built-in list.
         chunk_size: Spans scored together; bounds memory (``None``: from the dictionary size).
@@ -96,6 +99,7 @@ class CandidatesConfig(_Section):
     ngram_max: int = Field(default=3, ge=1)
     sublinear_tf: bool = False
     use_idf: bool = True
+    metric: Literal["cosine", "manhattan"] = "cosine"
     strip_prefixes: bool | None = None
     stopwords: str | None = None
     chunk_size: int | None = Field(default=None, ge=1)

@@ -7,7 +7,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xlnel.candidates.tfidf import MatcherConfig, TfidfMatcher, brute_force_search, char_ngrams
+from xlnel.candidates.tfidf import (
+    Match,
+    MatcherConfig,
+    TfidfMatcher,
+    brute_force_search,
+    char_ngrams,
+)
 from xlnel.errors import ArtifactError, ConfigError
 
 
@@ -59,6 +65,33 @@ def test_matches_brute_force_on_random_data(th, sublinear, use_idf):
 def test_property_same_as_brute_force(names, queries, th):
     m = TfidfMatcher(MatcherConfig(threshold=th, top_m=5, chunk_size=3)).fit(names)
     assert _rounded(m.search(queries)) == _rounded(brute_force_search(m, queries))
+
+
+@pytest.mark.parametrize("th", [0.0, 0.3, 0.6])
+def test_manhattan_matches_brute_force(th):
+    rng = random.Random(int(th * 10))
+    alphabet = "abcdefg h"
+    names = sorted({"".join(rng.choice(alphabet) for _ in range(rng.randint(1, 10))).strip()
+                    or "a" for _ in range(300)})
+    queries = ["".join(rng.choice(alphabet + "xy") for _ in range(rng.randint(0, 10)))
+               for _ in range(60)]
+    m = TfidfMatcher(MatcherConfig(threshold=th, top_m=10, metric="manhattan",
+                                   chunk_size=7)).fit(names)
+    assert _rounded(m.search(queries)) == _rounded(brute_force_search(m, queries))
+
+
+def test_manhattan_is_one_minus_half_the_l1_distance():
+    m = TfidfMatcher(MatcherConfig(threshold=0.0, metric="manhattan", use_idf=False))
+    m.fit(["ab", "cd"])
+    # identical string: 1; disjoint: not returned; 'abz' shares a, b, ab of a, b, z, ab, bz, abz
+    assert m.search(["ab"])[0][0] == Match(0, 1.0)
+    assert [x.name_index for x in m.search(["cd"])[0]] == [1]
+    assert m.search(["abz"])[0][0].score == pytest.approx(3 / 6)
+
+
+def test_unknown_metric_is_a_config_error():
+    with pytest.raises(ConfigError, match="metric"):
+        MatcherConfig(metric="euclidean")
 
 
 def test_save_load_round_trip(tmp_path):

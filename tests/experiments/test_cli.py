@@ -17,3 +17,17 @@ def test_experiment_and_report_commands(tmp_path, tiny_config):
     res = runner.invoke(app, ["report", str(out), "--out", str(tmp_path / "rep")])
     assert res.exit_code == 0, res.output
     assert (tmp_path / "rep" / "report.md").is_file()
+
+
+def test_parse_seeds():
+    import pytest
+    import typer
+
+    from xlnel.cli.experiment import parse_seeds
+
+    assert parse_seeds("5") == 5
+    assert parse_seeds("3,4") == [3, 4]
+    assert parse_seeds("7,") == [7]
+    for bad in ("0", "x", "1,1", "-1,2", ","):
+        with pytest.raises(typer.BadParameter):
+            parse_seeds(bad)

@@ -7,6 +7,7 @@ from tests.conftest import make_documents
 from xlnel.candidates.tfidf_generator import TfidfCandidateGenerator
 from xlnel.config import CandidatesConfig, FilterConfig
 from xlnel.dictionary.dictionary import Dictionary
+from xlnel.errors import ArtifactError
 from xlnel.filtering.gbdt import GradientBoostingFilter, _span_tops
 from xlnel.filtering.labels import label_candidates
 from xlnel.io.jsonl import read_jsonl
@@ -67,3 +68,32 @@ def test_bad_options():
         GradientBoostingFilter(FilterConfig(options={"depth": 3}), "en")
     with pytest.raises(ValueError, match="unit"):
         GradientBoostingFilter(FilterConfig(options={"unit": "doc"}), "en")
+
+
+def test_window_adds_context_features_and_round_trips(tmp_path, docs_and_candidates):
+    docs, cands = docs_and_candidates
+    cfg = FilterConfig(name="xlnel.gbdt.v1", options={"folds": 2, "max_iter": 20, "window": 2})
+    f = GradientBoostingFilter(cfg, "en").fit(docs, cands)
+    assert "window_prior_max" in f.extractor.feature_names
+    assert f.priors.window  # context words were counted
+    x = f.extractor.transform(docs[0], cands[0], f.priors)
+    assert x.shape[1] == len(f.extractor.feature_names)
+    f.save(tmp_path / "f")
+    g = GradientBoostingFilter.load(tmp_path / "f", cfg, "en")
+    for a, b in zip(f.score_batch(docs, cands), g.score_batch(docs, cands), strict=True):
+        np.testing.assert_allclose(a, b)
+    # a filter trained without a window cannot be loaded as one with it
+    with pytest.raises(ArtifactError, match="other features"):
+        GradientBoostingFilter.load(tmp_path / "f", FilterConfig(name="xlnel.gbdt.v1"), "en")
+
+
+def test_window_words_are_ws_words_each_side():
+    from xlnel.candidates.stopwords import load_stopwords
+    from xlnel.filtering.features import FeatureExtractor
+
+    ex = FeatureExtractor("en", load_stopwords("en"), window=2)
+    text = "one two three SPAN four five six"
+    s = text.index("SPAN")
+    assert ex._window_words(text, s, s + 4) == {"two", "three", "four", "five"}
+    with pytest.raises(ValueError, match="window"):
+        FeatureExtractor("en", frozenset(), window=-1)

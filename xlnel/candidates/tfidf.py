@@ -50,6 +50,11 @@ class MatcherConfig:
         chunk_size: Queries scored together; ``None`` picks it from the dictionary size
             (the candidate arrays of a chunk grow with both).
         workers: Threads searching chunks of queries at the same time.
+        metric: ``"cosine"`` (the indexed, exact search) or ``"manhattan"``: one minus half
+            the L1 distance of the L1-normalised vectors (equal to the sum over n-grams of the
+            smaller weight; 1 for identical strings, 0 for disjoint ones). Manhattan is the
+            paper's ablation: it scores every name sharing an n-gram with the query (no
+            index pruning), which is fine for dictionaries of tens of thousands of names.
     """
 
     ngram_min: int = 1
@@ -60,6 +65,7 @@ class MatcherConfig:
     use_idf: bool = True
     chunk_size: int | None = None
     workers: int = 1
+    metric: str = "cosine"
 
     def __post_init__(self) -> None:
         if not 1 <= self.ngram_min <= self.ngram_max:
@@ -73,6 +79,11 @@ class MatcherConfig:
             raise ConfigError(f"chunk_size must be at least 1, got {self.chunk_size}")
         if self.workers < 1:
             raise ConfigError(f"workers must be at least 1, got {self.workers}")
+        if self.metric not in METRICS:
+            raise ConfigError(f"metric must be one of {', '.join(METRICS)}, got {self.metric!r}")
+
+
+METRICS = ("cosine", "manhattan")
 
 
 def char_ngrams(text: str, lo: int, hi: int) -> list[str]:
@@ -93,7 +104,7 @@ class Match:
 
 
 class TfidfMatcher:
-    """Exact top-m cosine search of query strings against a fixed list of (normalised) names."""
+    """Exact top-m search (cosine or Manhattan) of queries against fixed (normalised) names."""
 
     def __init__(self, config: MatcherConfig | None = None) -> None:
         self.config = config if config is not None else MatcherConfig()
@@ -104,6 +115,7 @@ class TfidfMatcher:
         self._name_vectors: sp.csr_matrix | None = None  # names x features, unit rows
         self._rank = np.zeros(0, dtype=np.int32)  # per n-gram: global rank, most frequent first
         self._index: ix.SplitIndex | None = None  # inverted index of the names' indexed parts
+        self._l1_columns: sp.csc_matrix | None = None  # L1-normalised names, for "manhattan"
 
     # ----------------------------------------------------------------------------------- fitting
     def fit(self, names: Sequence[str]) -> TfidfMatcher:
@@ -134,30 +146,36 @@ class TfidfMatcher:
     def _set_vectors(self, vectors: sp.csr_matrix) -> None:
         """Build the inverted index of unit-norm name vectors with sorted rows."""
         self._name_vectors = vectors
+        self._l1_columns = None
         self._rank = ix.global_rank(vectors)
         self._index = ix.split_index(vectors, self._rank, self.config.threshold)
 
     # ---------------------------------------------------------------------------------- querying
-    def _vectorize(self, queries: Sequence[str]) -> sp.csr_matrix:
-        """Query vectors whose norm counts n-grams unknown to the index, so cosines stay honest."""
+    def _vectorize(self, queries: Sequence[str], norm: str = "l2") -> sp.csr_matrix:
+        """Query vectors whose ``norm`` (``"l2"`` or ``"l1"``) counts n-grams unknown to the
+        index, so similarities stay honest."""
         cfg = self.config
         indptr: list[int] = [0]
         indices: list[int] = []
         values: list[float] = []
         for query in queries:
             grams = Counter(char_ngrams(query, cfg.ngram_min, cfg.ngram_max))
-            row_idx, row_val, oov_sq = [], [], 0.0
+            row_idx, row_val, oov_sq, oov_abs = [], [], 0.0, 0.0
             for gram, count in grams.items():
                 tf = 1 + math.log(count) if cfg.sublinear_tf else float(count)
                 j = self.vocabulary.get(gram)
                 if j is None:
                     oov_sq += (tf * self._oov_idf) ** 2
+                    oov_abs += tf * self._oov_idf
                 else:
                     row_idx.append(j)
                     row_val.append(tf * float(self.idf[j]))
-            norm = math.sqrt(sum(v * v for v in row_val) + oov_sq)
-            if norm > 0:
-                values.extend(v / norm for v in row_val)
+            if norm == "l1":
+                size = sum(row_val) + oov_abs
+            else:
+                size = math.sqrt(sum(v * v for v in row_val) + oov_sq)
+            if size > 0:
+                values.extend(v / size for v in row_val)
                 indices.extend(row_idx)
             indptr.append(len(indices))
         return sp.csr_matrix((np.asarray(values, dtype=np.float32),
@@ -189,9 +207,39 @@ class TfidfMatcher:
 
     def _search_chunk(self, queries: Sequence[str]) -> list[list[Match]]:
         assert self._name_vectors is not None and self._index is not None
+        if self.config.metric == "manhattan":
+            return self._manhattan_chunk(queries)
         found = ix.search_chunk(self._vectorize(queries), self._rank, self._name_vectors,
                                 self._index, self.config.threshold, self.config.top_m)
         return [[Match(j, s) for j, s in row] for row in found]
+
+    def _manhattan_chunk(self, queries: Sequence[str]) -> list[list[Match]]:
+        """Top names by ``sum_j min(q_j, n_j)`` over L1-normalised vectors (see ``metric``)."""
+        assert self._name_vectors is not None
+        if self._l1_columns is None:  # built once; a race only builds it twice
+            v = self._name_vectors
+            sums = np.asarray(abs(v).sum(axis=1)).ravel()
+            scale = sp.diags(1.0 / np.maximum(sums, 1e-12))
+            self._l1_columns = sp.csc_matrix((scale @ v).astype(np.float64))
+        cols = self._l1_columns
+        cfg = self.config
+        out: list[list[Match]] = []
+        for q in self._vectorize(queries, norm="l1"):
+            rows_parts, vals_parts = [], []
+            for j, w in zip(q.indices, q.data, strict=True):
+                a, b = cols.indptr[j], cols.indptr[j + 1]
+                rows_parts.append(cols.indices[a:b])
+                vals_parts.append(np.minimum(cols.data[a:b], float(w)))
+            if not rows_parts:
+                out.append([])
+                continue
+            names, inverse = np.unique(np.concatenate(rows_parts), return_inverse=True)
+            scores = np.round(np.bincount(inverse, np.concatenate(vals_parts)), 6)
+            ok = (scores >= cfg.threshold - ix._TIE) & (scores > 0)
+            names, scores = names[ok], scores[ok]
+            order = np.lexsort((names, -scores))[:cfg.top_m]
+            out.append([Match(int(names[i]), float(min(scores[i], 1.0))) for i in order])
+        return out
 
     # ------------------------------------------------------------------------------ persistence
     def save(self, directory: str | Path) -> None:
@@ -272,7 +320,7 @@ _FORMAT = 2  # 1: names.json + name_vectors.npz; 2: .npy arrays, memory-mappable
 
 
 def _check_compatible(saved: MatcherConfig, wanted: MatcherConfig, where: Path) -> None:
-    fixed = ("ngram_min", "ngram_max", "sublinear_tf", "use_idf")
+    fixed = ("ngram_min", "ngram_max", "sublinear_tf", "use_idf")  # metric: search-time only
     for key in fixed:
         if getattr(saved, key) != getattr(wanted, key):
             raise ConfigError(f"matcher in {where} was built with {key}={getattr(saved, key)}; "
@@ -280,11 +328,20 @@ def _check_compatible(saved: MatcherConfig, wanted: MatcherConfig, where: Path) 
 
 
 def brute_force_search(matcher: TfidfMatcher, queries: Iterable[str]) -> list[list[Match]]:
-    """Reference search scoring every name; used by tests and benchmarks."""
+    """Reference search scoring every name (either metric); used by tests and benchmarks."""
     assert matcher._name_vectors is not None
     cfg = matcher.config
-    q = matcher._vectorize(list(queries))
-    dense = np.round((q.astype(np.float64) @ matcher._name_vectors.T).toarray(), 6)
+    names = matcher._name_vectors.astype(np.float64)
+    if cfg.metric == "manhattan":
+        q = matcher._vectorize(list(queries), norm="l1").toarray().astype(np.float64)
+        dense_names = names.toarray()
+        dense_names /= np.maximum(dense_names.sum(axis=1, keepdims=True), 1e-12)
+        sims = np.stack([np.minimum(row, dense_names).sum(axis=1) for row in q]) if len(q) \
+            else np.zeros((0, names.shape[0]))
+        dense = np.round(sims, 6)
+    else:
+        q = matcher._vectorize(list(queries))
+        dense = np.round((q.astype(np.float64) @ names.T).toarray(), 6)
     out = []
     for row in dense:
         idx = np.flatnonzero((row >= cfg.threshold - 1e-6) & (row > 0))

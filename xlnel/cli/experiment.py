@@ -19,7 +19,9 @@ def experiment_cli(
     grid: Annotated[list[str] | None, typer.Option(
         "--grid", help="Axis key.path=v1,v2,... (repeatable; cells are the cross product).")]
     = None,
-    seeds: Annotated[int, typer.Option(min=1, help="Seeds 0..N-1 per grid point.")] = 1,
+    seeds: Annotated[str, typer.Option(
+        help="N: seeds 0..N-1 per grid point; or a list such as 3,4 (to split a sweep between "
+             "processes or machines, each with its own --out).")] = "1",
     set_: Annotated[list[str] | None, typer.Option("--set", help="Override: key.path=value.")]
     = None,
     cache: Annotated[Path | None, typer.Option(
@@ -33,11 +35,32 @@ def experiment_cli(
     from xlnel.config import parse_overrides
     from xlnel.experiments import format_summary, parse_grid, run_experiment, summarize
 
-    records = run_experiment(config, parse_grid(grid or []), seeds, out,
+    records = run_experiment(config, parse_grid(grid or []), parse_seeds(seeds), out,
                              overrides=parse_overrides(list(set_ or [])), cache_dir=cache,
                              progress=True)
     typer.echo(format_summary(summarize(records)))
     typer.echo(f"{len(records)} runs in {out / 'runs.jsonl'}", err=True)
+
+
+def parse_seeds(text: str) -> int | list[int]:
+    """``"5"`` -> 5 (seeds 0..4); ``"3,4"`` -> [3, 4].
+
+    Raises:
+        typer.BadParameter: On anything but a positive count or a list of seeds >= 0.
+    """
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    try:
+        values = [int(p) for p in parts]
+    except ValueError:
+        raise typer.BadParameter(f"--seeds takes a count or a comma-separated list of integers, "
+                                 f"got {text!r}") from None
+    if "," not in text:
+        if len(values) != 1 or values[0] < 1:
+            raise typer.BadParameter(f"--seeds count must be at least 1, got {text!r}")
+        return values[0]
+    if not values or min(values) < 0 or len(set(values)) != len(values):
+        raise typer.BadParameter(f"--seeds list must hold distinct seeds >= 0, got {text!r}")
+    return values
 
 
 def report_cli(

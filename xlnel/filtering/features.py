@@ -4,6 +4,10 @@ Besides string similarity and shape, the strongest signals are *priors* learnt f
 documents: how often a span text was a gold mention when it occurred, and how often a name was
 the right one when it was proposed. On the training documents they are computed out of fold, so
 the classifier never sees a prior that already knows the answer.
+
+With a context ``window`` of Ws > 0 words, two more span features summarise the words around the
+span (Ws on each side): the highest and the mean share of gold spans among the spans that had
+each of those words in their window.
 """
 
 from __future__ import annotations
@@ -31,15 +35,19 @@ PAIR_FEATURES = (
     "name_seen",
 )
 FEATURE_NAMES = SPAN_FEATURES + PAIR_FEATURES
+#: Added after the span features when the extractor has a context window.
+WINDOW_FEATURES = ("window_prior_max", "window_prior_mean")
 
 
 @dataclass
 class Priors:
-    """Counts of (positive, seen) per normalised mention text, name and previous word."""
+    """Counts of (positive, seen) per normalised mention text, name, previous word and word of
+    the context window."""
 
     mention: dict[str, list[int]] = field(default_factory=dict)
     name: dict[str, list[int]] = field(default_factory=dict)
     context: dict[str, list[int]] = field(default_factory=dict)
+    window: dict[str, list[int]] = field(default_factory=dict)
 
     def add(self, table: str, key: str, positive: bool) -> None:
         """Count one occurrence of ``key`` in ``table``."""
@@ -56,9 +64,12 @@ class Priors:
 class FeatureExtractor:
     """Turns candidates of a document into a feature matrix (one row per candidate)."""
 
-    def __init__(self, lang: str, stopwords: frozenset[str]) -> None:
+    def __init__(self, lang: str, stopwords: frozenset[str], window: int = 0) -> None:
+        if window < 0:
+            raise ValueError(f"window must be at least 0 words, got {window}")
         self.lang = lang
         self.stopwords = stopwords
+        self.window = window
         # the same span text recurs for each of its candidates and names recur across spans
         self._norms: dict[str, str] = {}
 
@@ -71,17 +82,36 @@ class FeatureExtractor:
             norm = self._norms[text] = normalize_string(text, self.lang)
         return norm
 
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        """Names of the columns :meth:`transform` returns."""
+        if self.window:
+            return SPAN_FEATURES + WINDOW_FEATURES + PAIR_FEATURES
+        return FEATURE_NAMES
+
     def count(self, priors: Priors, document: Document, candidates: Sequence[Candidate],
               labels: np.ndarray) -> None:
         """Add one document's candidates to the prior counts."""
         span_pos: dict[tuple[int, int], bool] = {}
+        word_start: dict[tuple[int, int], int] = {}
         for cand, y in zip(candidates, labels, strict=True):
             priors.add("name", self.norm(cand.name), bool(y))
             key = (cand.span.start, cand.span.end)
             span_pos[key] = span_pos.get(key, False) or bool(y)
+            word_start[key] = cand.span.start - len(cand.span.stripped_prefix)
         for (s, e), y in span_pos.items():
             priors.add("mention", self.norm(document.text[s:e]), y)
             priors.add("context", self._prev_word(document.text, s), y)
+            if self.window:
+                for word in self._window_words(document.text, word_start[(s, e)], e):
+                    priors.add("window", word, y)
+
+    def _window_words(self, text: str, start: int, end: int) -> set[str]:
+        """The normalised words among ``window`` words on each side of ``text[start:end]``."""
+        reach = 40 * self.window
+        left = _WORD.findall(text[max(0, start - reach):start])[-self.window:]
+        right = _WORD.findall(text[end:end + reach])[:self.window]
+        return {self.norm(w) for w in left + right}
 
     def _prev_word(self, text: str, start: int) -> str:
         words = _WORD.findall(text[max(0, start - 40):start])
@@ -93,14 +123,14 @@ class FeatureExtractor:
 
     def transform(self, document: Document, candidates: Sequence[Candidate],
                   priors: Priors) -> np.ndarray:
-        """Feature matrix of shape (len(candidates), len(FEATURE_NAMES))."""
+        """Feature matrix of shape (len(candidates), len(self.feature_names))."""
         by_span: dict[tuple[int, int], list[float]] = {}
         for c in candidates:
             by_span.setdefault((c.span.start, c.span.end), []).append(c.score)
         best = {k: max(v) for k, v in by_span.items()}
         better_inside = _inside_better_span(best)
         span_rows: dict[tuple[int, int], list[float]] = {}
-        rows = np.zeros((len(candidates), len(FEATURE_NAMES)), dtype=np.float32)
+        rows = np.zeros((len(candidates), len(self.feature_names)), dtype=np.float32)
         for i, c in enumerate(candidates):
             key = (c.span.start, c.span.end)
             if key not in span_rows:
@@ -127,12 +157,18 @@ class FeatureExtractor:
         latin = self.lang != "en" and bool(re.search(r"[A-Za-z]", c.span.text))
         mention_prior, mention_seen = priors.rate("mention", self.norm(c.span.text))
         context_prior, _ = priors.rate("context", prev_word)
+        window: list[float] = []
+        if self.window:
+            rates = [priors.rate("window", w)[0]
+                     for w in self._window_words(text, word_start, e)] or [priors.rate(
+                         "window", "")[0]]
+            window = [max(rates), float(np.mean(rates))]
         return [float(e - s), float(len(c.span.text.split())), float(len(c.span.stripped_prefix)),
                 float(prev_word in self.stopwords), float(next_word in self.stopwords),
                 float(not before.isalnum()), float(not after.isalnum()),
                 float(any(ch.isdigit() for ch in c.span.text)), float(latin),
                 float(inside_better), float(n_candidates), mention_prior,
-                float(np.log1p(mention_seen)), context_prior]
+                float(np.log1p(mention_seen)), context_prior, *window]
 
 
 def _inside_better_span(best: dict[tuple[int, int], float]) -> set[tuple[int, int]]:

@@ -21,7 +21,7 @@ from xlnel.candidates.stopwords import load_stopwords
 from xlnel.config import FilterConfig
 from xlnel.errors import ArtifactError
 from xlnel.filtering.base import CandidateFilter, register_filter
-from xlnel.filtering.features import FEATURE_NAMES, FeatureExtractor, Priors, count_priors
+from xlnel.filtering.features import FeatureExtractor, Priors, count_priors
 from xlnel.filtering.labels import label_candidates
 from xlnel.linkers.decide import choose_threshold
 from xlnel.types import Candidate, Document
@@ -29,7 +29,8 @@ from xlnel.types import Candidate, Document
 logger = logging.getLogger(__name__)
 
 _DEFAULTS = {"folds": 5, "max_iter": 300, "learning_rate": 0.08, "max_leaf_nodes": 31,
-             "l2_regularization": 1.0, "seed": 0, "unit": "auto"}
+             "l2_regularization": 1.0, "seed": 0, "unit": "auto",
+             "window": 0}
 
 
 def _span_tops(candidates: Sequence[Candidate]) -> tuple[np.ndarray, np.ndarray]:
@@ -68,7 +69,7 @@ class GradientBoostingFilter(CandidateFilter):
         # row per span (its best-matching name) gives the classifier clean labels.
         self.per_span = (self.options["unit"] == "span" or
                          (self.options["unit"] == "auto" and config.select_level == "span"))
-        self.extractor = FeatureExtractor(lang, load_stopwords(lang))
+        self.extractor = FeatureExtractor(lang, load_stopwords(lang), int(self.options["window"]))
         self.priors = Priors()
         self.model: HistGradientBoostingClassifier | None = None
 
@@ -129,7 +130,7 @@ class GradientBoostingFilter(CandidateFilter):
     def _out_of_fold_features(self, documents: Sequence[Document],
                               candidates: Sequence[Sequence[Candidate]],
                               labels: list[np.ndarray], fold_of: np.ndarray) -> list[np.ndarray]:
-        xs: list[np.ndarray] = [np.zeros((0, len(FEATURE_NAMES)))] * len(documents)
+        xs: list[np.ndarray] = [np.zeros((0, len(self.extractor.feature_names)))] * len(documents)
         for f in np.unique(fold_of):
             inside = [int(i) for i in np.flatnonzero(fold_of == f)]
             outside = [int(i) for i in np.flatnonzero(fold_of != f)]
@@ -174,12 +175,12 @@ class GradientBoostingFilter(CandidateFilter):
         directory.mkdir(parents=True, exist_ok=True)
         joblib.dump(self.model, directory / "model.joblib")
         priors = {"mention": self.priors.mention, "name": self.priors.name,
-                  "context": self.priors.context}
+                  "context": self.priors.context, "window": self.priors.window}
         (directory / "priors.json").write_text(json.dumps(priors, ensure_ascii=False),
                                                encoding="utf-8")
         meta = {"xlnel_version": __version__, "filter": self.registered_name,
                 "threshold": self.threshold, "options": self.options,
-                "features": list(FEATURE_NAMES)}
+                "features": list(self.extractor.feature_names)}
         (directory / "filter.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
 
     @classmethod
@@ -193,13 +194,13 @@ class GradientBoostingFilter(CandidateFilter):
             if not (directory / name).is_file():
                 raise ArtifactError(f"saved filter in {directory} lacks {name}")
         meta = json.loads((directory / "filter.json").read_text(encoding="utf-8"))
-        if meta.get("features") != list(FEATURE_NAMES):
+        f = cls(config, lang)
+        if meta.get("features") != list(f.extractor.feature_names):
             raise ArtifactError(f"filter in {directory} was trained with other features "
                                 f"(xlnel {meta.get('xlnel_version')}); retrain it")
-        f = cls(config, lang)
         f.model = joblib.load(directory / "model.joblib")
         raw = json.loads((directory / "priors.json").read_text(encoding="utf-8"))
-        f.priors = Priors(raw["mention"], raw["name"], raw["context"])
+        f.priors = Priors(raw["mention"], raw["name"], raw["context"], raw.get("window", {}))
         f.threshold = meta["threshold"] if config.threshold is None else config.threshold
         return f
 
