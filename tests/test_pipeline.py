@@ -112,6 +112,25 @@ def test_tagger_spans_replace_the_span_enumeration(tmp_path, tiny_config):
     assert [e.text for e in doc.entities] == ["Insulin", "Asthma", "Hypertension"]
 
 
+def test_pretrained_tagger_is_reused_not_retrained(tmp_path, tiny_config):
+    TAGGERS.register(_CapitalisedTagger)
+    over = {"filter.name": "xlnel.similarity.v1", "filter.options": {},
+            "filter.threshold": 0.9, "ner.name": "test.capitalised.v1"}
+    train(load_config(tiny_config, over), tmp_path / "first")
+    _CapitalisedTagger.fitted_on = -1
+    cfg = load_config(tiny_config, {**over, "ner.pretrained": str(tmp_path / "first"),
+                                    "candidates.top_m": 5})
+    train(cfg, tmp_path / "second")
+    assert _CapitalisedTagger.fitted_on == -1  # loaded, not fitted
+    assert (tmp_path / "second" / "ner" / "tagger.json").is_file()
+    assert isinstance(Pipeline.load(tmp_path / "second").tagger, _CapitalisedTagger)
+    # the ner/ folder itself works too; a tagger trained on other data is refused
+    cfg = load_config(tiny_config, {**over, "ner.pretrained": str(tmp_path / "first" / "ner"),
+                                    "data.test_fraction": 0.5})
+    with pytest.raises(ConfigError, match="trained with data"):
+        train(cfg, tmp_path / "third")
+
+
 def test_unknown_tagger_is_a_config_error(tmp_path, tiny_config):
     cfg = load_config(tiny_config, {"ner.name": "no.such.tagger"})
     with pytest.raises(ConfigError, match="unknown tagger 'no.such.tagger'"):

@@ -131,10 +131,16 @@ class NerConfig(_Section):
         name: Registered tagger name (``xlnel.crf_tagger.v1``); ``None`` = no tagger, the
             generator enumerates every span of up to ``candidates.max_words`` words.
         options: Settings specific to the chosen tagger.
+        pretrained: A pipeline folder trained before (or its ``ner/`` folder) whose tagger is
+            reused instead of training one, to try other linkers behind one tagger. Its
+            pipeline must have been trained on the same ``data`` (else the tagger may have
+            seen this config's test documents); ``options`` then only set ``device`` and
+            ``inference_batch_size``.
     """
 
     name: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)
+    pretrained: str | None = None
 
 
 class LinkerConfig(_Section):

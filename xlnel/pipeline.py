@@ -165,11 +165,40 @@ def fit_tagger(config: PipelineConfig, train_docs: Sequence[Document],
     """The config's mention tagger fitted on ``train_docs``, or ``None`` when it has none."""
     if config.ner.name is None:
         return None
+    if config.ner.pretrained is not None:
+        return load_pretrained_tagger(config)
     # The tagger learns mention boundaries from every training document: the DFT share's
     # mentions are not in the filter's data, but they are still valid tagging examples.
     tagger = tagger_class(config.ner.name)(config.ner, config.lang)
     tagger.fit(train_docs, progress=progress)
     return tagger
+
+
+def load_pretrained_tagger(config: PipelineConfig) -> SpanTagger:
+    """The trained tagger named by ``config.ner.pretrained`` (see :class:`NerConfig`).
+
+    Raises:
+        ConfigError: If its pipeline was trained on other data or with another tagger.
+        ArtifactError: If the folder holds no saved tagger.
+    """
+    assert config.ner.name is not None and config.ner.pretrained is not None
+    source = Path(config.ner.pretrained)
+    folder = source / "ner" if (source / "ner").is_dir() else source
+    saved_config = folder.parent / "config.yaml"
+    if saved_config.is_file():
+        saved = load_config(saved_config)
+        if saved.data != config.data:
+            raise ConfigError(f"ner.pretrained: the tagger in {folder} was trained with data "
+                              f"{saved.data.model_dump()}, not {config.data.model_dump()}; it "
+                              "may have seen this config's test documents")
+        if saved.ner.name != config.ner.name:
+            raise ConfigError(f"ner.pretrained: {folder} holds a {saved.ner.name} tagger, "
+                              f"not {config.ner.name}")
+    else:
+        logger.warning("ner.pretrained: %s has no config.yaml beside it; the data the tagger "
+                       "was trained on cannot be checked", folder)
+    logger.info("reusing the tagger in %s", folder)
+    return tagger_class(config.ner.name).load(folder, config.ner, config.lang)
 
 
 def fit_generator(config: PipelineConfig, dictionary: Dictionary) -> CandidateGenerator:
