@@ -21,6 +21,12 @@ from xlnel.experiments.report import best_point
 GRID = "dft.R=0,0.1,0.2,0.3,0.4,0.5"
 CONFIGS = {"diabetes": "configs/camoni-diabetes.yaml", "sclerosis": "configs/camoni-sclerosis.yaml",
            "depression": "configs/camoni-depression.yaml", "bc5cdr": "configs/bc5cdr.yaml"}
+#: How a corpus's sweep was run when it differs from one `xlnel experiment` call.
+NOTES = {"bc5cdr": "Run as two processes sharing the stage cache, one per core (--seeds 0,1,2 "
+                   "into benchmarks/results/r_sweep/bc5cdr and --seeds 3,4 into a scratch "
+                   "folder, whose runs.jsonl was then appended), each with OMP_NUM_THREADS=1 "
+                   "under nice -n 10 while ablations shared the cores. Scored at concept level "
+                   "on the whole dev set (the shipped config's select_level)."}
 
 
 def corpus_summary(name: str, runs: Path) -> dict[str, Any]:
@@ -35,6 +41,8 @@ def corpus_summary(name: str, runs: Path) -> dict[str, Any]:
                                    / max(len(records), 1), 1),
         "by_R": summarize(records),
     }
+    if name in NOTES:
+        out["note"] = NOTES[name]
     for metric in ("span_f1", "concept_f1"):
         best = best_point(records, metric)
         if best is not None:
@@ -63,10 +71,10 @@ def main(argv: list[str]) -> None:
         "threads": os.environ.get("OMP_NUM_THREADS", "default"),
         "note": "Mean ± sample std over seeds; seed s sets seed, dft.seed and "
                 "filter.options.seed; the held-out test documents are the same for every run. "
-                "Times were taken on a 2-core machine shared with other jobs (load average "
-                "~15), the three Camoni sweeps running at once under nice -n 10 with "
-                "OMP_NUM_THREADS=1: wall_seconds is each sweep's wall time, cpu_seconds its "
-                "user+sys CPU time (from `time`).",
+                "Times were taken on a 2-core machine shared with other jobs: the three Camoni "
+                "sweeps ran at once under nice -n 10 with OMP_NUM_THREADS=1 (load average "
+                "~15); wall_seconds is each sweep's wall time, cpu_seconds its user+sys CPU "
+                "time (from `time`), cell_seconds_* the cells' own timings.",
         "python": platform.python_version(),
         "corpora": corpora,
     })
