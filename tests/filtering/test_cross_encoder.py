@@ -248,3 +248,26 @@ def test_scores_feed_the_linking_decision(trained, corpus):
     linked = [decide(d, c, s, filt.threshold) for d, c, s in zip(docs, cands, scores,
                                                                    strict=True)]
     assert all(0 <= link.score <= 1 for d in linked for link in d.entities)
+
+
+def test_train_layers_freezes_all_but_the_top_layers(tiny_model_dir, corpus):
+    docs, cands = corpus
+    filt = _filter(tiny_model_dir, epochs=1, train_layers=1)
+    filt.build_model()
+    model = filt._model
+    layers = model.base_model.encoder.layer
+    assert all(not p.requires_grad for p in model.base_model.embeddings.parameters())
+    assert all(not p.requires_grad for layer in layers[:-1] for p in layer.parameters())
+    assert all(p.requires_grad for p in layers[-1].parameters())
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
+    filt.fit(docs[:8], cands[:8])
+    changed = {n for n, p in filt._model.named_parameters()
+               if not torch.equal(p.detach(), before[n])}
+    assert changed and all(".layer.0." not in n and "embeddings" not in n for n in changed)
+
+
+def test_train_layers_errors_are_config_errors(tiny_model_dir):
+    with pytest.raises(ConfigError, match="layers"):
+        _filter(tiny_model_dir, train_layers=99).build_model()
+    with pytest.raises(ConfigError, match="freeze_embeddings"):
+        _filter(tiny_model_dir, train_layers=1, freeze_embeddings=False).build_model()

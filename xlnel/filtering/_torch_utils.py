@@ -44,6 +44,38 @@ def freeze_embeddings(model: PreTrainedModel) -> int:
     return frozen
 
 
+def freeze_lower_layers(model: PreTrainedModel, trainable: int) -> int:
+    """Freeze the embeddings and every transformer layer but the top ``trainable`` ones (the
+    classification head stays trainable); returns the number of parameters frozen.
+
+    On a CPU this roughly halves a training step (no backward pass through the frozen
+    layers, whose activations autograd then does not keep) and leaves fewer weights to move.
+
+    Raises:
+        ValueError: If the model's layer stack cannot be found, or ``trainable`` exceeds it.
+    """
+    base = getattr(model, model.base_model_prefix, None)
+    layers = None
+    for path in (("encoder", "layer"), ("transformer", "layer"), ("encoder", "layers")):
+        node: Any = base
+        for name in path:
+            node = getattr(node, name, None)
+        if isinstance(node, torch.nn.ModuleList):
+            layers = node
+            break
+    if layers is None:
+        raise ValueError(f"cannot find the transformer layers of {type(model).__name__} to "
+                         "freeze; leave train_layers unset for this model")
+    if trainable > len(layers):
+        raise ValueError(f"train_layers={trainable} but the model has {len(layers)} layers")
+    frozen = freeze_embeddings(model)
+    for layer in layers[:len(layers) - trainable]:
+        for param in layer.parameters():
+            param.requires_grad_(False)
+            frozen += param.numel()
+    return frozen
+
+
 def trainable_state(model: torch.nn.Module) -> dict[str, torch.Tensor]:
     """A CPU copy of the trainable parameters (frozen ones never change, so are not copied)."""
     return {name: p.detach().to("cpu", copy=True) for name, p in model.named_parameters()

@@ -29,7 +29,7 @@ from tqdm import tqdm
 
 from xlnel import __version__
 from xlnel.config import FilterConfig, validate_options
-from xlnel.errors import ArtifactError
+from xlnel.errors import ArtifactError, ConfigError
 from xlnel.filtering._pairs import candidate_windows, top_k_mask
 from xlnel.filtering.base import CandidateFilter, register_filter
 from xlnel.filtering.labels import label_candidates
@@ -63,6 +63,9 @@ class CrossEncoderOptions(BaseModel):
         seed: Seed of the dev split, negative sampling, head initialisation and shuffling.
         device: ``cpu``, ``cuda`` or ``auto``.
         freeze_embeddings: Keep the embedding layer fixed; ``None`` = only on CPU.
+        train_layers: Train only the top N transformer layers and the head; the embeddings
+            and lower layers stay fixed (about half the cost of a CPU step). ``None`` = all
+            layers.
         grad_accum: Steps whose gradients are summed before each update.
         top_k_per_span: Names per span, best matcher scores first, read by the transformer;
             ``None`` = all.
@@ -89,6 +92,7 @@ class CrossEncoderOptions(BaseModel):
     seed: int = 0
     device: Literal["cpu", "cuda", "auto"] = "auto"
     freeze_embeddings: bool | None = None
+    train_layers: int | None = Field(None, ge=0)
     grad_accum: int = Field(1, ge=1)
     top_k_per_span: int | None = Field(5, ge=1)
     neg_ratio: float | None = Field(4.0, gt=0)
@@ -156,7 +160,7 @@ class CrossEncoderFilter(CandidateFilter):
     def _load_model(self, source: str, for_training: bool) -> None:
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-        from xlnel.filtering._torch_utils import freeze_embeddings
+        from xlnel.filtering._torch_utils import freeze_embeddings, freeze_lower_layers
         from xlnel.models.devices import resolve_device
 
         self._device = resolve_device(self.options.device, "filter.options.device")
@@ -167,7 +171,17 @@ class CrossEncoderFilter(CandidateFilter):
         freeze = self.options.freeze_embeddings
         if freeze is None:
             freeze = self._device.type == "cpu"
-        if freeze and for_training:
+        if for_training and self.options.train_layers is not None:
+            if self.options.freeze_embeddings is False:
+                raise ConfigError("filter.options: train_layers keeps the embeddings fixed; "
+                                  "it cannot be combined with freeze_embeddings: false")
+            try:
+                frozen = freeze_lower_layers(model, self.options.train_layers)
+            except ValueError as e:
+                raise ConfigError(f"filter.options.train_layers: {e}") from None
+            logger.info("froze %d parameters (embeddings and all but the top %d layers)",
+                        frozen, self.options.train_layers)
+        elif freeze and for_training:
             logger.info("froze %d embedding parameters", freeze_embeddings(model))
         self._model = model.to(self._device)
         self._quantized = None
