@@ -94,6 +94,6 @@ def test_window_words_are_ws_words_each_side():
     ex = FeatureExtractor("en", load_stopwords("en"), window=2)
     text = "one two three SPAN four five six"
     s = text.index("SPAN")
-    assert ex._window_words(text, s, s + 4) == {"two", "three", "four", "five"}
+    assert ex._window_words(text, s, s + 4) == ["five", "four", "three", "two"]
     with pytest.raises(ValueError, match="window"):
         FeatureExtractor("en", frozenset(), window=-1)

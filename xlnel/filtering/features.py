@@ -106,12 +106,13 @@ class FeatureExtractor:
                 for word in self._window_words(document.text, word_start[(s, e)], e):
                     priors.add("window", word, y)
 
-    def _window_words(self, text: str, start: int, end: int) -> set[str]:
-        """The normalised words among ``window`` words on each side of ``text[start:end]``."""
+    def _window_words(self, text: str, start: int, end: int) -> list[str]:
+        """The distinct normalised words among ``window`` words on each side of
+        ``text[start:end]``, sorted (so feature values do not depend on hash order)."""
         reach = 40 * self.window
         left = _WORD.findall(text[max(0, start - reach):start])[-self.window:]
         right = _WORD.findall(text[end:end + reach])[:self.window]
-        return {self.norm(w) for w in left + right}
+        return sorted({self.norm(w) for w in left + right})
 
     def _prev_word(self, text: str, start: int) -> str:
         words = _WORD.findall(text[max(0, start - 40):start])
