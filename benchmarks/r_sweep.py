@@ -22,11 +22,15 @@ GRID = "dft.R=0,0.1,0.2,0.3,0.4,0.5"
 CONFIGS = {"diabetes": "configs/camoni-diabetes.yaml", "sclerosis": "configs/camoni-sclerosis.yaml",
            "depression": "configs/camoni-depression.yaml", "bc5cdr": "configs/bc5cdr.yaml"}
 #: How a corpus's sweep was run when it differs from one `xlnel experiment` call.
-NOTES = {"bc5cdr": "Run as two processes sharing the stage cache, one per core (--seeds 0,1,2 "
-                   "into benchmarks/results/r_sweep/bc5cdr and --seeds 3,4 into a scratch "
-                   "folder, whose runs.jsonl was then appended), each with OMP_NUM_THREADS=1 "
-                   "under nice -n 10 while ablations shared the cores. Scored at concept level "
-                   "on the whole dev set (the shipped config's select_level)."}
+NOTES = {"bc5cdr": "Run as three processes sharing the stage cache (--seeds 0,1,2 into "
+                   "benchmarks/results/r_sweep/bc5cdr, --seeds 3,4 and --seeds 2, into scratch "
+                   "folders whose runs.jsonl were appended, cells already present skipped), "
+                   "with OMP_NUM_THREADS=1 while other jobs shared the 2 cores; stopped at the "
+                   "session's end, so not every R has 5 seeds yet (see seeds per R in by_R). "
+                   "Resume with: xlnel experiment configs/bc5cdr.yaml --grid "
+                   "dft.R=0,0.1,0.2,0.3,0.4,0.5 --seeds 5 --out "
+                   "benchmarks/results/r_sweep/bc5cdr. Scored at concept level on the whole "
+                   "dev set (the shipped config's select_level)."}
 
 
 def corpus_summary(name: str, runs: Path) -> dict[str, Any]:
