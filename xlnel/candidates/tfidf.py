@@ -191,7 +191,8 @@ class TfidfMatcher:
         """
         if self._name_vectors is None or self._index is None:
             raise RuntimeError("the matcher is not fitted; call fit() or load() first")
-        if self.config.threshold < self._index.threshold:  # config replaced since fitting
+        if (self.config.metric == "cosine"  # the split index serves cosine search only
+                and self.config.threshold < self._index.threshold):  # config replaced
             logger.info("re-splitting the index for threshold %s", self.config.threshold)
             self._index = ix.split_index(self._name_vectors, self._rank, self.config.threshold)
         step = self.config.chunk_size
