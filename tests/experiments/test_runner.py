@@ -156,3 +156,29 @@ def test_max_documents_keeps_the_test_split(tiny_config):
     assert [d.id for d in test] == [d.id for d in full_test]
     with pytest.raises(ConfigError, match="max_documents"):
         load_config(tiny_config, {"data.max_documents": 0})
+
+
+def test_a_record_from_before_a_new_default_field_is_resumed(tmp_path, tiny_config):
+    out = tmp_path / "out"
+    first = run_experiment(tiny_config, {}, 1, out, cache_dir=tmp_path / "c")
+    runs = out / "runs.jsonl"
+    record = json.loads(runs.read_text())
+    del record["config"]["ner"]["pretrained"]  # as written before xlnel had that field
+    record["config_hash"] = "0" * 16
+    runs.write_text(json.dumps(record) + "\n")
+    again = run_experiment(tiny_config, {}, 1, out, cache_dir=tmp_path / "c")
+    assert [r["cell"] for r in again] == [r["cell"] for r in first]
+    assert len(runs.read_text().splitlines()) == 1
+
+
+def test_a_new_field_away_from_its_default_is_another_config(tmp_path, tiny_config):
+    out = tmp_path / "out"
+    run_experiment(tiny_config, {}, 1, out, cache_dir=tmp_path / "c")
+    runs = out / "runs.jsonl"
+    record = json.loads(runs.read_text())
+    del record["config"]["candidates"]["top_m"]
+    record["config_hash"] = "0" * 16
+    runs.write_text(json.dumps(record) + "\n")
+    with pytest.raises(ConfigError, match="another config"):
+        run_experiment(tiny_config, {}, 1, out, {"candidates.top_m": 5},
+                       cache_dir=tmp_path / "c")

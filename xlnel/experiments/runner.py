@@ -218,16 +218,52 @@ def _done_cells(path: Path, planned: Sequence[tuple[Cell, PipelineConfig]]) -> s
     records = read_runs(path)
     if path.is_file() and path.stat().st_size and not path.read_bytes().endswith(b"\n"):
         _repair_runs(path, records)
-    hashes = {cell.id: config_hash(cfg) for cell, cfg in planned}
+    configs = {cell.id: cfg for cell, cfg in planned}
     done = set()
     for r in records:
         cid = r.get("cell")
-        if cid in hashes:
-            if r.get("config_hash") != hashes[cid]:
+        if cid in configs:
+            if not _same_config(r, configs[cid]):
                 raise ConfigError(f"{path} holds cell {cid} run with another config; give "
                                   "another --out or remove that file")
             done.add(cid)
     return done
+
+
+def _same_config(record: Mapping[str, Any], config: PipelineConfig) -> bool:
+    """Whether ``record`` was run with ``config``.
+
+    Equal hashes say so at once. Otherwise the stored config is compared with ``config``: a
+    field that xlnel gained after the record was written (absent from the record) counts as
+    equal when it holds its default, which reproduces the older behaviour; any other
+    difference means another config.
+    """
+    if record.get("config_hash") == config_hash(config):
+        return True
+    stored = record.get("config")
+    if not isinstance(stored, Mapping):
+        return False
+    return _matches(stored, config.model_dump(mode="json"),
+                    PipelineConfig().model_dump(mode="json"))
+
+
+def _matches(stored: Mapping[str, Any], current: Mapping[str, Any], default: Any) -> bool:
+    if set(stored) - set(current):
+        return False
+    for key, value in current.items():
+        dflt = default.get(key, _NO_DEFAULT) if isinstance(default, Mapping) else _NO_DEFAULT
+        if key not in stored:
+            if dflt is _NO_DEFAULT or value != dflt:
+                return False
+        elif isinstance(value, Mapping) and isinstance(stored[key], Mapping):
+            if not _matches(stored[key], value, dflt):
+                return False
+        elif stored[key] != value:
+            return False
+    return True
+
+
+_NO_DEFAULT = object()
 
 
 def run_experiment(config: str | Path, grid: Mapping[str, Sequence[Any]],
