@@ -8,7 +8,13 @@ import pytest
 
 from xlnel.config import FilterConfig
 from xlnel.errors import ArtifactError, ConfigError
-from xlnel.filtering._pairs import candidate_windows, document_windows, span_ranks, top_k_mask
+from xlnel.filtering._pairs import (
+    candidate_windows,
+    document_windows,
+    name_ranks,
+    span_ranks,
+    top_k_mask,
+)
 from xlnel.filtering.labels import label_candidates
 from xlnel.types import Candidate, Document, Link, Span
 
@@ -122,6 +128,31 @@ def test_top_k_mask_ranks_by_score_per_span_and_keeps_order_on_ties():
     assert top_k_mask(cands, 2).tolist() == [True, True, True, False, True]
     assert top_k_mask(cands, None).all()
     assert top_k_mask([], 3).shape == (0,)
+
+
+def test_top_k_counts_a_name_under_several_concepts_once():
+    a = Span(0, 1, "a")
+    cands = [Candidate(a, "n1", "n1", 0.9), Candidate(a, "C1", "n1", 0.9),
+             Candidate(a, "n2", "n2", 0.8), Candidate(a, "n3", "n3", 0.7)]
+    assert name_ranks(cands).tolist() == [1, 1, 2, 3]
+    assert top_k_mask(cands, 2).tolist() == [True, True, True, False]
+
+
+def _pair_filter(level: str) -> CrossEncoderFilter:
+    return CrossEncoderFilter(FilterConfig(name="xlnel.cross_encoder.v1", select_level=level,
+                                           options={"window": 0, "top_k_per_span": 2}), "en")
+
+
+def test_training_labels_follow_select_level_and_pairs_are_unique():
+    doc = Document("d", "foo bar", (Link(0, 7, "foo bar", ("C1",)),))
+    span = Span(0, 7, "foo bar")
+    # a names-list entry (its name is its id) beside the same name with the gold concept
+    cands = [Candidate(span, "foo bar", "foo bar", 1.0), Candidate(span, "C1", "foo bar", 1.0),
+             Candidate(span, "foo baz", "foo baz", 0.9)]
+    pos, neg = _pair_filter("span")._training_pairs([doc], [cands])
+    assert pos == [("[foo bar]", "foo bar"), ("[foo bar]", "foo baz")] and neg == []
+    pos, neg = _pair_filter("concept")._training_pairs([doc], [cands])
+    assert pos == [("[foo bar]", "foo bar")] and neg == [("[foo bar]", "foo baz")]
 
 
 def test_bad_options_raise_config_error():

@@ -89,13 +89,29 @@ def candidate_windows(document: Document, candidates: Sequence[Candidate], size:
 
 
 def top_k_mask(candidates: Sequence[Candidate], k: int | None) -> np.ndarray:
-    """Which candidates rank among the ``k`` best by matcher score at their span.
+    """Which candidates carry one of the ``k`` best distinct names of their span.
 
-    Ties keep the generator's order. ``k`` None keeps every candidate.
+    Names are ranked by their best matcher score at the span (ties keep the generator's
+    order); every candidate with a kept name is kept, so a name listed under several concept
+    ids (a names list plus DFT entries) takes one of the ``k`` places, not several, and the
+    transformer still reads ``k`` different names. ``k`` None keeps every candidate.
     """
     if k is None:
         return np.ones(len(candidates), dtype=bool)
-    return span_ranks(candidates) <= k
+    return name_ranks(candidates) <= k
+
+
+def name_ranks(candidates: Sequence[Candidate]) -> np.ndarray:
+    """The 1-based rank of each candidate's name among the distinct names of its span."""
+    ranks = np.zeros(len(candidates), dtype=np.int64)
+    by_span: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for i, cand in enumerate(candidates):
+        by_span[(cand.span.start, cand.span.end)].append(i)
+    for indices in by_span.values():
+        rank_of: dict[str, int] = {}
+        for i in sorted(indices, key=lambda i: -candidates[i].score):
+            ranks[i] = rank_of.setdefault(candidates[i].name, len(rank_of) + 1)
+    return ranks
 
 
 def span_ranks(candidates: Sequence[Candidate]) -> np.ndarray:

@@ -275,16 +275,21 @@ class CrossEncoderFilter(CandidateFilter):
     def _training_pairs(self, documents: Sequence[Document],
                         candidates: Sequence[Sequence[Candidate]]
                         ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-        pos: list[tuple[str, str]] = []
-        neg: list[tuple[str, str]] = []
+        label_of: dict[tuple[str, str], bool] = {}
         for doc, cands in zip(documents, candidates, strict=True):
             keep, kept = self._top_k(cands)
-            # concept level: a gold mention with ids only accepts those concepts
-            labels = label_candidates(doc, kept, level="concept")
+            # the level the threshold is chosen at (as the GBDT filter does): at span level a
+            # name without a concept id (a names-list entry) is not a false negative
+            labels = label_candidates(doc, kept, level=self.config.select_level)
             windows = candidate_windows(doc, kept, self.options.window,
                                         self.options.mark_span)
+            # one pair per distinct text: a name under two concept ids, one of them gold, is
+            # a positive (the transformer reads only the text)
             for window, cand, label in zip(windows, kept, labels, strict=True):
-                (pos if label else neg).append((window, cand.name))
+                key = (window, cand.name)
+                label_of[key] = label_of.get(key, False) or bool(label)
+        pos = [key for key, label in label_of.items() if label]
+        neg = [key for key, label in label_of.items() if not label]
         logger.info("cross-encoder training pairs: %d positive, %d negative (1:%.1f) in %d "
                     "documents", len(pos), len(neg), len(neg) / max(1, len(pos)),
                     len(documents))
