@@ -31,6 +31,8 @@ def experiment_cli(
 
     Seed s sets seed, dft.seed and the filter's options.seed; the held-out test documents
     (data.test, or the data.split_seed split) stay the same, so every run is scored on them.
+    A finished cell is skipped only if it ran with the same config; a setting that a later
+    xlnel version added counts as the same when it holds its default.
     """
     from xlnel.config import parse_overrides
     from xlnel.experiments import format_summary, parse_grid, run_experiment, summarize
