@@ -25,6 +25,7 @@ from xlnel.filtering import _torch_utils  # noqa: E402
 from xlnel.filtering.cross_encoder import (  # noqa: E402
     CrossEncoderFilter,
     parse_options,
+    recall_cut,
 )
 
 FAST = {"lr": 1e-3, "epochs": 2, "batch_size": 8, "device": "cpu", "dev_fraction": 0.25,
@@ -302,3 +303,81 @@ def test_train_layers_errors_are_config_errors(tiny_model_dir):
         _filter(tiny_model_dir, train_layers=99).build_model()
     with pytest.raises(ConfigError, match="freeze_embeddings"):
         _filter(tiny_model_dir, train_layers=1, freeze_embeddings=False).build_model()
+
+
+# ------------------------------------------------------------------ cascade
+
+
+def test_recall_cut_keeps_the_asked_share_of_positives():
+    scores = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.1])
+    labels = np.array([True, False, True, True, False, True])
+    assert recall_cut(scores, labels, 1.0) == 0.1
+    assert recall_cut(scores, labels, 0.75) == 0.6
+    assert recall_cut(scores, labels, 0.5) == 0.7
+    assert recall_cut(scores, labels, 0.01) == 0.9
+    with pytest.raises(ValueError, match="no positive"):
+        recall_cut(scores, np.zeros(6, dtype=bool), 0.9)
+
+
+@pytest.fixture(scope="module")
+def cascade(tiny_model_dir, corpus, tmp_path_factory):
+    docs, cands = corpus
+    filt = _filter(tiny_model_dir, prefilter="xlnel.gbdt.v1", prefilter_recall=0.9)
+    filt.fit(docs, cands)
+    folder = tmp_path_factory.mktemp("cascade")
+    filt.save(folder)
+    return filt, folder
+
+
+def test_cascade_reads_only_candidates_over_the_cut(cascade, corpus, monkeypatch):
+    filt, _ = cascade
+    docs, cands = corpus
+    report = filt.report["prefilter"]
+    assert report["name"] == "xlnel.gbdt.v1" and report["positives_kept"] >= 0.9
+    assert filt.combine_mode in ("cross_encoder", "mean")
+    assert set(filt.report["dev_f1_by_combine"]) == {"cross_encoder", "mean"}
+    seen: list[int] = []
+    real_predict = _torch_utils.predict
+
+    def counting_predict(model, features, *args, **kwargs):
+        seen.append(len(features))
+        return real_predict(model, features, *args, **kwargs)
+
+    monkeypatch.setattr(_torch_utils, "predict", counting_predict)
+    pre = filt._prefilter.score_batch(docs, cands)
+    scores = filt.score_batch(docs, cands)
+    allowed = [p >= filt.cut for p in pre]
+    read = sum(int((top_k_mask(c, filt.options.top_k_per_span) & a).sum())
+               for c, a in zip(cands, allowed, strict=True))
+    assert 0 < seen[0] <= read
+    if filt.combine_mode == "cross_encoder":
+        for s, a in zip(scores, allowed, strict=True):
+            assert (s[~a] == 0).all()
+
+
+def test_cascade_save_load_gives_identical_scores(cascade, corpus):
+    filt, folder = cascade
+    docs, cands = corpus
+    assert (folder / "prefilter" / "filter.json").is_file()
+    loaded = CrossEncoderFilter.load(folder, FilterConfig(name="xlnel.cross_encoder.v1"), "en")
+    assert loaded.cut == filt.cut and loaded.combine_mode == filt.combine_mode
+    for a, b in zip(filt.score_batch(docs, cands), loaded.score_batch(docs, cands),
+                    strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-6)
+
+
+def test_a_cascade_folder_without_its_prefilter_is_an_artifact_error(cascade, tmp_path):
+    import shutil
+
+    _, folder = cascade
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)
+    shutil.rmtree(copy / "prefilter")
+    with pytest.raises(ArtifactError, match="prefilter"):
+        CrossEncoderFilter.load(copy, FilterConfig(name="xlnel.cross_encoder.v1"), "en")
+
+
+def test_a_prefilter_without_out_of_fold_scores_is_a_config_error(tiny_model_dir, corpus):
+    docs, cands = corpus
+    with pytest.raises(ConfigError, match="out-of-fold"):
+        _filter(tiny_model_dir, prefilter="xlnel.similarity.v1").fit(docs, cands)

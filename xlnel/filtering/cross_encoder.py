@@ -8,6 +8,11 @@ so the sigmoid of the logit is the probability that the candidate is a real ment
 name's concept) is fine-tuned on the filter's training documents. Only the ``top_k_per_span``
 best names of each span by matcher score are read by the transformer; the others score 0.
 
+With ``prefilter`` (a cascade for CPUs), a cheap filter (``xlnel.gbdt.v1``) is trained first;
+the transformer then reads only the candidates that filter scores at least a cut, chosen on its
+out-of-fold scores to keep ``prefilter_recall`` of the positive training candidates, and the
+final score is the transformer's or the mean of both (``combine``, chosen on the dev split).
+
 The model is any Hugging Face id or local folder, or a name registered in
 :mod:`xlnel.models.registry` (``multilingual-e5-small``, built offline). torch and transformers
 are imported only when a model is built or loaded.
@@ -20,6 +25,7 @@ import logging
 import math
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -76,6 +82,14 @@ class CrossEncoderOptions(BaseModel):
         patience: Epochs without dev improvement before training stops.
         quantize: Score with int8 dynamically quantised linear layers (CPU only).
         inference_batch_size: Pairs per forward pass when scoring.
+        prefilter: Registered name of a cheap filter trained first (``xlnel.gbdt.v1``); the
+            transformer reads only candidates it scores at least the cut. ``None`` = no
+            cascade: the transformer reads every candidate (within ``top_k_per_span``).
+        prefilter_recall: Share of the positive training candidates the cut keeps, measured
+            on the prefilter's out-of-fold scores.
+        combine: The final score of a cascade: ``cross_encoder`` (the transformer's
+            probability; 0 for candidates the prefilter drops), ``mean`` (of both filters'
+            probabilities) or ``auto`` (the better of the two by F1 on the dev split).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -100,6 +114,9 @@ class CrossEncoderOptions(BaseModel):
     patience: int = Field(1, ge=1)
     quantize: bool = False
     inference_batch_size: int = Field(128, ge=1)
+    prefilter: str | None = None
+    prefilter_recall: float = Field(0.98, gt=0.0, le=1.0)
+    combine: Literal["auto", "cross_encoder", "mean"] = "auto"
 
 
 def parse_options(options: dict[str, Any]) -> CrossEncoderOptions:
@@ -142,6 +159,11 @@ class CrossEncoderFilter(CandidateFilter):
         self._tokenizer: Any = None
         self._quantized: Any = None
         self._device: Any = None  # torch.device once a model is loaded
+        self._prefilter: CandidateFilter | None = None
+        #: Prefilter score a candidate needs to be read by the transformer (cascade only).
+        self.cut: float | None = None
+        #: How the cascade's final score is made (``cross_encoder`` without a cascade).
+        self.combine_mode: str = "cross_encoder"
 
     # ----------------------------------------------------------------- model
     def build_model(self) -> CrossEncoderFilter:
@@ -206,24 +228,44 @@ class CrossEncoderFilter(CandidateFilter):
                     progress: bool = False) -> list[np.ndarray]:
         """P(real mention) of each candidate; names outside the span's top k score 0.
 
-        Each distinct (window, name) pair is scored once; pairs are batched by length.
+        Each distinct (window, name) pair is scored once; pairs are batched by length. In a
+        cascade, candidates below the prefilter's cut are not read by the transformer.
         """
-        return self._score(self._inference_model(), documents, candidates, progress)
+        model = self._inference_model()
+        if self._prefilter is None:
+            return self._score(model, documents, candidates, progress)
+        pre = self._prefilter.score_batch(documents, candidates)
+        return self._cascade(model, documents, candidates, pre, self.combine_mode, progress)
 
-    def _top_k(self, cands: Sequence[Candidate]) -> tuple[np.ndarray, list[Candidate]]:
-        """Indices and candidates among the ``top_k_per_span`` of their span."""
-        keep = np.flatnonzero(top_k_mask(cands, self.options.top_k_per_span))
+    def _cascade(self, model: Any, documents: Sequence[Document],
+                 candidates: Sequence[Sequence[Candidate]], pre: Sequence[np.ndarray],
+                 mode: str, progress: bool = False) -> list[np.ndarray]:
+        """Final scores from the prefilter's scores ``pre`` and the transformer's."""
+        assert self.cut is not None
+        allowed = [np.asarray(p) >= self.cut for p in pre]
+        probs = self._score(model, documents, candidates, progress, allowed)
+        return [_combine(np.asarray(p, dtype=np.float64), c, mode)
+                for p, c in zip(pre, probs, strict=True)]
+
+    def _top_k(self, cands: Sequence[Candidate], allowed: np.ndarray | None = None
+               ) -> tuple[np.ndarray, list[Candidate]]:
+        """Indices and candidates among the ``top_k_per_span`` of their span (and allowed)."""
+        mask = top_k_mask(cands, self.options.top_k_per_span)
+        if allowed is not None:
+            mask &= allowed
+        keep = np.flatnonzero(mask)
         return keep, [cands[int(i)] for i in keep]
 
     def _score(self, model: Any, documents: Sequence[Document],
-               candidates: Sequence[Sequence[Candidate]],
-               progress: bool = False) -> list[np.ndarray]:
+               candidates: Sequence[Sequence[Candidate]], progress: bool = False,
+               allowed: Sequence[np.ndarray] | None = None) -> list[np.ndarray]:
+        """The transformer's probabilities; 0 outside the top k (and outside ``allowed``)."""
         from xlnel.filtering._torch_utils import encode_pairs, predict
 
         keys: dict[tuple[str, str], int] = {}
         slots: list[tuple[np.ndarray, list[int]]] = []
-        for doc, cands in zip(documents, candidates, strict=True):
-            keep, kept = self._top_k(cands)
+        for i, (doc, cands) in enumerate(zip(documents, candidates, strict=True)):
+            keep, kept = self._top_k(cands, None if allowed is None else allowed[i])
             windows = candidate_windows(doc, kept, self.options.window,
                                         self.options.mark_span)
             ids = [keys.setdefault((w, c.name), len(keys)) for w, c in zip(windows, kept,
@@ -234,8 +276,9 @@ class CrossEncoderFilter(CandidateFilter):
                                 self.options.max_length)
         # the int8 copy always runs on the CPU
         device = self._device if model is self._model else _cpu()
-        probs = predict(model, features, self._tokenizer.pad_token_id,
-                        self.options.inference_batch_size, device, progress)
+        probs = (predict(model, features, self._tokenizer.pad_token_id,
+                         self.options.inference_batch_size, device, progress)
+                 if features else np.zeros(0))
         out: list[np.ndarray] = []
         for (keep, ids), cands in zip(slots, candidates, strict=True):
             scores = np.zeros(len(cands), dtype=np.float64)
@@ -258,26 +301,66 @@ class CrossEncoderFilter(CandidateFilter):
                              "got none (does dft.R leave any to the filter?)")
         opts = self.options
         seed_everything(opts.seed)
+        self.report = {}
+        # out-of-fold prefilter scores: every document scored by a model that did not see it
+        pre = self._fit_prefilter(documents, candidates, progress)
+        allowed = None if pre is None else [p >= self.cut for p in pre]
         dev_idx, train_idx = _split_indices(len(documents), opts.dev_fraction, opts.seed)
+        has_dev = bool(dev_idx)
+        dev_idx = dev_idx or train_idx  # no dev split: the threshold comes from training data
         train_docs = [documents[i] for i in train_idx]
         train_cands = [candidates[i] for i in train_idx]
-        dev_docs = [documents[i] for i in dev_idx]
-        dev_cands = [candidates[i] for i in dev_idx]
-        pos, neg = self._training_pairs(train_docs, train_cands)
+        dev = _Part([documents[i] for i in dev_idx], [candidates[i] for i in dev_idx],
+                    None if pre is None else [pre[i] for i in dev_idx])
+        pos, neg = self._training_pairs(
+            train_docs, train_cands, None if allowed is None else [allowed[i] for i in train_idx])
         self.build_model()
-        best = self._train(pos, neg, dev_docs, dev_cands, progress)
+        best = self._train(pos, neg, dev if has_dev else None, progress)
         if best is not None:
             restore_state(self._model, best)
         self._quantized = None
-        self._set_threshold(dev_docs or train_docs, dev_cands or train_cands, progress)
+        self._set_threshold(dev, progress)
         return self
 
+    def _fit_prefilter(self, documents: Sequence[Document],
+                       candidates: Sequence[Sequence[Candidate]],
+                       progress: bool) -> list[np.ndarray] | None:
+        """Train the cascade's prefilter; set :attr:`cut`; return its out-of-fold scores."""
+        name = self.options.prefilter
+        if name is None:
+            return None
+        from xlnel.filtering.base import filter_class
+
+        level = self.config.select_level
+        pre = filter_class(name)(FilterConfig(name=name, select_level=level), self.lang)
+        pre.fit(documents, candidates, progress=progress)
+        oof = getattr(pre, "oof_scores", None)
+        if not oof:
+            raise ConfigError(f"filter.options.prefilter: {name} gives no out-of-fold scores "
+                              "to choose the cut on; use xlnel.gbdt.v1")
+        labels = np.concatenate([label_candidates(d, c, level)
+                                 for d, c in zip(documents, candidates, strict=True)])
+        scores = np.concatenate(oof)
+        self.cut = recall_cut(scores, labels, self.options.prefilter_recall)
+        kept = scores >= self.cut
+        self._prefilter = pre
+        self.report["prefilter"] = {
+            "name": name, "cut": round(self.cut, 6),
+            "candidates_kept": round(float(kept.mean()), 4) if kept.size else 0.0,
+            "positives_kept": round(float(labels[kept].sum() / max(1, labels.sum())), 4)}
+        logger.info("prefilter %s: cut %.4f keeps %.1f%% of the training candidates and "
+                    "%.1f%% of the positives (out of fold)", name, self.cut,
+                    100 * self.report["prefilter"]["candidates_kept"],
+                    100 * self.report["prefilter"]["positives_kept"])
+        return [np.asarray(s, dtype=np.float64) for s in oof]
+
     def _training_pairs(self, documents: Sequence[Document],
-                        candidates: Sequence[Sequence[Candidate]]
+                        candidates: Sequence[Sequence[Candidate]],
+                        allowed: Sequence[np.ndarray] | None = None
                         ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
         label_of: dict[tuple[str, str], bool] = {}
-        for doc, cands in zip(documents, candidates, strict=True):
-            keep, kept = self._top_k(cands)
+        for i, (doc, cands) in enumerate(zip(documents, candidates, strict=True)):
+            keep, kept = self._top_k(cands, None if allowed is None else allowed[i])
             # the level the threshold is chosen at (as the GBDT filter does): at span level a
             # name without a concept id (a names-list entry) is not a false negative
             labels = label_candidates(doc, kept, level=self.config.select_level)
@@ -296,7 +379,7 @@ class CrossEncoderFilter(CandidateFilter):
         if not pos:
             raise ValueError("no candidate of the filter's training documents matches a gold "
                              "mention: check the dictionary and the candidate settings")
-        self.report = {"positive_pairs": len(pos), "negative_pairs": len(neg)}
+        self.report.update(positive_pairs=len(pos), negative_pairs=len(neg))
         return pos, neg
 
     def _negatives_per_epoch(self, n_pos: int, n_neg: int) -> int:
@@ -312,8 +395,7 @@ class CrossEncoderFilter(CandidateFilter):
         return examples
 
     def _train(self, pos: list[tuple[str, str]], neg: list[tuple[str, str]],
-               dev_docs: list[Document], dev_cands: list[Sequence[Candidate]],
-               progress: bool) -> dict[str, torch.Tensor] | None:
+               dev: _Part | None, progress: bool) -> dict[str, torch.Tensor] | None:
         """Run the epochs; return the best dev epoch's trainable parameters (None: no dev)."""
         from transformers import get_linear_schedule_with_warmup
 
@@ -332,9 +414,10 @@ class CrossEncoderFilter(CandidateFilter):
             loss = self._train_epoch(self._epoch_examples(pos, neg, rng), optimizer, scheduler,
                                      progress, f"cross-encoder epoch {epoch}")
             record = {"epoch": epoch, "loss": round(loss, 5)}
-            if dev_docs:
-                scores = self._score(self._model, dev_docs, dev_cands)
-                t, f1 = choose_threshold(dev_docs, dev_cands, scores, self.config.select_level)
+            if dev is not None:
+                scores = self._dev_scores(self._model, dev, "cross_encoder")
+                t, f1 = choose_threshold(dev.documents, dev.candidates, scores,
+                                         self.config.select_level)
                 record.update(dev_f1=round(f1, 5), dev_threshold=round(t, 5))
                 if f1 > best_f1 + 1e-9:
                     best_f1, best_state, stale = f1, trainable_state(self._model), 0
@@ -342,10 +425,10 @@ class CrossEncoderFilter(CandidateFilter):
                     stale += 1
             epochs.append(record)
             logger.info("cross-encoder %s", record)
-            if dev_docs and stale >= opts.patience:
+            if dev is not None and stale >= opts.patience:
                 logger.info("early stop after epoch %d (best dev F1 %.4f)", epoch, best_f1)
                 break
-        self.report.update(epochs=epochs, dev_documents=len(dev_docs),
+        self.report.update(epochs=epochs, dev_documents=0 if dev is None else len(dev.documents),
                            best_dev_f1=None if best_state is None else round(best_f1, 5))
         return best_state
 
@@ -385,18 +468,46 @@ class CrossEncoderFilter(CandidateFilter):
         model.eval()
         return total / max(1, n_batches)
 
-    def _set_threshold(self, documents: Sequence[Document],
-                       candidates: Sequence[Sequence[Candidate]], progress: bool) -> None:
-        """Choose the threshold with the model that will score (int8 when quantising)."""
-        if self.config.threshold is not None:
-            self.threshold = self.config.threshold
-            return
-        scores = self.score_batch(documents, candidates, progress)
-        self.threshold, f1 = choose_threshold(documents, candidates, scores,
-                                              self.config.select_level)
-        self.report.update(threshold=self.threshold, threshold_f1=round(f1, 5))
-        logger.info("cross-encoder threshold %.4f (%s F1 %.4f on %d documents)",
-                    self.threshold, self.config.select_level, f1, len(documents))
+    def _dev_scores(self, model: Any, dev: _Part, mode: str,
+                    progress: bool = False) -> list[np.ndarray]:
+        """Scores of the dev part; in a cascade from its out-of-fold prefilter scores."""
+        if dev.prefilter is None:
+            return self._score(model, dev.documents, dev.candidates, progress)
+        return self._cascade(model, dev.documents, dev.candidates, dev.prefilter, mode,
+                             progress)
+
+    def _set_threshold(self, dev: _Part, progress: bool) -> None:
+        """Choose the combination and the threshold on ``dev`` with the model that will
+        score (int8 when quantising)."""
+        model = self._inference_model()
+        level = self.config.select_level
+        modes = ["cross_encoder"]
+        if self._prefilter is not None:
+            modes = ["cross_encoder", "mean"] if self.options.combine == "auto" else \
+                [self.options.combine]
+        if dev.prefilter is not None and len(modes) > 1:
+            # the transformer reads the same pairs in every mode: score once, combine each way
+            probs = self._dev_scores(model, dev, "cross_encoder", progress)
+            by_mode = {m: [_combine(p, c, m) for p, c in zip(dev.prefilter, probs, strict=True)]
+                       for m in modes}
+        else:
+            by_mode = {modes[0]: self._dev_scores(model, dev, modes[0], progress)}
+        best: tuple[float, float, str] | None = None
+        for mode, scores in by_mode.items():
+            if self.config.threshold is not None:
+                t = self.config.threshold
+                f1 = evaluate_f1(dev, scores, t, level)
+            else:
+                t, f1 = choose_threshold(dev.documents, dev.candidates, scores, level)
+            self.report.setdefault("dev_f1_by_combine", {})[mode] = round(f1, 5)
+            if best is None or f1 > best[1] + 1e-12:
+                best = (t, f1, mode)
+        assert best is not None
+        self.threshold, f1, self.combine_mode = best
+        self.report.update(threshold=self.threshold, threshold_f1=round(f1, 5),
+                           combine=self.combine_mode)
+        logger.info("cross-encoder threshold %.4f, combine %s (%s F1 %.4f on %d documents)",
+                    self.threshold, self.combine_mode, level, f1, len(dev.documents))
 
     # ----------------------------------------------------------------- persistence
     def save(self, directory: Path) -> None:
@@ -407,8 +518,11 @@ class CrossEncoderFilter(CandidateFilter):
         directory.mkdir(parents=True, exist_ok=True)
         self._model.save_pretrained(directory / "model")
         self._tokenizer.save_pretrained(directory / "model")
+        if self._prefilter is not None:
+            self._prefilter.save(directory / "prefilter")
         meta = {"xlnel_version": __version__, "filter": self.registered_name,
                 "threshold": self.threshold, "options": self.options.model_dump(mode="json"),
+                "prefilter_cut": self.cut, "combine": self.combine_mode,
                 "training": self.report}
         (directory / "filter.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
 
@@ -445,9 +559,61 @@ class CrossEncoderFilter(CandidateFilter):
         f = cls(config.model_copy(update={"options": options}), lang)
         f.report = dict(meta.get("training", {}))
         f._load_model(str(directory / "model"), for_training=False)
+        if f.options.prefilter is not None:
+            from xlnel.filtering.base import filter_class
+
+            name = f.options.prefilter
+            if meta.get("prefilter_cut") is None or not (directory / "prefilter").is_dir():
+                raise ArtifactError(f"saved cross-encoder in {directory} names prefilter "
+                                    f"{name} but lacks prefilter/ or its cut")
+            f._prefilter = filter_class(name).load(
+                directory / "prefilter", FilterConfig(name=name,
+                                                      select_level=config.select_level), lang)
+            f.cut = float(meta["prefilter_cut"])
+            f.combine_mode = str(meta.get("combine", "cross_encoder"))
         f.threshold = (float(meta["threshold"]) if config.threshold is None
                        else config.threshold)
         return f
+
+
+@dataclass
+class _Part:
+    """Documents with their candidates (and out-of-fold prefilter scores in a cascade)."""
+
+    documents: list[Document]
+    candidates: list[Sequence[Candidate]]
+    prefilter: list[np.ndarray] | None
+
+
+def recall_cut(scores: np.ndarray, labels: np.ndarray, recall: float) -> float:
+    """The highest score cut that keeps at least ``recall`` of the positive candidates.
+
+    Raises:
+        ValueError: If no candidate is positive.
+    """
+    positive = np.sort(np.asarray(scores, dtype=np.float64)[np.asarray(labels, dtype=bool)])
+    if positive.size == 0:
+        raise ValueError("no positive candidate to choose the prefilter's cut on")
+    keep = math.ceil(recall * positive.size - 1e-9)
+    return float(positive[positive.size - max(1, keep)])
+
+
+def _combine(pre: np.ndarray, probs: np.ndarray, mode: str) -> np.ndarray:
+    """A cascade's final scores from the prefilter's and the transformer's (0 = unread)."""
+    if mode == "mean":
+        return (pre + probs) / 2.0
+    return probs
+
+
+def evaluate_f1(dev: _Part, scores: Sequence[np.ndarray], threshold: float,
+                level: str) -> float:
+    """F1 at ``level`` of the links ``scores`` keep at ``threshold``."""
+    from xlnel.evaluation import evaluate
+    from xlnel.linkers.decide import decide
+
+    pred = [decide(d, c, s, threshold)
+            for d, c, s in zip(dev.documents, dev.candidates, scores, strict=True)]
+    return evaluate(list(dev.documents), pred, level).f1
 
 
 def _cpu() -> torch.device:

@@ -72,6 +72,9 @@ class GradientBoostingFilter(CandidateFilter):
         self.extractor = FeatureExtractor(lang, load_stopwords(lang), int(self.options["window"]))
         self.priors = Priors()
         self.model: HistGradientBoostingClassifier | None = None
+        #: Out-of-fold scores of the training candidates (set by :meth:`fit`): each document
+        #: scored by a model that did not see it, as a cascade's next stage needs them.
+        self.oof_scores: list[np.ndarray] = []
 
     def _new_model(self) -> HistGradientBoostingClassifier:
         o = self.options
@@ -100,6 +103,7 @@ class GradientBoostingFilter(CandidateFilter):
         fold_of = np.arange(len(documents)) % folds
         oof_x = self._out_of_fold_features(documents, candidates, labels, fold_of)
         oof_scores = self._cross_val_scores(oof_x, labels, candidates, fold_of)
+        self.oof_scores = oof_scores
         if self.config.threshold is None:
             self.threshold, f1 = choose_threshold(documents, candidates, oof_scores, level)
             logger.info("filter threshold %.3f (out-of-fold %s F1 %.4f)", self.threshold,
