@@ -162,6 +162,9 @@ def test_bad_options_raise_config_error():
     with pytest.raises(ConfigError, match="top_k_per_span"):
         parse_options({"top_k_per_span": 0})
     assert parse_options({}).top_k_per_span == 5
+    with pytest.raises(ConfigError, match="xlnel.gbdt.v9"):
+        CrossEncoderFilter(FilterConfig(name="xlnel.cross_encoder.v1",
+                                        options={"prefilter": "xlnel.gbdt.v9"}), "en")
 
 
 def test_fit_needs_documents_and_positives(tiny_model_dir, corpus):

@@ -154,6 +154,10 @@ class CrossEncoderFilter(CandidateFilter):
     def __init__(self, config: FilterConfig, lang: str) -> None:
         super().__init__(config, lang)
         self.options = parse_options(config.options)
+        if self.options.prefilter is not None:
+            from xlnel.filtering.base import filter_class
+
+            filter_class(self.options.prefilter)  # an unknown name fails before any training
         self.report: dict[str, Any] = {}
         self._model: Any = None
         self._tokenizer: Any = None
