@@ -43,6 +43,19 @@ def _filter(model: Path, threshold: float | None = None, **options: object) -> C
     return CrossEncoderFilter(config, "en")
 
 
+def _count_predicted_pairs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Make every model call append its number of pairs to the returned list."""
+    seen: list[int] = []
+    real_predict = _torch_utils.predict
+
+    def counting_predict(model, features, *args, **kwargs):
+        seen.append(len(features))
+        return real_predict(model, features, *args, **kwargs)
+
+    monkeypatch.setattr(_torch_utils, "predict", counting_predict)
+    return seen
+
+
 @pytest.fixture(scope="module")
 def trained(tiny_model_dir, corpus, tmp_path_factory):
     docs, cands = corpus
@@ -219,14 +232,7 @@ def test_load_rejects_other_folders(tmp_path):
 def test_identical_pairs_are_scored_once(trained, corpus, monkeypatch):
     filt, _ = trained
     docs, cands = corpus
-    seen: list[int] = []
-    real_predict = _torch_utils.predict
-
-    def counting_predict(model, features, *args, **kwargs):
-        seen.append(len(features))
-        return real_predict(model, features, *args, **kwargs)
-
-    monkeypatch.setattr(_torch_utils, "predict", counting_predict)
+    seen = _count_predicted_pairs(monkeypatch)
     copy = Document("copy", docs[0].text, docs[0].entities)
     # the same span and name under two concept ids is one pair as well
     twin = [*cands[0], *(Candidate(c.span, c.concept_id + "x", c.name, c.score)
@@ -339,14 +345,7 @@ def test_cascade_reads_only_candidates_over_the_cut(cascade, corpus, monkeypatch
     assert report["name"] == "xlnel.gbdt.v1" and report["positives_kept"] >= 0.9
     assert filt.combine_mode in ("cross_encoder", "mean")
     assert set(filt.report["dev_f1_by_combine"]) == {"cross_encoder", "mean"}
-    seen: list[int] = []
-    real_predict = _torch_utils.predict
-
-    def counting_predict(model, features, *args, **kwargs):
-        seen.append(len(features))
-        return real_predict(model, features, *args, **kwargs)
-
-    monkeypatch.setattr(_torch_utils, "predict", counting_predict)
+    seen = _count_predicted_pairs(monkeypatch)
     pre = filt._prefilter.score_batch(docs, cands)
     scores = filt.score_batch(docs, cands)
     allowed = [p >= filt.cut for p in pre]

@@ -104,12 +104,9 @@ def top_k_mask(candidates: Sequence[Candidate], k: int | None) -> np.ndarray:
 def name_ranks(candidates: Sequence[Candidate]) -> np.ndarray:
     """The 1-based rank of each candidate's name among the distinct names of its span."""
     ranks = np.zeros(len(candidates), dtype=np.int64)
-    by_span: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for i, cand in enumerate(candidates):
-        by_span[(cand.span.start, cand.span.end)].append(i)
-    for indices in by_span.values():
+    for ordered in _best_first_per_span(candidates):
         rank_of: dict[str, int] = {}
-        for i in sorted(indices, key=lambda i: -candidates[i].score):
+        for i in ordered:
             ranks[i] = rank_of.setdefault(candidates[i].name, len(rank_of) + 1)
     return ranks
 
@@ -117,10 +114,14 @@ def name_ranks(candidates: Sequence[Candidate]) -> np.ndarray:
 def span_ranks(candidates: Sequence[Candidate]) -> np.ndarray:
     """The 1-based rank of each candidate by matcher score among those of its span."""
     ranks = np.zeros(len(candidates), dtype=np.int64)
+    for ordered in _best_first_per_span(candidates):
+        ranks[ordered] = np.arange(1, len(ordered) + 1)
+    return ranks
+
+
+def _best_first_per_span(candidates: Sequence[Candidate]) -> list[list[int]]:
+    """Candidate indices grouped by span, each group by descending score (stable on ties)."""
     by_span: dict[tuple[int, int], list[int]] = defaultdict(list)
     for i, cand in enumerate(candidates):
         by_span[(cand.span.start, cand.span.end)].append(i)
-    for indices in by_span.values():
-        for rank, i in enumerate(sorted(indices, key=lambda i: -candidates[i].score), start=1):
-            ranks[i] = rank
-    return ranks
+    return [sorted(indices, key=lambda i: -candidates[i].score) for indices in by_span.values()]
