@@ -500,7 +500,7 @@ class CrossEncoderFilter(CandidateFilter):
         for mode, scores in by_mode.items():
             if self.config.threshold is not None:
                 t = self.config.threshold
-                f1 = evaluate_f1(dev, scores, t, level)
+                f1 = _f1_at(dev, scores, t, level)
             else:
                 t, f1 = choose_threshold(dev.documents, dev.candidates, scores, level)
             self.report.setdefault("dev_f1_by_combine", {})[mode] = round(f1, 5)
@@ -609,7 +609,7 @@ def _combine(pre: np.ndarray, probs: np.ndarray, mode: str) -> np.ndarray:
     return probs
 
 
-def evaluate_f1(dev: _Part, scores: Sequence[np.ndarray], threshold: float,
+def _f1_at(dev: _Part, scores: Sequence[np.ndarray], threshold: float,
                 level: str) -> float:
     """F1 at ``level`` of the links ``scores`` keep at ``threshold``."""
     from xlnel.evaluation import evaluate
