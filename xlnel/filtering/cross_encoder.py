@@ -483,12 +483,16 @@ class CrossEncoderFilter(CandidateFilter):
     def _set_threshold(self, dev: _Part, progress: bool) -> None:
         """Choose the combination and the threshold on ``dev`` with the model that will
         score (int8 when quantising)."""
-        model = self._inference_model()
         level = self.config.select_level
         modes = ["cross_encoder"]
         if self._prefilter is not None:
             modes = ["cross_encoder", "mean"] if self.options.combine == "auto" else \
                 [self.options.combine]
+        if self.config.threshold is not None and len(modes) == 1:
+            # nothing to choose: do not spend a scoring pass on the dev split
+            self.threshold, self.combine_mode = self.config.threshold, modes[0]
+            return
+        model = self._inference_model()
         if dev.prefilter is not None and len(modes) > 1:
             # the transformer reads the same pairs in every mode: score once, combine each way
             probs = self._dev_scores(model, dev, "cross_encoder", progress)
