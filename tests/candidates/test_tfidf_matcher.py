@@ -1,12 +1,15 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from xlnel.candidates import tfidf_kernels
 from xlnel.candidates.tfidf import (
     Match,
     MatcherConfig,
@@ -16,9 +19,25 @@ from xlnel.candidates.tfidf import (
 )
 from xlnel.errors import ArtifactError, ConfigError
 
+# the compiled (numba) search and the scipy one must both equal brute force
+PATHS = ["compiled", "scipy"]
+
+
+@contextmanager
+def _search_path(path: str) -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as mp:
+        if path == "scipy":
+            mp.setattr(tfidf_kernels, "AVAILABLE", False)
+        yield
+
 
 def _rounded(results):
     return [[(m.name_index, round(m.score, 4)) for m in row] for row in results]
+
+
+def test_numba_is_installed():
+    # a dependency: without it search falls back to the slower scipy path
+    assert tfidf_kernels.AVAILABLE
 
 
 def test_char_ngrams():
@@ -44,7 +63,8 @@ def test_unknown_ngrams_lower_the_cosine():
 @pytest.mark.parametrize("th", [0.0, 0.3, 0.4, 0.7, 1.0])
 @pytest.mark.parametrize("sublinear", [False, True])
 @pytest.mark.parametrize("use_idf", [False, True])
-def test_matches_brute_force_on_random_data(th, sublinear, use_idf):
+@pytest.mark.parametrize("path", PATHS)
+def test_matches_brute_force_on_random_data(th, sublinear, use_idf, path):
     rng = random.Random(int(th * 10) + 100 * sublinear + 7 * use_idf)
     alphabet = "abcdefg h"
     names = sorted({"".join(rng.choice(alphabet) for _ in range(rng.randint(1, 10))).strip()
@@ -54,7 +74,8 @@ def test_matches_brute_force_on_random_data(th, sublinear, use_idf):
     cfg = MatcherConfig(threshold=th, top_m=15, sublinear_tf=sublinear, use_idf=use_idf,
                         chunk_size=17)
     m = TfidfMatcher(cfg).fit(names)
-    assert _rounded(m.search(queries)) == _rounded(brute_force_search(m, queries))
+    with _search_path(path):
+        assert _rounded(m.search(queries)) == _rounded(brute_force_search(m, queries))
 
 
 @settings(max_examples=40, deadline=None)
@@ -62,9 +83,11 @@ def test_matches_brute_force_on_random_data(th, sublinear, use_idf):
                       max_size=30, unique=True),
        queries=st.lists(st.text(alphabet="abcאבגd ", max_size=8), max_size=10),
        th=st.floats(0.0, 1.0))
-def test_property_same_as_brute_force(names, queries, th):
+@pytest.mark.parametrize("path", PATHS)
+def test_property_same_as_brute_force(path, names, queries, th):
     m = TfidfMatcher(MatcherConfig(threshold=th, top_m=5, chunk_size=3)).fit(names)
-    assert _rounded(m.search(queries)) == _rounded(brute_force_search(m, queries))
+    with _search_path(path):
+        assert _rounded(m.search(queries)) == _rounded(brute_force_search(m, queries))
 
 
 @pytest.mark.parametrize("th", [0.0, 0.3, 0.6])
@@ -179,7 +202,8 @@ def test_workers_give_the_same_results():
         MatcherConfig(workers=0)
 
 
-def test_index_blocks_give_the_same_results(monkeypatch):
+@pytest.mark.parametrize("path", PATHS)
+def test_index_blocks_give_the_same_results(monkeypatch, path):
     # several name blocks, as at dictionary scale
     import xlnel.candidates.tfidf_index as ix
 
@@ -190,7 +214,8 @@ def test_index_blocks_give_the_same_results(monkeypatch):
     monkeypatch.setattr(ix, "split_index", lambda v, r, t: split(v, r, t, block_size=37))
     m = TfidfMatcher(MatcherConfig(top_m=9, threshold=0.3)).fit(names)
     assert len(m._index.block_indptr) > 1
-    assert _rounded(m.search(queries)) == _rounded(brute_force_search(m, queries))
+    with _search_path(path):
+        assert _rounded(m.search(queries)) == _rounded(brute_force_search(m, queries))
 
 
 def test_loaded_matcher_is_memory_mapped_and_answers_the_same(tmp_path):

@@ -5,9 +5,10 @@ Every n-gram f has a global rank (0 = most frequent). Each name vector y is spli
 AllPairs/L2AP exact similarity search, into an *unindexed* part y' - its most frequent n-grams,
 as many as keep ``||y'|| < threshold`` - and an *indexed* part y''. A unit query x can only reach
 the threshold with y if it shares an indexed n-gram, since ``x . y' <= ||y'|| < threshold``. The
-partial score ``x . y''`` (a sparse product, by blocks of names so the accumulator stays in
-cache) plus the Cauchy-Schwarz bound ``||y'|| * ||x over ranks <= cut(y)||`` prunes further, and
-the few survivors are scored exactly.
+partial score ``x . y''`` (by blocks of names so the accumulator stays in cache) plus the
+Cauchy-Schwarz bound ``||y'|| * ||x over ranks <= cut(y)||`` prunes further, and the few
+survivors are scored exactly. The loops run compiled (:mod:`tfidf_kernels`, numba) or, without
+numba, as scipy sparse products; both give the same results.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import overload
 import numpy as np
 import scipy.sparse as sp
 
+from xlnel.candidates import tfidf_kernels as kernels
 from xlnel.errors import ArtifactError
 
 # A cosine is kept if, rounded to 6 decimals, it is >= threshold - _TIE; the candidate bound
@@ -265,16 +267,23 @@ def _query_norms_by_bucket(q: sp.csr_matrix, rank: np.ndarray, edges: np.ndarray
 
 
 def candidate_pairs(q: sp.csr_matrix, rank: np.ndarray, index: SplitIndex,
-                    threshold: float) -> tuple[np.ndarray, np.ndarray]:
+                    threshold: float, compiled: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """(query row, name) pairs whose partial score plus bound can reach ``threshold``.
 
     A name's unindexed part holds only n-grams ranked up to its cut, so it adds at most its
     own norm times the query's norm over those n-grams (Cauchy-Schwarz); cuts are rounded up to
     bucket edges, which only loosens the bound. A name sharing no indexed n-gram with the query
-    scores at most its rest norm, below the index threshold.
+    scores at most its rest norm, below the index threshold. ``compiled`` uses the fused
+    numba loop where numba is installed (the same pairs, in another order).
     """
     norms = _query_norms_by_bucket(q, rank, index.bucket_edges)
     lim = threshold - _BOUND_SLACK
+    if compiled and kernels.AVAILABLE:
+        return kernels.candidate_pairs_kernel(
+            q.indptr.astype(np.int64), q.indices, q.data, norms,
+            np.asarray(index.block_indptr), np.asarray(index.block_names),
+            np.asarray(index.block_data), np.asarray(index.rest_norm),
+            np.asarray(index.name_bucket), index.block_size, lim)
     n_features = q.shape[1]
     rows_out, cols_out = [], []
     for b, ptr in enumerate(index.block_indptr):
@@ -299,17 +308,25 @@ def candidate_pairs(q: sp.csr_matrix, rank: np.ndarray, index: SplitIndex,
 
 
 def search_chunk(q: sp.csr_matrix, rank: np.ndarray, vectors: sp.csr_matrix,
-                 index: SplitIndex, threshold: float, top_m: int
+                 index: SplitIndex, threshold: float, top_m: int, compiled: bool = True
                  ) -> list[list[tuple[int, float]]]:
-    """Exact top ``top_m`` (name index, cosine) with cosine >= ``threshold`` per query row."""
+    """Exact top ``top_m`` (name index, cosine) with cosine >= ``threshold`` per query row;
+    ``compiled`` as in :func:`candidate_pairs`."""
     out: list[list[tuple[int, float]]] = [[] for _ in range(q.shape[0])]
-    rows, cols = candidate_pairs(q, rank, index, threshold)
+    rows, cols = candidate_pairs(q, rank, index, threshold, compiled)
     if rows.size == 0:
         return out
     # exact cosines of the surviving pairs only: row-wise dot products (float64 and rounded,
     # so that equal cosines tie exactly and ties go by name index)
-    pairs = q[rows].astype(np.float64).multiply(vectors[cols])
-    vals = np.round(np.asarray(pairs.sum(axis=1)).ravel(), 6)
+    if compiled and kernels.AVAILABLE:
+        by_row = np.argsort(rows, kind="stable")
+        rows, cols = rows[by_row], cols[by_row]
+        exact = kernels.exact_scores_kernel(
+            q.indptr.astype(np.int64), q.indices, q.data, q.shape[1], rows, cols,
+            np.asarray(vectors.indptr), np.asarray(vectors.indices), np.asarray(vectors.data))
+    else:
+        exact = np.asarray(q[rows].astype(np.float64).multiply(vectors[cols]).sum(axis=1))
+    vals = np.round(exact.ravel(), 6)
     ok = (vals >= threshold - _TIE) & (vals > 0)
     rows, cols, vals = rows[ok], cols[ok], vals[ok]
     order = np.lexsort((cols, -vals, rows))  # by query, best first, ties by name index
