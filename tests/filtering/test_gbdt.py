@@ -97,3 +97,23 @@ def test_window_words_are_ws_words_each_side():
     assert ex._window_words(text, s, s + 4) == ["five", "four", "three", "two"]
     with pytest.raises(ValueError, match="window"):
         FeatureExtractor("en", frozenset(), window=-1)
+
+
+def test_pair_features_rank_gap_and_exact_match():
+    from xlnel.filtering.features import PAIR_FEATURES, FeatureExtractor, Priors
+    from xlnel.types import Document
+
+    ex = FeatureExtractor("en", frozenset())
+    doc = Document(id="d", text="foo bar")
+    span = Span(0, 3, "foo")
+    cands = [Candidate(span, f"C{i}", name, score)
+             for i, (name, score) in enumerate([("foo", 0.9), ("fob", 0.7), ("fog", 0.7),
+                                                ("food", 0.5)])]
+    rows = ex.transform(doc, cands, Priors())
+    pair = rows[:, -len(PAIR_FEATURES):]
+    col = {name: i for i, name in enumerate(PAIR_FEATURES)}
+    # rank = how many candidates of the span score strictly higher; ties share a rank
+    assert pair[:, col["rank"]].tolist() == [0, 1, 1, 3]
+    assert pair[:, col["gap_to_best"]] == pytest.approx([0, 0.2, 0.2, 0.4])
+    assert pair[:, col["exact"]].tolist() == [1, 0, 0, 0]
+    assert pair[:, col["length_ratio"]] == pytest.approx([1, 1, 1, 4 / 3])

@@ -13,6 +13,7 @@ each of those words in their window.
 from __future__ import annotations
 
 import bisect
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -130,23 +131,28 @@ class FeatureExtractor:
             by_span.setdefault((c.span.start, c.span.end), []).append(c.score)
         best = {k: max(v) for k, v in by_span.items()}
         better_inside = _inside_better_span(best)
-        span_rows: dict[tuple[int, int], list[float]] = {}
+        ascending = {k: sorted(v) for k, v in by_span.items()}  # ranks by bisection
+        span_rows: dict[tuple[int, int], tuple[list[float], str]] = {}
         rows = np.zeros((len(candidates), len(self.feature_names)), dtype=np.float32)
         for i, c in enumerate(candidates):
             key = (c.span.start, c.span.end)
             if key not in span_rows:
-                span_rows[key] = self._span_features(document.text, c, len(by_span[key]),
-                                                     key in better_inside, priors)
-            rows[i] = span_rows[key] + self._pair_features(c, by_span[key], best[key], priors)
+                span_rows[key] = (self._span_features(document.text, c, len(by_span[key]),
+                                                      key in better_inside, priors),
+                                  self.norm(c.span.text))
+            span_row, span_norm = span_rows[key]
+            rows[i] = span_row + self._pair_features(c, span_norm, ascending[key], best[key],
+                                                     priors)
         return rows
 
-    def _pair_features(self, c: Candidate, scores: list[float], best: float,
-                       priors: Priors) -> list[float]:
-        name_norm, span_norm = self.norm(c.name), self.norm(c.span.text)
+    def _pair_features(self, c: Candidate, span_norm: str, ascending: list[float],
+                       best: float, priors: Priors) -> list[float]:
+        name_norm = self.norm(c.name)
         name_prior, name_seen = priors.rate("name", name_norm)
-        return [c.score, float(sum(1 for s in scores if s > c.score)), best - c.score,
+        better = len(ascending) - bisect.bisect_right(ascending, c.score)  # scores above it
+        return [c.score, float(better), best - c.score,
                 float(len(name_norm)), len(name_norm) / max(1, len(span_norm)),
-                float(span_norm == name_norm), name_prior, float(np.log1p(name_seen))]
+                float(span_norm == name_norm), name_prior, math.log1p(name_seen)]
 
     def _span_features(self, text: str, c: Candidate, n_candidates: int, inside_better: bool,
                        priors: Priors) -> list[float]:
