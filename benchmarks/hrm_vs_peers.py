@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import run_isolated, write_result  # noqa: E402
+from _common import RESULTS, run_isolated, write_result  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 KS = (1, 10, 50)
@@ -294,6 +294,19 @@ def compare(entries: list[tuple[str, str]], queries: list[str], gold: list[tuple
     return result
 
 
+def _keep_earlier(results: dict[str, Any], path: Path) -> None:
+    """Copy into ``results`` the tools of the earlier result file that this run did not run;
+    their ratios against xlnel are dropped, as they were measured against another xlnel run."""
+    if not path.is_file():
+        return
+    earlier = json.loads(path.read_text(encoding="utf-8"))
+    for part, r in results.items():
+        for tool, entry in earlier.get(part, {}).get("tools", {}).items():
+            if tool not in r["tools"]:
+                entry = {k: v for k, v in entry.items() if k != "ratios_xlnel_over_peer"}
+                r["tools"][tool] = {**entry, "from_earlier_run": earlier.get("command")}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kb", type=Path, default=ROOT.parent / "shared/data/kb/mesh_names.tsv")
@@ -306,6 +319,9 @@ def main() -> None:
     ap.add_argument("--time-box", type=int, default=3600, help="seconds per peer run")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--max-queries", type=int, default=0, help="keep the first N (0 = all)")
+    ap.add_argument("--keep-earlier", action="store_true",
+                    help="keep the entries of tools not run now from the existing result file, "
+                         "each marked with the command that produced it")
     a = ap.parse_args()
     peers = [p for p in a.peers.split(",") if p]
     queries, gold = bc5cdr_queries(a.docs)
@@ -329,7 +345,10 @@ def main() -> None:
         for tool, t in r["tools"].items():
             print(f"{part} {tool}: " + json.dumps({k: v for k, v in t.items()
                                                     if k not in ("workarounds", "packages")}))
-    path = write_result("hrm_vs_peers", {"command": "python " + " ".join(sys.argv), **results})
+    command = "python " + " ".join(sys.argv)
+    if a.keep_earlier:
+        _keep_earlier(results, RESULTS / "hrm_vs_peers.json")
+    path = write_result("hrm_vs_peers", {"command": command, **results})
     print(f"written to {path}")
 
 
