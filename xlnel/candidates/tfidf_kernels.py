@@ -27,6 +27,8 @@ try:
 except ImportError:  # pragma: no cover - numba ships wheels for the supported platforms
     numba = None  # type: ignore[assignment]
     AVAILABLE = False
+    logger.warning("numba cannot be imported; the TF-IDF matcher falls back to scipy sparse "
+                   "products (the same results, several times slower on large dictionaries)")
 
 
 def _jit(fn: Any) -> Any:
