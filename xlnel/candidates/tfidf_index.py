@@ -128,18 +128,27 @@ def _csr(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
     return m
 
 
-def weigh_rows(counts: sp.csr_matrix, idf: np.ndarray, sublinear: bool) -> sp.csr_matrix:
+def weigh_rows(counts: sp.csr_matrix, idf: np.ndarray, sublinear: bool,
+               chunk: int = 200_000) -> sp.csr_matrix:
     """TF-IDF weights with unit-norm rows, in place on ``counts``."""
     data = counts.data
     if sublinear:
         np.log(data, out=data)
         data += 1
-    data *= idf[counts.indices]
-    row_len = np.diff(counts.indptr)
-    cum = np.concatenate(([0.0], np.cumsum(data.astype(np.float64) ** 2)))
-    sq = cum[counts.indptr[1:]] - cum[counts.indptr[:-1]]
-    norms = np.sqrt(np.where(sq > 0, sq, 1.0))
-    data /= np.repeat(norms, row_len).astype(np.float32)
+    indptr = counts.indptr
+    total = 0.0
+    for r0 in range(0, counts.shape[0], chunk):  # by rows: float64 temporaries stay small
+        r1 = min(r0 + chunk, counts.shape[0])
+        a, b = indptr[r0], indptr[r1]
+        part = data[a:b]
+        part *= idf[counts.indices[a:b]]
+        # one running sum over all rows, carried across chunks: the same float64 operations,
+        # so the same vectors bit for bit, as the unchunked code that built earlier indexes
+        cum = np.cumsum(np.concatenate(([total], part.astype(np.float64) ** 2)))
+        total = cum[-1]
+        sq = cum[indptr[r0 + 1:r1 + 1] - a] - cum[indptr[r0:r1] - a]
+        norms = np.sqrt(np.where(sq > 0, sq, 1.0))
+        part /= np.repeat(norms, np.diff(indptr[r0:r1 + 1])).astype(np.float32)
     return counts
 
 
@@ -239,18 +248,34 @@ def split_index(vectors: sp.csr_matrix, rank: np.ndarray, threshold: float,
                            [cut.max()])
     # names without a cut have a zero rest norm; any bucket will do
     name_bucket = np.searchsorted(edges, np.maximum(cut, 0)).astype(np.int32)
-    kept = ~left_out
-    indptr = np.concatenate(([0], np.cumsum(kept)))[vectors.indptr]
-    indexed = _csr(vectors.data[kept], vectors.indices[kept], indptr, vectors.shape)
-    del kept, left_out
-    blocks = [indexed[b:b + block_size].T.tocsr() for b in range(0, n_rows, block_size)]
-    starts = np.cumsum([0] + [blk.nnz for blk in blocks])
-    block_indptr = np.stack([blk.indptr.astype(np.int64) + s
-                             for blk, s in zip(blocks, starts[:-1], strict=True)])
-    block_names = np.concatenate([blk.indices.astype(np.int32) for blk in blocks])
-    block_data = np.concatenate([blk.data for blk in blocks]).astype(np.float32, copy=False)
+    block_indptr, block_names, block_data = _postings_by_block(vectors, ~left_out, block_size)
     return SplitIndex(threshold, rest_norm, name_bucket, edges, block_indptr, block_names,
                       block_data, block_size)
+
+
+def _postings_by_block(vectors: sp.csr_matrix, kept: np.ndarray, block_size: int
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per block of names, the postings (name within the block, weight) of each feature over
+    the ``kept`` entries; written block by block into the final arrays, so that no second copy
+    of the index is ever held."""
+    n_rows, n_features = vectors.shape
+    n_blocks = -(-n_rows // block_size)
+    block_indptr = np.empty((n_blocks, n_features + 1), dtype=np.int64)
+    block_names = np.empty(int(np.count_nonzero(kept)), dtype=np.int32)
+    block_data = np.empty(block_names.size, dtype=np.float32)
+    pos = 0
+    for i in range(n_blocks):
+        r0, r1 = i * block_size, min((i + 1) * block_size, n_rows)
+        a, b = vectors.indptr[r0], vectors.indptr[r1]
+        k = kept[a:b]
+        indptr = np.concatenate(([0], np.cumsum(k)))[vectors.indptr[r0:r1 + 1] - a]
+        rows = _csr(vectors.data[a:b][k], vectors.indices[a:b][k], indptr, (r1 - r0, n_features))
+        blk = rows.T.tocsr()  # features x names of the block, names sorted
+        block_indptr[i] = blk.indptr.astype(np.int64) + pos
+        block_names[pos:pos + blk.nnz] = blk.indices
+        block_data[pos:pos + blk.nnz] = blk.data
+        pos += blk.nnz
+    return block_indptr, block_names, block_data
 
 
 # ----------------------------------------------------------------------------------- search
