@@ -319,6 +319,8 @@ def main() -> None:
     ap.add_argument("--time-box", type=int, default=3600, help="seconds per peer run")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--max-queries", type=int, default=0, help="keep the first N (0 = all)")
+    ap.add_argument("--name", default="hrm_vs_peers",
+                    help="result file benchmarks/results/NAME.json")
     ap.add_argument("--keep-earlier", action="store_true",
                     help="keep the entries of tools not run now from the existing result file, "
                          "each marked with the command that produced it")
@@ -347,8 +349,8 @@ def main() -> None:
                                                     if k not in ("workarounds", "packages")}))
     command = "python " + " ".join(sys.argv)
     if a.keep_earlier:
-        _keep_earlier(results, RESULTS / "hrm_vs_peers.json")
-    path = write_result("hrm_vs_peers", {"command": command, **results})
+        _keep_earlier(results, RESULTS / f"{a.name}.json")
+    path = write_result(a.name, {"command": command, **results})
     print(f"written to {path}")
 
 
