@@ -129,9 +129,9 @@ class FeatureExtractor:
         by_span: dict[tuple[int, int], list[float]] = {}
         for c in candidates:
             by_span.setdefault((c.span.start, c.span.end), []).append(c.score)
-        best = {k: max(v) for k, v in by_span.items()}
-        better_inside = _inside_better_span(best)
         ascending = {k: sorted(v) for k, v in by_span.items()}  # ranks by bisection
+        best = {k: v[-1] for k, v in ascending.items()}
+        better_inside = _inside_better_span(best)
         span_rows: dict[tuple[int, int], tuple[list[float], str]] = {}
         rows = np.zeros((len(candidates), len(self.feature_names)), dtype=np.float32)
         for i, c in enumerate(candidates):
