@@ -1,7 +1,8 @@
 """Collect the ablations of benchmarks/results/ablations/*/runs.jsonl into ablations.json.
 
 Each folder is one ``xlnel experiment`` run of a config in ``configs/ablations/`` (the folder is
-named after the config; the command is the one documented in the config's header). Run from the
+named after the config; the command is the one documented in the config's header). A folder
+named ``NAME-gpu`` holds the same config run on a GPU machine (see ``GPU_RUNS``). Run from the
 repository root after the experiments: ``python benchmarks/ablations.py``. Prints a Markdown
 table per ablation (mean ± sample std over seeds) and writes ``benchmarks/results/ablations.json``
 with the summaries, the commands, the seeds and the CPU time of the cells.
@@ -20,6 +21,17 @@ from xlnel.experiments import read_runs, summarize
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# Ablations also run on a lent GPU machine: folder -> how they ran there.
+GPU_RUNS = {
+    "window-gpu": "session 6 on one NVIDIA H100 (16 CPU cores), xlnel experiment "
+                  "configs/ablations/window.yaml --grid filter.options.window=W --seeds ... with "
+                  "4-5 experiments sharing the GPU (OMP_NUM_THREADS=2 each). On a GPU the "
+                  "cross-encoder also trains its embeddings (freeze_embeddings: null freezes "
+                  "them on CPU only), so these runs differ in recipe from the CPU runs of "
+                  "'window'. Seed 0 ran four times and seed 1 (Ws 1) three times with "
+                  "identical scores.",
+}
+
 
 def documented_command(config: Path) -> str | None:
     """The ``xlnel experiment ...`` command in the header comment of an ablation config."""
@@ -35,8 +47,9 @@ def documented_command(config: Path) -> str | None:
 def ablation_summary(runs: Path) -> dict[str, Any]:
     records = read_runs(runs)
     name = runs.parent.name
-    config = ROOT / "configs" / "ablations" / f"{name}.yaml"
+    config = ROOT / "configs" / "ablations" / f"{name.removesuffix('-gpu')}.yaml"
     return {
+        "device": GPU_RUNS.get(name, "CPU"),
         "config": str(config.relative_to(ROOT)) if config.is_file() else None,
         "command": documented_command(config),
         "runs": len(records),
@@ -77,8 +90,8 @@ def main(argv: list[str]) -> None:
         "note": "Mean ± sample std over seeds; seed s sets seed, dft.seed and "
                 "filter.options.seed, the held-out documents stay the same. Camoni ablations "
                 "are scored at span level on the held-out 20% of diabetes; the BC5CDR one on "
-                "dev. Cells ran with OMP_NUM_THREADS=1 under nice -n 10 on the 2-core machine "
-                "while other sweeps used the other core.",
+                "dev. CPU cells ran with OMP_NUM_THREADS=1 under nice -n 10 on the 2-core machine "
+                "while other sweeps used the other core; '-gpu' ablations say how they ran.",
         "ablations": ablations,
     })
 

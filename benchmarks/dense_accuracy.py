@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import time
@@ -42,6 +43,7 @@ from xlnel.linkers.align import align_encoder, evaluate_encoder  # noqa: E402
 
 DATA = Path("../shared/data")
 MODEL = "multilingual-e5-small"
+DEVICE = os.environ.get("XLNEL_DEVICE", "auto")  # cpu, cuda or auto (a GPU when one is present)
 
 
 def _cmd(parts: list[str]) -> str:
@@ -52,9 +54,9 @@ def _evaluate(results: list[dict[str, Any]], label: str, model: str, kb: list[st
               gold: Path, dictionaries: list[Path], lang: str) -> None:
     args = ["xlnel", "encoder", "evaluate", *[x for s in kb for x in ("--kb", s)],
             *[x for d in dictionaries for x in ("--dictionary", str(d))], "--gold", str(gold),
-            "--model", model, "--lang", lang, "--device", "cpu"]
+            "--model", model, "--lang", lang, "--device", DEVICE]
     t0 = time.perf_counter()
-    report = evaluate_encoder(model, kb, gold, dictionaries, lang, 5, {"device": "cpu"})
+    report = evaluate_encoder(model, kb, gold, dictionaries, lang, 5, {"device": DEVICE})
     results.append({"experiment": label, "command": _cmd(args),
                     "wall_seconds": round(time.perf_counter() - t0, 1), **report})
     print(f"{label}: {report}", file=sys.stderr, flush=True)
@@ -106,7 +108,7 @@ def camoni(work: Path, results: list[dict[str, Any]], steps: int | None,
     save()
     aligned = work / "e5-aligned-camoni"
     _align(results, "camoni align", [], aligned, [terms],
-           {"lang": "he", "batch_size": 32, "epochs": 2, "max_steps": steps, "device": "cpu"})
+           {"lang": "he", "batch_size": 32, "epochs": 2, "max_steps": steps, "device": DEVICE})
     save()
     _evaluate(results, "camoni aligned", str(aligned), [], gold, [terms], "he")
     save()
@@ -159,7 +161,7 @@ def bc5cdr(work: Path, results: list[dict[str, Any]], n_names: int | None,
     aligned = work / "e5-aligned-mesh"
     _align(results, "bc5cdr align", [f"tsv:{DATA / 'kb/mesh_names.tsv'}"], aligned, [],
            {"batch_size": 32, "lr": 5e-5, "max_pairs": pairs, "max_steps": steps,
-            "device": "cpu"})
+            "device": DEVICE})
     save()
     _evaluate(results, "bc5cdr aligned", str(aligned), kb, gold, [], "en")
     save()
@@ -188,6 +190,15 @@ def e2e(config: Path, work: Path, results: list[dict[str, Any]], save: Any) -> N
         "train_seconds": round(t1 - t0, 1), "link_seconds": round(t2 - t1, 1),
         "threshold": report["filter"]["threshold"], **scores})
     save()
+
+
+def _device_name() -> str:
+    """The device the encoder runs on here, for the results file."""
+    import torch
+
+    if DEVICE != "cpu" and torch.cuda.is_available():
+        return f"{torch.cuda.get_device_name(0)}, {os.cpu_count()} CPU cores"
+    return f"CPU, {os.cpu_count()} cores"
 
 
 def _previous(parts: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -224,13 +235,14 @@ def main() -> None:
     runs, kept = _previous(parts)
     results: list[dict[str, Any]] = []
     t0 = time.perf_counter()
-    run = {"command": _cmd(["python", *sys.argv]), "parts": parts}
+    run = {"command": _cmd(["python", *sys.argv]), "parts": parts, "device": _device_name()}
 
     def save() -> None:
         run["wall_seconds"] = round(time.perf_counter() - t0, 1)
         write_result("dense_accuracy", {
             "runs": [*runs, run], "results": [*kept, *results],
-            "note": "CPU only, on a 2-core machine shared with other jobs (load 10+)."})
+            "note": "Each run names its device (XLNEL_DEVICE, default auto); runs without one "
+                    "were CPU only, on a 2-core machine shared with other jobs (load 10+)."})
 
     if args.only in (None, "camoni"):
         camoni(args.work, results, args.camoni_steps, save)

