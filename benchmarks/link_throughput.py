@@ -139,7 +139,7 @@ def measure(pipeline: str, n_docs: int, args: argparse.Namespace) -> dict[str, A
             runs.append(run_isolated(run_one, "ray", pipeline, tmp, args.ray_workers,
                                      args.batch_size))
             print(runs[-1], flush=True)
-        if len(runs) > 2 and not args.skip_ray:
+        if args.workers and not args.skip_ray:
             one = Path(tmp) / f"out-file-{args.workers[0]}" / "all.jsonl.gz"
             runs[-1]["same_documents_as_file_mode"] = _same_documents(
                 one, Path(tmp) / f"out-ray-{args.ray_workers}")
@@ -154,13 +154,19 @@ def _same_documents(single: Path, shard_dir: Path) -> bool:
     return joined == gzip.decompress(single.read_bytes())
 
 
+def _worker_counts(text: str) -> list[int]:
+    """``"1,2"`` -> [1, 2]; ``"none"`` -> [] (no file-mode run)."""
+    return [] if text.strip().lower() == "none" else [int(x) for x in text.split(",")]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pipeline", required=True, help="Feature (GBDT) filter pipeline folder.")
     ap.add_argument("--documents", type=int, default=50_000)
     ap.add_argument("--transformer-pipeline", help="Transformer-filter pipeline folder.")
     ap.add_argument("--transformer-documents", type=int, default=200)
-    ap.add_argument("--workers", type=lambda s: [int(x) for x in s.split(",")], default=[1, 2])
+    ap.add_argument("--workers", type=_worker_counts, default=[1, 2],
+                    help="File-mode runs, e.g. 1,2; 'none' runs Ray only (unless --skip-ray).")
     ap.add_argument("--ray-workers", type=int, default=2)
     ap.add_argument("--shard-size", type=int, default=1000)
     ap.add_argument("--batch-size", type=int, default=64)
