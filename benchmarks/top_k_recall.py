@@ -2,8 +2,8 @@
 
 The matcher keeps up to m = 50 names per span for recall; the cross-encoder reads only the
 ``top_k_per_span`` best of them (``xlnel.filtering._pairs.top_k_mask``: distinct names ranked
-by matcher score). For a trained pipeline this script regenerates the candidates of the
-*filter's training documents* (the config's training documents minus the held-out split and
+by matcher score, ``name_ranks``). For a trained pipeline this script regenerates the candidates
+of the *filter's training documents* (the config's training documents minus the held-out split and
 minus the DFT share, never the held-out ones) and reports, for each k, the share of gold
 mentions still reachable (span level: some candidate at the gold offsets; concept level: the
 gold concept among the kept candidates there) and the (span, name) pairs left to score.
@@ -24,7 +24,7 @@ from _common import RESULTS, write_result
 
 from xlnel.dictionary.dft import split_documents
 from xlnel.evaluation import hrm_recall
-from xlnel.filtering._pairs import top_k_mask
+from xlnel.filtering._pairs import name_ranks
 from xlnel.pipeline import Pipeline, load_training_documents
 
 
@@ -37,10 +37,11 @@ def measure(pipeline_dir: str, ks: list[int]) -> dict[str, Any]:
     candidates = pipeline.candidates(docs)
     seconds = time.perf_counter() - t0
     levels = ("span", "concept") if config.filter.select_level == "concept" else ("span",)
+    ranks = [name_ranks(cands) for cands in candidates]  # once; each k is a cut of them
     rows = []
     for k in [*ks, None]:
-        kept = {d.id: [c for c, keep in zip(cands, top_k_mask(cands, k), strict=True) if keep]
-                for d, cands in zip(docs, candidates, strict=True)}
+        kept = {d.id: [c for c, r in zip(cands, rank, strict=True) if k is None or r <= k]
+                for d, cands, rank in zip(docs, candidates, ranks, strict=True)}
         row: dict[str, Any] = {"k": k if k is not None else "all",
                                "pairs": sum(len(c) for c in kept.values())}
         for level in levels:
