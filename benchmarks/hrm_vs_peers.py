@@ -48,6 +48,9 @@ PEERS: dict[str, dict[str, Any]] = {
             "fetches nothing",
             "candidates ranked by their best alias similarity (scispacy's linker threshold of "
             "0.7 not applied, so that recall@50 is comparable)",
+            "efSearch set to 200, scispacy's default ef_search: create_tfidf_ann_index returns "
+            "its in-memory index without query-time parameters (nmslib's default efSearch is "
+            "20), and CandidateGenerator applies ef_search only to the index it loads itself",
         ],
     },
     "quickumls": {
@@ -76,12 +79,29 @@ import json, resource, sys, time
 from scispacy import candidate_generation
 from scispacy.candidate_generation import CandidateGenerator, create_tfidf_ann_index
 from scispacy.linking_utils import KnowledgeBase
-work, k = sys.argv[1], int(sys.argv[2])
+work, k, ef_construction = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+if ef_construction != 2000:  # scispacy's own value is a local of create_tfidf_ann_index
+    _nmslib = candidate_generation.nmslib
+
+    class _Index:
+        def __init__(self, index):
+            self._index = index
+
+        def __getattr__(self, name):
+            return getattr(self._index, name)
+
+        def createIndex(self, params, **kw):
+            return self._index.createIndex({**params, "efConstruction": ef_construction}, **kw)
+
+    candidate_generation.nmslib = type("Nmslib", (), {
+        "DataType": _nmslib.DataType,
+        "init": staticmethod(lambda **kw: _Index(_nmslib.init(**kw)))})
 t0 = time.perf_counter()
 kb = KnowledgeBase(work + "/kb.jsonl")
 # the check guards only the float16 copy written to disk; building in memory needs no save
 candidate_generation.scipy_supports_sparse_float16 = lambda: True
 aliases, vectorizer, index = create_tfidf_ann_index(None, kb)
+index.setQueryTimeParams({"efSearch": 200})  # scispacy's default ef_search (see workarounds)
 gen = CandidateGenerator(ann_index=index, tfidf_vectorizer=vectorizer,
                          ann_concept_aliases_list=aliases, kb=kb)
 build = time.perf_counter() - t0
@@ -241,10 +261,18 @@ def ensure_venv(tool: str, root: Path) -> tuple[Path, float]:
     return python, time.perf_counter() - t0
 
 
-def run_peer(tool: str, work: Path, venvs: Path, time_box: int) -> dict[str, Any]:
-    """Install (once) and run a peer; an error or a timeout is recorded, not raised."""
+def run_peer(tool: str, work: Path, venvs: Path, time_box: int,
+             ef_construction: int = 2000) -> dict[str, Any]:
+    """Install (once) and run a peer; an error or a timeout is recorded, not raised.
+    ``ef_construction`` replaces scispacy's HNSW efConstruction (2000) when different."""
     out: dict[str, Any] = {"packages": PEERS[tool]["packages"],
                            "workarounds": PEERS[tool]["workarounds"]}
+    if tool == "scispacy" and ef_construction != 2000:
+        out["workarounds"] = [*out["workarounds"], (
+            f"NOT scispacy's own index: HNSW efConstruction {ef_construction} instead of its "
+            "2000, so that the build finishes on this machine (a cheaper graph; M 100 and "
+            "efSearch 200 unchanged)")]
+        out["ef_construction"] = ef_construction
     try:
         python, install = ensure_venv(tool, venvs)
     except subprocess.CalledProcessError as e:
@@ -253,7 +281,9 @@ def run_peer(tool: str, work: Path, venvs: Path, time_box: int) -> dict[str, Any
     runner = work / f"{tool}_runner.py"
     runner.write_text(textwrap.dedent(SCISPACY_RUNNER if tool == "scispacy"
                                       else QUICKUMLS_RUNNER), encoding="utf-8")
-    args = [str(python), str(runner), str(work)] + (["50"] if tool == "scispacy" else [])
+    args = [str(python), str(runner), str(work)]
+    if tool == "scispacy":
+        args += ["50", str(ef_construction)]
     try:
         proc = subprocess.run(args, capture_output=True, text=True, timeout=time_box)
     except subprocess.TimeoutExpired:
@@ -264,7 +294,8 @@ def run_peer(tool: str, work: Path, venvs: Path, time_box: int) -> dict[str, Any
 
 
 def compare(entries: list[tuple[str, str]], queries: list[str], gold: list[tuple[str, ...]],
-            peers: list[str], venvs: Path, time_box: int, workers: int) -> dict[str, Any]:
+            peers: list[str], venvs: Path, time_box: int, workers: int,
+            ef_construction: int = 2000) -> dict[str, Any]:
     """All tools on one dictionary; summaries without the ranked lists."""
     result: dict[str, Any] = {"dictionary_names": len(entries), "queries": len(queries),
                               "gold_mentions": len(gold)}
@@ -274,7 +305,7 @@ def compare(entries: list[tuple[str, str]], queries: list[str], gold: list[tuple
         runs = {"xlnel": run_isolated(run_ours, tmp, len(gold), workers)}
         runs["xlnel"]["workers"] = workers
         for tool in peers:
-            runs[tool] = run_peer(tool, work, venvs, time_box)
+            runs[tool] = run_peer(tool, work, venvs, time_box, ef_construction)
             print(f"  {tool}: {runs[tool].get('error', 'done')}", flush=True)
     for r in runs.values():
         if "ranked" in r:
@@ -318,6 +349,11 @@ def main() -> None:
     ap.add_argument("--venvs", type=Path, default=Path("/tmp"))
     ap.add_argument("--time-box", type=int, default=3600, help="seconds per peer run")
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--only-synthetic", action="store_true",
+                    help="skip the comparison on the MeSH names alone (needs --synthetic)")
+    ap.add_argument("--scispacy-ef-construction", type=int, default=2000,
+                    help="HNSW efConstruction of scispacy's index; 2000 is scispacy's own, "
+                         "a lower value is recorded as not scispacy's own index")
     ap.add_argument("--max-queries", type=int, default=0, help="keep the first N (0 = all)")
     ap.add_argument("--name", default="hrm_vs_peers",
                     help="result file benchmarks/results/NAME.json")
@@ -325,13 +361,17 @@ def main() -> None:
                     help="keep the entries of tools not run now from the existing result file, "
                          "each marked with the command that produced it")
     a = ap.parse_args()
+    if a.only_synthetic and not a.synthetic:
+        ap.error("--only-synthetic needs --synthetic N")
     peers = [p for p in a.peers.split(",") if p]
     queries, gold = bc5cdr_queries(a.docs)
     if a.max_queries:
         queries, gold = queries[:a.max_queries], gold[:a.max_queries]
     print(f"{len(gold):,} gold mentions, {len(queries):,} queries", flush=True)
-    results = {"mesh": compare(mesh_dictionary(a.kb), queries, gold, peers, a.venvs,
-                               a.time_box, a.workers)}
+    results: dict[str, Any] = {}
+    if not a.only_synthetic:
+        results["mesh"] = compare(mesh_dictionary(a.kb), queries, gold, peers, a.venvs,
+                                  a.time_box, a.workers, a.scispacy_ef_construction)
     if a.synthetic:
         from hrm_speed import synthetic_names
 
@@ -342,7 +382,7 @@ def main() -> None:
         entries = mesh + [(f"S{i}", n) for i, n in enumerate(names)]
         del names
         results["synthetic"] = compare(entries, queries, gold, peers, a.venvs, a.time_box,
-                                       a.workers)
+                                       a.workers, a.scispacy_ef_construction)
     for part, r in results.items():
         for tool, t in r["tools"].items():
             print(f"{part} {tool}: " + json.dumps({k: v for k, v in t.items()
