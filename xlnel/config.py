@@ -81,6 +81,8 @@ class CandidatesConfig(_Section):
         ngram_max: Largest character n-gram.
         sublinear_tf: ``1 + log(tf)`` term weights.
         use_idf: TF-IDF (True) or plain TF (False) vectors.
+        pad_ends: Take n-grams with a space added at both ends of each name and span, so that
+            word-initial and word-final n-grams match (off by default, as in the paper).
         metric: ``cosine`` (indexed exact search) or ``manhattan`` (one minus half the L1
             distance of L1-normalised vectors; scores every name sharing an n-gram, an ablation
             for dictionaries of up to some hundred thousand names).
@@ -99,6 +101,7 @@ class CandidatesConfig(_Section):
     ngram_max: int = Field(default=3, ge=1)
     sublinear_tf: bool = False
     use_idf: bool = True
+    pad_ends: bool = False
     metric: Literal["cosine", "manhattan"] = "cosine"
     strip_prefixes: bool | None = None
     stopwords: str | None = None

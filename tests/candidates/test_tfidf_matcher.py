@@ -90,6 +90,32 @@ def test_property_same_as_brute_force(path, names, queries, th):
         assert _rounded(m.search(queries)) == _rounded(brute_force_search(m, queries))
 
 
+@pytest.mark.parametrize("th", [0.0, 0.4, 0.7])
+@pytest.mark.parametrize("path", PATHS)
+def test_pad_ends_matches_brute_force(th, path):
+    rng = random.Random(int(th * 10) + 31)
+    alphabet = "abcdefg h"
+    names = sorted({"".join(rng.choice(alphabet) for _ in range(rng.randint(1, 10))).strip()
+                    or "a" for _ in range(400)})
+    queries = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 10)))
+               for _ in range(100)]
+    m = TfidfMatcher(MatcherConfig(threshold=th, top_m=10, pad_ends=True, ngram_min=3,
+                                   chunk_size=13)).fit(names)
+    with _search_path(path):
+        assert _rounded(m.search(queries)) == _rounded(brute_force_search(m, queries))
+
+
+def test_pad_ends_adds_word_start_and_end_ngrams():
+    m = TfidfMatcher(MatcherConfig(ngram_min=3, threshold=0.0, pad_ends=True))
+    m.fit(["diabetes", "betes dia"])
+    assert {" di", "es ", "iab"} <= set(m.vocabulary)
+    assert "dia" in m.vocabulary and " be" in m.vocabulary
+    assert m.search(["diabetes"])[0][0] == Match(0, 1.0)
+    # the query is padded too: its own first and last grams are known, not out of vocabulary
+    plain = TfidfMatcher(MatcherConfig(ngram_min=3, threshold=0.0)).fit(["diabetes", "x"])
+    assert " di" not in plain.vocabulary
+
+
 @pytest.mark.parametrize("th", [0.0, 0.3, 0.6])
 def test_manhattan_matches_brute_force(th):
     rng = random.Random(int(th * 10))
@@ -131,6 +157,8 @@ def test_load_rejects_incompatible_settings(tmp_path):
     TfidfMatcher(MatcherConfig()).fit(["a"]).save(tmp_path)
     with pytest.raises(ConfigError, match="ngram_max"):
         TfidfMatcher.load(tmp_path, MatcherConfig(ngram_max=4))
+    with pytest.raises(ConfigError, match="pad_ends"):
+        TfidfMatcher.load(tmp_path, MatcherConfig(pad_ends=True))
     (tmp_path / "idf.npy").unlink()
     with pytest.raises(ArtifactError, match="idf.npy"):
         TfidfMatcher.load(tmp_path)
@@ -257,3 +285,12 @@ def test_loads_the_first_save_format(tmp_path):
     sp.save_npz(tmp_path / "name_vectors.npz", m._name_vectors)
     old = TfidfMatcher.load(tmp_path)
     assert old.search(["insulin pumps"]) == m.search(["insulin pumps"])
+
+
+def test_candidates_config_reaches_the_matcher():
+    from xlnel.candidates.tfidf_generator import matcher_config
+    from xlnel.config import CandidatesConfig
+
+    cfg = matcher_config(CandidatesConfig(pad_ends=True, ngram_min=3, threshold=0.3))
+    assert (cfg.pad_ends, cfg.ngram_min, cfg.threshold) == (True, 3, 0.3)
+    assert matcher_config(CandidatesConfig()).pad_ends is False

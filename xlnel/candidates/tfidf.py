@@ -47,6 +47,9 @@ class MatcherConfig:
         threshold: Minimum cosine similarity (inclusive); 0.0 is valid but scores every name.
         sublinear_tf: Use ``1 + log(tf)`` instead of raw counts.
         use_idf: Weight n-grams by inverse document frequency (False gives plain TF vectors).
+        pad_ends: Take n-grams of the string with one space added at each end, so that a name's
+            first and last letters also form n-grams such as `` di`` and ``es `` that match word
+            starts and ends inside longer spans (as scikit-learn's ``char_wb`` pads each word).
         chunk_size: Queries scored together; ``None`` picks it from the dictionary size
             (the candidate arrays of a chunk grow with both).
         workers: Threads searching chunks of queries at the same time.
@@ -63,6 +66,7 @@ class MatcherConfig:
     threshold: float = 0.4
     sublinear_tf: bool = False
     use_idf: bool = True
+    pad_ends: bool = False
     chunk_size: int | None = None
     workers: int = 1
     metric: str = "cosine"
@@ -129,7 +133,8 @@ class TfidfMatcher:
         cfg = self.config
         self.names = ix.NameList.from_strings(names)
         self.vocabulary = {}
-        counts = ix.count_ngrams(names, cfg.ngram_min, cfg.ngram_max, self.vocabulary)
+        counts = ix.count_ngrams(names, cfg.ngram_min, cfg.ngram_max, self.vocabulary,
+                                 pad=cfg.pad_ends)
         n_docs = len(names)
         if cfg.use_idf:
             df = np.bincount(counts.indices, minlength=counts.shape[1])
@@ -159,7 +164,8 @@ class TfidfMatcher:
         indices: list[int] = []
         values: list[float] = []
         for query in queries:
-            grams = Counter(char_ngrams(query, cfg.ngram_min, cfg.ngram_max))
+            text = f" {query} " if cfg.pad_ends else query
+            grams = Counter(char_ngrams(text, cfg.ngram_min, cfg.ngram_max))
             row_idx, row_val, oov_sq, oov_abs = [], [], 0.0, 0.0
             for gram, count in grams.items():
                 tf = 1 + math.log(count) if cfg.sublinear_tf else float(count)
@@ -321,7 +327,8 @@ _FORMAT = 2  # 1: names.json + name_vectors.npz; 2: .npy arrays, memory-mappable
 
 
 def _check_compatible(saved: MatcherConfig, wanted: MatcherConfig, where: Path) -> None:
-    fixed = ("ngram_min", "ngram_max", "sublinear_tf", "use_idf")  # metric: search-time only
+    # metric is search-time only
+    fixed = ("ngram_min", "ngram_max", "sublinear_tf", "use_idf", "pad_ends")
     for key in fixed:
         if getattr(saved, key) != getattr(wanted, key):
             raise ConfigError(f"matcher in {where} was built with {key}={getattr(saved, key)}; "

@@ -25,8 +25,8 @@ def matcher_config(config: CandidatesConfig) -> MatcherConfig:
     return MatcherConfig(ngram_min=config.ngram_min, ngram_max=config.ngram_max,
                          top_m=config.top_m, threshold=config.threshold,
                          sublinear_tf=config.sublinear_tf, use_idf=config.use_idf,
-                         chunk_size=config.chunk_size, workers=config.workers,
-                         metric=config.metric)
+                         pad_ends=config.pad_ends, chunk_size=config.chunk_size,
+                         workers=config.workers, metric=config.metric)
 
 
 @register_generator

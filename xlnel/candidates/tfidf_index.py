@@ -78,9 +78,10 @@ class NameList(Sequence[str]):
 
 # ---------------------------------------------------------------------------- vectorisation
 def count_ngrams(names: Sequence[str], lo: int, hi: int, vocabulary: dict[str, int],
-                 chunk: int = 50_000) -> sp.csr_matrix:
+                 chunk: int = 50_000, pad: bool = False) -> sp.csr_matrix:
     """Raw n-gram counts (names x features, int32 indices, float32 data), built in chunks so
-    that Python lists never hold more than ``chunk`` names' n-grams; extends ``vocabulary``."""
+    that Python lists never hold more than ``chunk`` names' n-grams; extends ``vocabulary``.
+    ``pad`` takes the n-grams of each name with a space added at both ends."""
     parts = []
     sizes = range(lo, hi + 1)
     get = vocabulary.get
@@ -88,6 +89,8 @@ def count_ngrams(names: Sequence[str], lo: int, hi: int, vocabulary: dict[str, i
         cols: list[int] = []
         lengths = np.zeros(min(chunk, len(names) - start), dtype=np.int64)
         for k, name in enumerate(names[start:start + chunk]):
+            if pad:
+                name = f" {name} "
             grams = [name[i:i + n] for n in sizes for i in range(len(name) - n + 1)]
             ids = list(map(get, grams))  # C-speed lookups; new n-grams are the rare case
             if None in ids:
