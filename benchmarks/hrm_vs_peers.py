@@ -202,8 +202,9 @@ def recall(ranked: list[list[str]], gold: list[tuple[str, ...]]) -> dict[str, fl
 
 
 # ------------------------------------------------------------------------------------ tools
-def run_ours(work: str, n_gold: int, workers: int) -> dict[str, Any]:
-    """xlnel's matcher (pipeline defaults: th 0.4, top 50 names) on the written inputs."""
+def run_ours(work: str, n_gold: int, matcher: dict[str, Any]) -> dict[str, Any]:
+    """xlnel's matcher on the written inputs: pipeline defaults (th 0.4, top 50 names, 1-3-grams)
+    updated with ``matcher`` (MatcherConfig fields)."""
     from xlnel.candidates.tfidf import MatcherConfig, TfidfMatcher
     from xlnel.normalization import normalize_string
 
@@ -220,7 +221,7 @@ def run_ours(work: str, n_gold: int, workers: int) -> dict[str, Any]:
                 concepts.append([])
             if e["concept_id"] not in concepts[i]:
                 concepts[i].append(e["concept_id"])
-    m = TfidfMatcher(MatcherConfig(top_m=50, threshold=0.4, workers=workers)).fit(list(keys))
+    m = TfidfMatcher(MatcherConfig(**{"top_m": 50, "threshold": 0.4, **matcher})).fit(list(keys))
     build = time.perf_counter() - t0
     queries = json.loads((w / "queries.json").read_text(encoding="utf-8"))
     t0 = time.perf_counter()
@@ -294,7 +295,7 @@ def run_peer(tool: str, work: Path, venvs: Path, time_box: int,
 
 
 def compare(entries: list[tuple[str, str]], queries: list[str], gold: list[tuple[str, ...]],
-            peers: list[str], venvs: Path, time_box: int, workers: int,
+            peers: list[str], venvs: Path, time_box: int, matcher: dict[str, Any],
             ef_construction: int = 2000) -> dict[str, Any]:
     """All tools on one dictionary; summaries without the ranked lists."""
     result: dict[str, Any] = {"dictionary_names": len(entries), "queries": len(queries),
@@ -302,8 +303,8 @@ def compare(entries: list[tuple[str, str]], queries: list[str], gold: list[tuple
     with tempfile.TemporaryDirectory(prefix="hrm-peers-") as tmp:
         work = Path(tmp)
         write_inputs(work, entries, queries)
-        runs = {"xlnel": run_isolated(run_ours, tmp, len(gold), workers)}
-        runs["xlnel"]["workers"] = workers
+        runs = {"xlnel": run_isolated(run_ours, tmp, len(gold), matcher)}
+        runs["xlnel"].update(matcher)
         for tool in peers:
             runs[tool] = run_peer(tool, work, venvs, time_box, ef_construction)
             print(f"  {tool}: {runs[tool].get('error', 'done')}", flush=True)
@@ -349,6 +350,10 @@ def main() -> None:
     ap.add_argument("--venvs", type=Path, default=Path("/tmp"))
     ap.add_argument("--time-box", type=int, default=3600, help="seconds per peer run")
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--threshold", type=float, default=0.4, help="xlnel's cosine threshold")
+    ap.add_argument("--ngrams", default="1-3", help="xlnel's character n-gram sizes, MIN-MAX")
+    ap.add_argument("--pad-ends", action="store_true",
+                    help="xlnel's n-grams of each string with a space added at both ends")
     ap.add_argument("--only-synthetic", action="store_true",
                     help="skip the comparison on the MeSH names alone (needs --synthetic)")
     ap.add_argument("--scispacy-ef-construction", type=int, default=2000,
@@ -364,6 +369,9 @@ def main() -> None:
     if a.only_synthetic and not a.synthetic:
         ap.error("--only-synthetic needs --synthetic N")
     peers = [p for p in a.peers.split(",") if p]
+    lo, _, hi = a.ngrams.partition("-")
+    matcher = {"workers": a.workers, "threshold": a.threshold, "ngram_min": int(lo),
+               "ngram_max": int(hi or lo), "pad_ends": a.pad_ends}
     queries, gold = bc5cdr_queries(a.docs)
     if a.max_queries:
         queries, gold = queries[:a.max_queries], gold[:a.max_queries]
@@ -371,7 +379,7 @@ def main() -> None:
     results: dict[str, Any] = {}
     if not a.only_synthetic:
         results["mesh"] = compare(mesh_dictionary(a.kb), queries, gold, peers, a.venvs,
-                                  a.time_box, a.workers, a.scispacy_ef_construction)
+                                  a.time_box, matcher, a.scispacy_ef_construction)
     if a.synthetic:
         from hrm_speed import synthetic_names
 
@@ -382,7 +390,7 @@ def main() -> None:
         entries = mesh + [(f"S{i}", n) for i, n in enumerate(names)]
         del names
         results["synthetic"] = compare(entries, queries, gold, peers, a.venvs, a.time_box,
-                                       a.workers, a.scispacy_ef_construction)
+                                       matcher, a.scispacy_ef_construction)
     for part, r in results.items():
         for tool, t in r["tools"].items():
             print(f"{part} {tool}: " + json.dumps({k: v for k, v in t.items()
