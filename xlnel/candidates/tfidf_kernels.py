@@ -53,13 +53,18 @@ def candidate_pairs_kernel(q_indptr: np.ndarray, q_indices: np.ndarray, q_data: 
     """(query row, name) pairs whose partial score plus bound reaches ``lim``; the same pairs
     as :func:`xlnel.candidates.tfidf_index.candidate_pairs` (see there for the bound).
 
-    The scatter loop has no branch (a block's float32 accumulator, 256 KiB, stays in cache);
-    a sequential scan then finds the touched names, whose partial scores are positive because
-    every weight is. That is about twice as fast as tracking the touched names in the loop.
+    The scatter adds a query's postings of one block into a float32 accumulator (256 KiB, it
+    stays in cache). When the query reads many postings of the block, a branch-free scatter and
+    a sequential scan of the accumulator find the touched names (their partial scores are
+    positive, as every weight is). When it reads few - a real mention against millions of
+    names touches a small part of each block - the scan of every name of the block would cost
+    more than the scatter, so the scatter also lists the names it touches and only those are
+    read back; a name listed twice is read once, as reading it resets its score to zero.
     """
     n_q = q_indptr.size - 1
     n_names = rest_norm.size
     acc = np.zeros(block_size, dtype=np.float32)
+    touched = np.empty(4096, dtype=np.int64)
     rows = np.empty(4096, dtype=np.int64)
     cols = np.empty(4096, dtype=np.int64)
     n_out = 0
@@ -70,6 +75,38 @@ def candidate_pairs_kernel(q_indptr: np.ndarray, q_indices: np.ndarray, q_data: 
             continue
         width = min(block_size, n_names - lo)
         for i in range(n_q):
+            n_post = 0
+            for k in range(q_indptr[i], q_indptr[i + 1]):
+                f = q_indices[k]
+                n_post += ptr[f + 1] - ptr[f]
+            if n_post == 0:
+                continue
+            if 4 * n_post < width:  # few postings: list the touched names
+                if n_post > touched.size:
+                    touched = _grow(touched, n_post)
+                n_t = 0
+                for k in range(q_indptr[i], q_indptr[i + 1]):
+                    f = q_indices[k]
+                    w = q_data[k]
+                    for p in range(ptr[f], ptr[f + 1]):
+                        j = block_names[p]
+                        acc[j] += w * block_data[p]
+                        touched[n_t] = j
+                        n_t += 1
+                if n_out + n_t > rows.size:
+                    rows = _grow(rows, n_out + n_t)
+                    cols = _grow(cols, n_out + n_t)
+                for t in range(n_t):
+                    j = touched[t]
+                    partial = acc[j]
+                    if partial > 0:
+                        name = lo + j
+                        if partial + rest_norm[name] * norms[i, name_bucket[name]] >= lim:
+                            rows[n_out] = i
+                            cols[n_out] = name
+                            n_out += 1
+                        acc[j] = 0
+                continue
             for k in range(q_indptr[i], q_indptr[i + 1]):
                 f = q_indices[k]
                 w = q_data[k]
