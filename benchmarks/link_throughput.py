@@ -10,6 +10,8 @@ all its descendants (pool workers; for Ray the local cluster's processes too) ev
     python benchmarks/link_throughput.py --pipeline /tmp/bc5cdr-gbdt --documents 50000
     python benchmarks/link_throughput.py --pipeline P --transformer-pipeline T \\
         --transformer-documents 200
+    python benchmarks/link_throughput.py --transformer-pipeline T --transformer-documents 2000 \\
+        --workers 1,2 --skip-ray --name link_throughput_transformer_gpu    # on a GPU machine
 
 Figures include start-up (loading the pipeline in every worker, starting Ray): that is what a
 user waits for. ``load_seconds`` gives the pipeline load time of one process for reference.
@@ -154,6 +156,13 @@ def _same_documents(single: Path, shard_dir: Path) -> bool:
     return joined == gzip.decompress(single.read_bytes())
 
 
+def _accelerator() -> str | None:
+    """The CUDA device that a transformer stage set to ``auto`` would use, if any."""
+    import torch
+
+    return torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
+
+
 def _worker_counts(text: str) -> list[int]:
     """``"1,2"`` -> [1, 2]; ``"none"`` -> [] (no file-mode run)."""
     return [] if text.strip().lower() == "none" else [int(x) for x in text.split(",")]
@@ -161,7 +170,7 @@ def _worker_counts(text: str) -> list[int]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--pipeline", required=True, help="Feature (GBDT) filter pipeline folder.")
+    ap.add_argument("--pipeline", help="Feature (GBDT) filter pipeline folder.")
     ap.add_argument("--documents", type=int, default=50_000)
     ap.add_argument("--transformer-pipeline", help="Transformer-filter pipeline folder.")
     ap.add_argument("--transformer-documents", type=int, default=200)
@@ -173,13 +182,18 @@ def main() -> None:
     ap.add_argument("--skip-ray", action="store_true")
     ap.add_argument("--name", default="link_throughput")
     args = ap.parse_args()
+    if not args.pipeline and not args.transformer_pipeline:
+        ap.error("give --pipeline, --transformer-pipeline or both")
     t0 = time.perf_counter()
-    result: dict[str, Any] = {"feature_filter": measure(args.pipeline, args.documents, args)}
+    result: dict[str, Any] = {}
+    if args.pipeline:
+        result["feature_filter"] = measure(args.pipeline, args.documents, args)
     if args.transformer_pipeline:
         result["transformer_filter"] = measure(args.transformer_pipeline,
                                                args.transformer_documents, args)
     result["settings"] = {k: v for k, v in vars(args).items() if k != "name"}
     result["settings"]["omp_num_threads"] = os.environ.get("OMP_NUM_THREADS")
+    result["accelerator"] = _accelerator()
     # Throughput on a shared machine says little without the load other jobs put on it.
     result["load_average_1_5_15_at_end"] = [round(x, 2) for x in os.getloadavg()]
     result["total_seconds"] = round(time.perf_counter() - t0, 1)
