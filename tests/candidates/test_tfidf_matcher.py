@@ -294,3 +294,33 @@ def test_candidates_config_reaches_the_matcher():
     cfg = matcher_config(CandidatesConfig(pad_ends=True, ngram_min=3, threshold=0.3))
     assert (cfg.pad_ends, cfg.ngram_min, cfg.threshold) == (True, 3, 0.3)
     assert matcher_config(CandidatesConfig()).pad_ends is False
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_queries_touching_thousands_of_names_match_brute_force(path):
+    # one block, a query touching more names than the kernel's first buffers hold
+    rng = random.Random(8)
+    names = sorted({"".join(rng.choice("abcde") for _ in range(rng.randint(3, 9)))
+                    for _ in range(9000)})
+    assert len(names) > 4096
+    queries = ["abc", "a", "eeddcc", "bad cab"]
+    m = TfidfMatcher(MatcherConfig(threshold=0.2, top_m=300)).fit(names)
+    with _search_path(path):
+        assert _rounded(m.search(queries)) == _rounded(brute_force_search(m, queries))
+
+
+def test_packed_bounds_never_lower_a_bound():
+    rng = np.random.default_rng(0)
+    rest = np.nextafter(rng.random(1000).astype(np.float32) * 0.9, np.float32(2))
+    rest[:3] = [0.0, 1e-9, 0.89999]
+    bucket = rng.integers(0, 200, 1000)
+    packed = tfidf_kernels.pack_bounds(rest, bucket)
+    assert packed.dtype == np.uint32
+    assert np.array_equal(packed >> tfidf_kernels.REST_BITS, bucket)
+    back = (packed & ((1 << tfidf_kernels.REST_BITS) - 1)) / float(1 << tfidf_kernels.REST_BITS)
+    assert np.all(back >= rest.astype(np.float64))
+    assert np.all(back - rest < 2.0 ** -23)
+    with pytest.raises(ValueError, match="buckets"):
+        tfidf_kernels.pack_bounds(rest[:1], np.array([256]))
+    with pytest.raises(ValueError, match="below 1"):
+        tfidf_kernels.pack_bounds(np.array([1.0], np.float32), np.array([0]))

@@ -50,8 +50,9 @@ class MatcherConfig:
         pad_ends: Take n-grams of the string with one space added at each end, so that a name's
             first and last letters also form n-grams such as `` di`` and ``es `` that match word
             starts and ends inside longer spans (as scikit-learn's ``char_wb`` pads each word).
-        chunk_size: Queries scored together; ``None`` picks it from the dictionary size
-            (the candidate arrays of a chunk grow with both).
+        chunk_size: Queries scored together; ``None`` picks it: 256 (fewer when workers would
+            idle) for the compiled cosine search, from the dictionary size otherwise (there the
+            score matrix of a chunk grows with both).
         workers: Threads searching chunks of queries at the same time.
         metric: ``"cosine"`` (the indexed, exact search) or ``"manhattan"``: one minus half
             the L1 distance of the L1-normalised vectors (equal to the sum over n-grams of the
@@ -203,7 +204,7 @@ class TfidfMatcher:
             self._index = ix.split_index(self._name_vectors, self._rank, self.config.threshold)
         step = self.config.chunk_size
         if step is None:
-            step = int(min(256, max(16, 64_000_000 // max(1, len(self.names)))))
+            step = self._default_chunk(len(queries))
         chunks = [queries[lo:lo + step] for lo in range(0, len(queries), step)]
         if self.config.workers > 1 and len(chunks) > 1:
             with ThreadPoolExecutor(self.config.workers) as pool:
@@ -211,6 +212,18 @@ class TfidfMatcher:
         else:
             parts = [self._search_chunk(c) for c in chunks]
         return [row for part in parts for row in part]
+
+    def _default_chunk(self, n_queries: int) -> int:
+        """Queries per chunk when ``chunk_size`` is None: 256 for the compiled cosine search
+        (its memory grows with the surviving pairs only, and larger chunks reuse each block of
+        the index more), fewer when that would leave a worker thread without a chunk; the
+        scipy products and the Manhattan scores hold a chunk x names matrix, so there the
+        chunk shrinks as the dictionary grows."""
+        if self.config.metric == "cosine" and ix.kernels.AVAILABLE:
+            if self.config.workers == 1:
+                return 256
+            return max(16, min(256, -(-n_queries // (2 * self.config.workers))))
+        return int(min(256, max(16, 64_000_000 // max(1, len(self.names)))))
 
     def _search_chunk(self, queries: Sequence[str]) -> list[list[Match]]:
         assert self._name_vectors is not None and self._index is not None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import overload
 
@@ -205,6 +205,14 @@ class SplitIndex:
     block_names: np.ndarray
     block_data: np.ndarray
     block_size: int
+    _packed: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
+
+    def packed_bounds(self) -> np.ndarray:
+        """``rest_norm`` and ``name_bucket`` packed per name for the compiled search (made on
+        first use and kept; 4 bytes per name, not saved)."""
+        if self._packed is None:
+            self._packed = kernels.pack_bounds(self.rest_norm, self.name_bucket)
+        return self._packed
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The arrays to save, by file stem."""
@@ -310,8 +318,7 @@ def candidate_pairs(q: sp.csr_matrix, rank: np.ndarray, index: SplitIndex,
         return kernels.candidate_pairs_kernel(
             q.indptr.astype(np.int64), q.indices, q.data, norms,
             np.asarray(index.block_indptr), np.asarray(index.block_names),
-            np.asarray(index.block_data), np.asarray(index.rest_norm),
-            np.asarray(index.name_bucket), index.block_size, lim)
+            np.asarray(index.block_data), index.packed_bounds(), index.block_size, lim)
     n_features = q.shape[1]
     rows_out, cols_out = [], []
     for b, ptr in enumerate(index.block_indptr):
