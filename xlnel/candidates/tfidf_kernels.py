@@ -85,9 +85,8 @@ def candidate_pairs_kernel(q_indptr: np.ndarray, q_indices: np.ndarray, q_data: 
     slower, and reading the rest norm and the bucket from two arrays 1.2x slower.
     """
     n_q = q_indptr.size - 1
-    n_names = bounds.size
     acc = np.zeros(block_size, dtype=np.float32)
-    touched = np.empty(4096, dtype=np.int64)
+    touched = np.empty(block_size + 1, dtype=np.int64)  # distinct names, plus a spare slot
     rows = np.empty(4096, dtype=np.int64)
     cols = np.empty(4096, dtype=np.int64)
     n_out = 0
@@ -96,16 +95,7 @@ def candidate_pairs_kernel(q_indptr: np.ndarray, q_indices: np.ndarray, q_data: 
         ptr = block_indptr[b]
         if ptr[0] == ptr[ptr.size - 1]:
             continue
-        width = min(block_size, n_names - lo)
         for i in range(n_q):
-            n_post = 0
-            for k in range(q_indptr[i], q_indptr[i + 1]):
-                f = q_indices[k]
-                n_post += ptr[f + 1] - ptr[f]
-            if n_post == 0:
-                continue
-            if min(n_post, width) >= touched.size:  # distinct names, plus the spare slot
-                touched = _grow(touched, min(n_post, width) + 1)
             n_t = 0
             for k in range(q_indptr[i], q_indptr[i + 1]):
                 f = q_indices[k]
