@@ -17,7 +17,9 @@ import torch
 from tqdm import tqdm
 
 if TYPE_CHECKING:
-    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+    from transformers import PreTrainedModel
+
+    from xlnel.filtering._pair_encoder import EncodedPairs
 
 logger = logging.getLogger(__name__)
 
@@ -90,26 +92,16 @@ def restore_state(model: torch.nn.Module, state: dict[str, torch.Tensor]) -> Non
     model.load_state_dict(state, strict=False)
 
 
-def encode_pairs(tokenizer: PreTrainedTokenizerBase, windows: Sequence[str],
-                 names: Sequence[str], max_length: int) -> list[dict[str, list[int]]]:
-    """Tokenise (window, name) pairs as ``[CLS] window [SEP] name [SEP]``, unpadded."""
-    if not windows:
-        return []
-    enc = tokenizer(list(windows), list(names), truncation=True, max_length=max_length)
-    keys = [k for k in ("input_ids", "token_type_ids", "attention_mask") if k in enc]
-    return [{k: enc[k][i] for k in keys} for i in range(len(windows))]
-
-
-def collate(features: Sequence[dict[str, list[int]]], pad_id: int,
-            device: torch.device) -> dict[str, torch.Tensor]:
-    """Right-pad tokenised pairs into tensors (padding value 0 except ``pad_id`` for ids)."""
-    width = max(len(f["input_ids"]) for f in features)
-    batch: dict[str, torch.Tensor] = {}
-    for key in features[0]:
-        fill = pad_id if key == "input_ids" else 0
-        rows = [f[key] + [fill] * (width - len(f[key])) for f in features]
-        batch[key] = torch.tensor(rows, dtype=torch.long, device=device)
-    return batch
+def to_device(batch: dict[str, np.ndarray], device: torch.device) -> dict[str, torch.Tensor]:
+    """Tensors on ``device`` from a batch of int64 arrays (pinned and copied asynchronously
+    when the device is a GPU)."""
+    out: dict[str, torch.Tensor] = {}
+    for key, array in batch.items():
+        tensor = torch.from_numpy(array)
+        if device.type == "cuda":
+            tensor = tensor.pin_memory().to(device, non_blocking=True)
+        out[key] = tensor.to(device)
+    return out
 
 
 def positive_probability(logits: torch.Tensor) -> torch.Tensor:
@@ -126,21 +118,26 @@ def length_batches(lengths: Sequence[int], size: int) -> Iterator[list[int]]:
         yield order[lo:lo + size]
 
 
-def predict(model: torch.nn.Module, features: Sequence[dict[str, list[int]]], pad_id: int,
-            batch_size: int, device: torch.device, progress: bool = False) -> np.ndarray:
-    """P(positive) of each tokenised pair: batched by length under ``torch.inference_mode``."""
-    out = np.zeros(len(features), dtype=np.float64)
-    if not features:
-        return out
+def predict(model: torch.nn.Module, pairs: EncodedPairs, pad_id: int, batch_size: int,
+            device: torch.device, progress: bool = False) -> np.ndarray:
+    """P(positive) of each tokenised pair: batched by length under ``torch.inference_mode``.
+
+    The probabilities stay on the device until every batch has run, so a GPU is not made to
+    wait for the host after each batch.
+    """
+    if not len(pairs):
+        return np.zeros(0, dtype=np.float64)
     was_training = model.training
     model.eval()
-    batches = list(length_batches([len(f["input_ids"]) for f in features], batch_size))
+    batches = list(length_batches(pairs.lengths.tolist(), batch_size))
+    probs: list[torch.Tensor] = []
     with torch.inference_mode():
         for idx in tqdm(batches, desc="cross-encoder", unit="batch", disable=not progress):
-            batch = collate([features[i] for i in idx], pad_id, device)
-            logits = model(**batch).logits.float()
-            out[idx] = positive_probability(logits).cpu().numpy()
+            logits = model(**to_device(pairs.batch(idx, pad_id), device)).logits.float()
+            probs.append(positive_probability(logits))
     model.train(was_training)
+    out = np.zeros(len(pairs), dtype=np.float64)
+    out[np.concatenate(batches)] = torch.cat(probs).cpu().numpy()
     return out
 
 

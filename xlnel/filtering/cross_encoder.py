@@ -36,6 +36,7 @@ from tqdm import tqdm
 from xlnel import __version__
 from xlnel.config import FilterConfig, validate_options
 from xlnel.errors import ArtifactError, ConfigError
+from xlnel.filtering._pair_encoder import PairEncoder
 from xlnel.filtering._pairs import candidate_windows, top_k_mask
 from xlnel.filtering.base import CandidateFilter, register_filter
 from xlnel.filtering.labels import label_candidates
@@ -161,6 +162,7 @@ class CrossEncoderFilter(CandidateFilter):
         self.report: dict[str, Any] = {}
         self._model: Any = None
         self._tokenizer: Any = None
+        self._encoder: PairEncoder | None = None
         self._quantized: Any = None
         self._device: Any = None  # torch.device once a model is loaded
         self._prefilter: CandidateFilter | None = None
@@ -192,6 +194,7 @@ class CrossEncoderFilter(CandidateFilter):
         self._device = resolve_device(self.options.device, "filter.options.device")
         head: dict[str, Any] = {"num_labels": 1, "ignore_mismatched_sizes": True}
         self._tokenizer = AutoTokenizer.from_pretrained(source)
+        self._encoder = PairEncoder(self._tokenizer, self.options.max_length)
         model = AutoModelForSequenceClassification.from_pretrained(
             source, **(head if for_training else {}))
         freeze = self.options.freeze_embeddings
@@ -264,7 +267,7 @@ class CrossEncoderFilter(CandidateFilter):
                candidates: Sequence[Sequence[Candidate]], progress: bool = False,
                allowed: Sequence[np.ndarray] | None = None) -> list[np.ndarray]:
         """The transformer's probabilities; 0 outside the top k (and outside ``allowed``)."""
-        from xlnel.filtering._torch_utils import encode_pairs, predict
+        from xlnel.filtering._torch_utils import predict
 
         keys: dict[tuple[str, str], int] = {}
         slots: list[tuple[np.ndarray, list[int]]] = []
@@ -275,14 +278,12 @@ class CrossEncoderFilter(CandidateFilter):
             ids = [keys.setdefault((w, c.name), len(keys)) for w, c in zip(windows, kept,
                                                                            strict=True)]
             slots.append((keep, ids))
-        pairs = list(keys)
-        features = encode_pairs(self._tokenizer, [w for w, _ in pairs], [n for _, n in pairs],
-                                self.options.max_length)
+        assert self._encoder is not None
+        encoded = self._encoder([w for w, _ in keys], [n for _, n in keys])
         # the int8 copy always runs on the CPU
         device = self._device if model is self._model else _cpu()
-        probs = (predict(model, features, self._tokenizer.pad_token_id,
-                         self.options.inference_batch_size, device, progress)
-                 if features else np.zeros(0))
+        probs = predict(model, encoded, self._tokenizer.pad_token_id,
+                        self.options.inference_batch_size, device, progress)
         out: list[np.ndarray] = []
         for (keep, ids), cands in zip(slots, candidates, strict=True):
             scores = np.zeros(len(cands), dtype=np.float64)
@@ -446,9 +447,10 @@ class CrossEncoderFilter(CandidateFilter):
         """One pass over ``examples``; returns the mean loss."""
         import torch
 
-        from xlnel.filtering._torch_utils import collate, encode_pairs
+        from xlnel.filtering._torch_utils import to_device
 
         opts, model = self.options, self._model
+        assert self._encoder is not None
         model.train()
         loss_fn = torch.nn.BCEWithLogitsLoss()
         n_batches = math.ceil(len(examples) / opts.batch_size)
@@ -456,9 +458,9 @@ class CrossEncoderFilter(CandidateFilter):
         optimizer.zero_grad()
         for b in tqdm(range(n_batches), desc=desc, unit="batch", disable=not progress):
             chunk = examples[b * opts.batch_size:(b + 1) * opts.batch_size]
-            features = encode_pairs(self._tokenizer, [e[0] for e in chunk],
-                                    [e[1] for e in chunk], opts.max_length)
-            batch = collate(features, self._tokenizer.pad_token_id, self._device)
+            pairs = self._encoder([e[0] for e in chunk], [e[1] for e in chunk])
+            batch = to_device(pairs.batch(range(len(chunk)), self._tokenizer.pad_token_id),
+                              self._device)
             labels = torch.tensor([e[2] for e in chunk], device=self._device)
             loss = loss_fn(model(**batch).logits[:, 0].float(), labels)
             (loss / opts.grad_accum).backward()
