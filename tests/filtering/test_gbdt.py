@@ -117,3 +117,48 @@ def test_pair_features_rank_gap_and_exact_match():
     assert pair[:, col["gap_to_best"]] == pytest.approx([0, 0.2, 0.2, 0.4])
     assert pair[:, col["exact"]].tolist() == [1, 0, 0, 0]
     assert pair[:, col["length_ratio"]] == pytest.approx([1, 1, 1, 4 / 3])
+
+
+def _reference_pair_features(ex, cands, priors):
+    """Each candidate's pair features computed alone, straight from their definitions."""
+    import math
+
+    out = []
+    for c in cands:
+        same = [o.score for o in cands if (o.span.start, o.span.end) == (c.span.start,
+                                                                          c.span.end)]
+        span_norm, name_norm = ex.norm(c.span.text), ex.norm(c.name)
+        prior, seen = priors.rate("name", name_norm)
+        out.append([c.score, sum(s > c.score for s in same), max(same) - c.score,
+                    len(name_norm), len(name_norm) / max(1, len(span_norm)),
+                    span_norm == name_norm, prior, math.log1p(seen)])
+    return np.asarray(out, dtype=np.float32)
+
+
+def test_pair_features_match_their_per_candidate_definition():
+    """Interleaved spans, tied scores and names shared between spans, in any order."""
+    import random
+
+    from xlnel.filtering.features import PAIR_FEATURES, FeatureExtractor, Priors
+    from xlnel.types import Document
+
+    rng = random.Random(3)
+    text = "alpha beta gamma delta epsilon"
+    spans = [Span(text.index(w), text.index(w) + len(w), w)
+             for w in ("alpha", "beta", "gamma", "delta")]
+    spans.append(Span(0, 10, "alpha beta"))
+    names = ["alpha", "Beta", "gama", "delta x", "alpha beta", ""]
+    cands = [Candidate(rng.choice(spans), f"C{i}", rng.choice(names),
+                       rng.choice([0.4, 0.5, 0.5, 0.75, 1.0])) for i in range(60)]
+    priors = Priors()
+    for name, y in [("alpha", True), ("alpha", False), ("gama", True)]:
+        priors.add("name", name, y)
+    ex = FeatureExtractor("en", frozenset())
+    doc = Document(id="d", text=text)
+    got = ex.transform(doc, cands, priors)[:, -len(PAIR_FEATURES):]
+    np.testing.assert_array_equal(got, _reference_pair_features(ex, cands, priors))
+    # the extractor caches name rates; a change of the priors must be seen
+    priors.add("name", "beta", True)
+    got = ex.transform(doc, cands, priors)[:, -len(PAIR_FEATURES):]
+    np.testing.assert_array_equal(got, _reference_pair_features(ex, cands, priors))
+    assert ex.transform(doc, [], priors).shape == (0, len(ex.feature_names))

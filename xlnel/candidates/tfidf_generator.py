@@ -91,14 +91,15 @@ class TfidfCandidateGenerator(CandidateGenerator):
         keys: dict[str, int] = {}
         span_keys = [[keys.setdefault(normalize_string(s.text, self.lang), len(keys))
                       for s in one] for one in doc_spans]
-        matches = self.matcher.search(list(keys))
+        targets = self._targets
+        # (concept id, name, score) of each distinct span text, shared by its spans
+        found = [[(cid, name, m.score) for m in row for cid, name in targets[m.name_index]]
+                 for row in self.matcher.search(list(keys))]
         out: list[list[Candidate]] = []
         for one, ks in zip(doc_spans, span_keys, strict=True):
             cands: list[Candidate] = []
             for span, k in zip(one, ks, strict=True):
-                for m in matches[k]:
-                    cands.extend(Candidate(span, cid, name, m.score)
-                                 for cid, name in self._targets[m.name_index])
+                cands += [Candidate(span, cid, name, score) for cid, name, score in found[k]]
             out.append(cands)
         return out
 

@@ -49,9 +49,12 @@ class Priors:
     name: dict[str, list[int]] = field(default_factory=dict)
     context: dict[str, list[int]] = field(default_factory=dict)
     window: dict[str, list[int]] = field(default_factory=dict)
+    #: Bumped by every :meth:`add`, so caches of looked-up rates know when they are stale.
+    version: int = field(default=0, init=False, repr=False, compare=False)
 
     def add(self, table: str, key: str, positive: bool) -> None:
         """Count one occurrence of ``key`` in ``table``."""
+        self.version += 1
         counts = getattr(self, table).setdefault(key, [0, 0])
         counts[0] += int(positive)
         counts[1] += 1
@@ -73,6 +76,9 @@ class FeatureExtractor:
         self.window = window
         # the same span text recurs for each of its candidates and names recur across spans
         self._norms: dict[str, str] = {}
+        # per name: (normalised name, its length, name prior, log1p(seen)) under _rows_of
+        self._name_rows: dict[str, tuple[str, float, float, float]] = {}
+        self._rows_of: tuple[Priors, int] | None = None
 
     def norm(self, text: str) -> str:
         """The normalised form used as the key of priors."""
@@ -125,34 +131,69 @@ class FeatureExtractor:
 
     def transform(self, document: Document, candidates: Sequence[Candidate],
                   priors: Priors) -> np.ndarray:
-        """Feature matrix of shape (len(candidates), len(self.feature_names))."""
-        by_span: dict[tuple[int, int], list[float]] = {}
-        for c in candidates:
-            by_span.setdefault((c.span.start, c.span.end), []).append(c.score)
-        ascending = {k: sorted(v) for k, v in by_span.items()}  # ranks by bisection
-        best = {k: v[-1] for k, v in ascending.items()}
-        better_inside = _inside_better_span(best)
-        span_rows: dict[tuple[int, int], tuple[list[float], str]] = {}
-        rows = np.zeros((len(candidates), len(self.feature_names)), dtype=np.float32)
-        for i, c in enumerate(candidates):
-            key = (c.span.start, c.span.end)
-            if key not in span_rows:
-                span_rows[key] = (self._span_features(document.text, c, len(by_span[key]),
-                                                      key in better_inside, priors),
-                                  self.norm(c.span.text))
-            span_row, span_norm = span_rows[key]
-            rows[i] = span_row + self._pair_features(c, span_norm, ascending[key], best[key],
-                                                     priors)
+        """Feature matrix of shape (len(candidates), len(self.feature_names)).
+
+        Span features are computed once per span and the name's features once per distinct
+        name; the per-candidate columns are filled by array operations.
+        """
+        n = len(candidates)
+        rows = np.zeros((n, len(self.feature_names)), dtype=np.float32)
+        if not n:
+            return rows
+        groups: dict[tuple[int, int], int] = {}
+        group = np.fromiter((groups.setdefault((c.span.start, c.span.end), len(groups))
+                             for c in candidates), dtype=np.int64, count=n)
+        scores = np.fromiter((c.score for c in candidates), dtype=np.float64, count=n)
+        better, best = _scores_above(group, scores, len(groups))
+        sizes = np.bincount(group, minlength=len(groups))
+        first = np.unique(group, return_index=True)[1]  # each span's first candidate
+        better_inside = _inside_better_span({key: float(best[g]) for key, g in groups.items()})
+        span_norms = [self.norm(candidates[i].span.text) for i in first.tolist()]
+        n_span = len(self.feature_names) - len(PAIR_FEATURES)
+        span_rows = np.array(
+            [self._span_features(document.text, candidates[i], int(sizes[g]),
+                                 key in better_inside, priors)
+             for g, (key, i) in enumerate(zip(groups, first.tolist(), strict=True))],
+            dtype=np.float64).reshape(len(groups), n_span)
+        rows[:, :n_span] = span_rows[group]
+        rows[:, n_span:] = self._pair_columns(candidates, group, scores, better, best,
+                                              span_norms, priors)
         return rows
 
-    def _pair_features(self, c: Candidate, span_norm: str, ascending: list[float],
-                       best: float, priors: Priors) -> list[float]:
-        name_norm = self.norm(c.name)
-        name_prior, name_seen = priors.rate("name", name_norm)
-        better = len(ascending) - bisect.bisect_right(ascending, c.score)  # scores above it
-        return [c.score, float(better), best - c.score,
-                float(len(name_norm)), len(name_norm) / max(1, len(span_norm)),
-                float(span_norm == name_norm), name_prior, math.log1p(name_seen)]
+    def _pair_columns(self, candidates: Sequence[Candidate], group: np.ndarray,
+                      scores: np.ndarray, better: np.ndarray, best: np.ndarray,
+                      span_norms: list[str], priors: Priors) -> np.ndarray:
+        """The :data:`PAIR_FEATURES` columns, in float64."""
+        names: dict[str, int] = {}
+        name_of = np.fromiter((names.setdefault(c.name, len(names)) for c in candidates),
+                              dtype=np.int64, count=len(candidates))
+        looked_up = [self._name_row(priors, name) for name in names]
+        norms = [row[0] for row in looked_up]
+        per_name = np.array([row[1:] for row in looked_up],
+                            dtype=np.float64).reshape(len(norms), 3)
+        name_chars = per_name[name_of, 0]
+        span_chars = np.array([max(1, len(norm)) for norm in span_norms],
+                              dtype=np.float64)[group]
+        exact = np.fromiter((norms[j] == span_norms[g] for j, g in
+                             zip(name_of.tolist(), group.tolist(), strict=True)),
+                            dtype=np.float64, count=len(candidates))
+        return np.column_stack([scores, better, best[group] - scores, name_chars,
+                                name_chars / span_chars, exact, per_name[name_of, 1],
+                                per_name[name_of, 2]])
+
+    def _name_row(self, priors: Priors, name: str) -> tuple[str, float, float, float]:
+        """A name's normalised form, its length, prior and log1p(seen), cached while the same
+        priors stay unchanged (names recur across documents)."""
+        if self._rows_of is None or self._rows_of[0] is not priors \
+                or self._rows_of[1] != priors.version or len(self._name_rows) >= 1_000_000:
+            self._name_rows.clear()
+            self._rows_of = (priors, priors.version)
+        row = self._name_rows.get(name)
+        if row is None:
+            norm = self.norm(name)
+            prior, seen = priors.rate("name", norm)
+            row = self._name_rows[name] = (norm, float(len(norm)), prior, math.log1p(seen))
+        return row
 
     def _span_features(self, text: str, c: Candidate, n_candidates: int, inside_better: bool,
                        priors: Priors) -> list[float]:
@@ -176,6 +217,25 @@ class FeatureExtractor:
                 float(any(ch.isdigit() for ch in c.span.text)), float(latin),
                 float(inside_better), float(n_candidates), mention_prior,
                 float(np.log1p(mention_seen)), context_prior, *window]
+
+
+def _scores_above(group: np.ndarray, scores: np.ndarray, n_groups: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """For each candidate, how many candidates of its span score strictly higher; and each
+    span's best score."""
+    order = np.lexsort((scores, group))  # by span, then ascending score
+    g, s = group[order], scores[order]
+    n = len(order)
+    group_end = np.searchsorted(g, np.arange(n_groups), side="right")
+    # the end of each run of equal scores in a span: candidates above it score higher
+    run_start = np.ones(n, dtype=bool)
+    run_start[1:] = (g[1:] != g[:-1]) | (s[1:] != s[:-1])
+    run = np.cumsum(run_start) - 1
+    run_end = np.append(np.flatnonzero(run_start)[1:], n)
+    above = np.empty(n, dtype=np.float64)
+    above[order] = group_end[g] - run_end[run]
+    best = s[group_end - 1]
+    return above, best
 
 
 def _inside_better_span(best: dict[tuple[int, int], float]) -> set[tuple[int, int]]:
