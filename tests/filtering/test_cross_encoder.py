@@ -272,6 +272,24 @@ def test_int8_scores_close_to_fp32(trained, corpus, caplog):
     assert np.abs(fp32 - q).max() < 0.05
 
 
+def test_bfloat16_scores_close_to_fp32(trained, corpus):
+    filt, folder = trained
+    docs, cands = corpus
+    config = FilterConfig(name="xlnel.cross_encoder.v1",
+                          options={"inference_dtype": "bfloat16"})
+    bf16 = CrossEncoderFilter.load(folder, config, "en")
+    assert bf16.options.inference_dtype == "bfloat16"
+    fp32 = np.concatenate(filt.score_batch(docs, cands))
+    low = np.concatenate(bf16.score_batch(docs, cands))
+    assert not np.array_equal(fp32, low)  # autocast did run
+    assert np.abs(fp32 - low).max() < 0.05
+
+
+def test_int8_and_a_low_precision_dtype_exclude_each_other():
+    with pytest.raises(ConfigError, match="quantize.*inference_dtype=float16"):
+        parse_options({"quantize": True, "inference_dtype": "float16"})
+
+
 def test_training_is_seeded(tiny_model_dir, corpus):
     docs, cands = corpus
     a = _filter(tiny_model_dir, epochs=1).fit(docs[:8], cands[:8])

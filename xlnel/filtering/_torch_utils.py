@@ -119,11 +119,12 @@ def length_batches(lengths: Sequence[int], size: int) -> Iterator[list[int]]:
 
 
 def predict(model: torch.nn.Module, pairs: EncodedPairs, pad_id: int, batch_size: int,
-            device: torch.device, progress: bool = False) -> np.ndarray:
+            device: torch.device, progress: bool = False, dtype: str = "float32") -> np.ndarray:
     """P(positive) of each tokenised pair: batched by length under ``torch.inference_mode``.
 
     The probabilities stay on the device until every batch has run, so a GPU is not made to
-    wait for the host after each batch.
+    wait for the host after each batch. ``dtype`` other than ``float32`` runs the forward pass
+    under ``torch.autocast`` in that format.
     """
     if not len(pairs):
         return np.zeros(0, dtype=np.float64)
@@ -131,7 +132,9 @@ def predict(model: torch.nn.Module, pairs: EncodedPairs, pad_id: int, batch_size
     model.eval()
     batches = list(length_batches(pairs.lengths.tolist(), batch_size))
     probs: list[torch.Tensor] = []
-    with torch.inference_mode():
+    autocast = torch.autocast(device.type, dtype=getattr(torch, dtype),
+                              enabled=dtype != "float32")
+    with torch.inference_mode(), autocast:
         for idx in tqdm(batches, desc="cross-encoder", unit="batch", disable=not progress):
             logits = model(**to_device(pairs.batch(idx, pad_id), device)).logits.float()
             probs.append(positive_probability(logits))

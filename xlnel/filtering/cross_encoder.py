@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-INFERENCE_OPTIONS = frozenset({"device", "quantize", "inference_batch_size"})
+INFERENCE_OPTIONS = frozenset({"device", "quantize", "inference_batch_size", "inference_dtype"})
 """Options that a loaded filter takes from the config; the others stay as trained."""
 
 
@@ -83,6 +83,9 @@ class CrossEncoderOptions(BaseModel):
         patience: Epochs without dev improvement before training stops.
         quantize: Score with int8 dynamically quantised linear layers (CPU only).
         inference_batch_size: Pairs per forward pass when scoring.
+        inference_dtype: Number format of the forward pass when scoring: ``float32``, or
+            ``bfloat16`` / ``float16`` (mixed precision by ``torch.autocast``; several times
+            faster on a GPU, probabilities differ slightly). Training always runs in float32.
         prefilter: Registered name of a cheap filter trained first (``xlnel.gbdt.v1``); the
             transformer reads only candidates it scores at least the cut. ``None`` = no
             cascade: the transformer reads every candidate (within ``top_k_per_span``).
@@ -115,6 +118,7 @@ class CrossEncoderOptions(BaseModel):
     patience: int = Field(1, ge=1)
     quantize: bool = False
     inference_batch_size: int = Field(128, ge=1)
+    inference_dtype: Literal["float32", "bfloat16", "float16"] = "float32"
     prefilter: str | None = None
     prefilter_recall: float = Field(0.98, gt=0.0, le=1.0)
     combine: Literal["auto", "cross_encoder", "mean"] = "auto"
@@ -126,7 +130,11 @@ def parse_options(options: dict[str, Any]) -> CrossEncoderOptions:
     Raises:
         ConfigError: Naming the bad key, its value and what is allowed.
     """
-    return validate_options(CrossEncoderOptions, options, "filter.options", "cross-encoder")
+    parsed = validate_options(CrossEncoderOptions, options, "filter.options", "cross-encoder")
+    if parsed.quantize and parsed.inference_dtype != "float32":
+        raise ConfigError(f"filter.options: quantize (int8) cannot be combined with "
+                          f"inference_dtype={parsed.inference_dtype}; choose one")
+    return parsed
 
 
 def _split_indices(n: int, fraction: float, seed: int) -> tuple[list[int], list[int]]:
@@ -283,7 +291,8 @@ class CrossEncoderFilter(CandidateFilter):
         # the int8 copy always runs on the CPU
         device = self._device if model is self._model else _cpu()
         probs = predict(model, encoded, self._tokenizer.pad_token_id,
-                        self.options.inference_batch_size, device, progress)
+                        self.options.inference_batch_size, device, progress,
+                        self.options.inference_dtype)
         out: list[np.ndarray] = []
         for (keep, ids), cands in zip(slots, candidates, strict=True):
             scores = np.zeros(len(cands), dtype=np.float64)
