@@ -56,3 +56,19 @@ def test_ray_shards_equal_single_process_and_resume(ray_local: None, pipe_dir: P
                                  "--out", str(out), "--ray", "local", "--batch-size", "2"])
     assert r.exit_code == 0, r.output
     assert "linked 0 documents in 0 shards (3 already done)" in r.output
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_ray_actors_load_with_the_overrides(ray_local: None, pipe_dir: Path,
+                                            tmp_path: Path) -> None:
+    from xlnel.pipeline import Pipeline, SavedPipeline
+
+    overrides = {"candidates.top_m": 1, "filter.threshold": 0.0}
+    shards = write_shards(tmp_path / "in", 2, 4)
+    link_shards(SavedPipeline.of(pipe_dir, overrides), tmp_path / "in", tmp_path / "out",
+                batch_size=2, workers=2, ray_address="local")
+    for shard in shards:
+        link(Pipeline.load(pipe_dir, overrides), shard, tmp_path / "single" / shard.name,
+             batch_size=2)
+        assert (tmp_path / "out" / shard.name).read_bytes() == \
+            (tmp_path / "single" / shard.name).read_bytes()

@@ -175,3 +175,66 @@ def test_cli_link_gz_and_shards(pipe_dir: Path, pipe: Pipeline, corpus: Path,
     r = runner.invoke(app, ["link", str(pipe_dir), str(tmp_path / "in"), "--out",
                             str(tmp_path / "out"), "--shards"])
     assert "linked 0 documents in 0 shards (2 already done)" in r.output
+
+
+# ------------------------------------------------------------------ load-time overrides
+
+TOP_1 = {"candidates.top_m": 1, "filter.threshold": 0.0}
+
+
+def _names_per_span(pipeline: Pipeline, corpus: Path) -> int:
+    cands = pipeline.candidates(read_documents(corpus))
+    per_span: dict[tuple[int, int, int], set[str]] = {}
+    for i, doc_cands in enumerate(cands):
+        for c in doc_cands:
+            per_span.setdefault((i, c.span.start, c.span.end), set()).add(c.name)
+    return max(len(names) for names in per_span.values())
+
+
+def test_load_overrides_change_search_and_decision_settings(pipe_dir: Path,
+                                                            corpus: Path) -> None:
+    assert _names_per_span(Pipeline.load(pipe_dir), corpus) > 1
+    top1 = Pipeline.load(pipe_dir, TOP_1)
+    assert _names_per_span(top1, corpus) == 1
+    assert top1.filter.threshold == 0.0
+    assert top1.config.candidates.top_m == 1
+
+
+@pytest.mark.parametrize(("overrides", "message"), [
+    ({"dft.R": 0.5}, "dft.R cannot change when a trained pipeline is loaded"),
+    ({"dictionary.kb": []}, "allowed: candidates.*, filter.*, linker.*"),
+    ({"filter.name": "xlnel.similarity.v1"}, "train a new pipeline"),
+    ({"candidates.top_m": 0}, "candidates.top_m"),
+    ({"candidates.ngram_min": 3}, "cannot be searched with ngram_min=3"),
+])
+def test_load_overrides_that_cannot_apply_are_refused(pipe_dir: Path, overrides: dict,
+                                                      message: str) -> None:
+    from xlnel.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=message.replace("*", r"\*").replace(".", r"\.")):
+        Pipeline.load(pipe_dir, overrides)
+
+
+def test_worker_processes_load_with_the_overrides(pipe_dir: Path, corpus: Path,
+                                                  tmp_path: Path) -> None:
+    from xlnel.pipeline import SavedPipeline
+
+    link(Pipeline.load(pipe_dir, TOP_1), corpus, tmp_path / "one.jsonl", batch_size=3)
+    link(SavedPipeline.of(pipe_dir, TOP_1), corpus, tmp_path / "two.jsonl", batch_size=3,
+         workers=2)
+    link(pipe_dir, corpus, tmp_path / "plain.jsonl", batch_size=3)
+    assert (tmp_path / "two.jsonl").read_bytes() == (tmp_path / "one.jsonl").read_bytes()
+    assert (tmp_path / "one.jsonl").read_bytes() != (tmp_path / "plain.jsonl").read_bytes()
+
+
+def test_cli_link_set(pipe_dir: Path, corpus: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    r = runner.invoke(app, ["link", str(pipe_dir), str(corpus), "--out",
+                            str(tmp_path / "cli.jsonl"), "--set", "candidates.top_m=1",
+                            "--set", "filter.threshold=0.0"])
+    assert r.exit_code == 0, r.output
+    link(Pipeline.load(pipe_dir, TOP_1), corpus, tmp_path / "api.jsonl")
+    assert (tmp_path / "cli.jsonl").read_bytes() == (tmp_path / "api.jsonl").read_bytes()
+    r = runner.invoke(app, ["link", str(pipe_dir), "--text", "x", "--set", "dft.R=0.1"])
+    assert r.exit_code != 0
+    assert "dft.R cannot change" in str(r.exception) + r.output

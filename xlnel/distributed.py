@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from xlnel.pipeline import SavedPipeline
 from xlnel.stream import ShardResult, link_file, plan_shards, remove_stale_temporaries
 
 logger = logging.getLogger(__name__)
@@ -32,14 +33,12 @@ class ShardLinker:
     """Ray Data actor: loads the pipeline once, then links whole shards, one file per row.
 
     Args:
-        pipeline_dir: The pipeline folder (the same path on every node).
+        pipeline: The pipeline folder (the same path on every node) and its load overrides.
         batch_size: Documents per batch inside a shard.
     """
 
-    def __init__(self, pipeline_dir: str, batch_size: int) -> None:
-        from xlnel.pipeline import Pipeline
-
-        self.pipeline = Pipeline.load(pipeline_dir)
+    def __init__(self, pipeline: SavedPipeline, batch_size: int) -> None:
+        self.pipeline = pipeline.load()
         self.batch_size = batch_size
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, list[Any]]:
@@ -70,13 +69,14 @@ def _init_ray(address: str, workers: int) -> bool:
     return True
 
 
-def link_shards_ray(pipeline: str | Path, source: str | Path, out_dir: str | Path,
+def link_shards_ray(pipeline: str | Path | SavedPipeline, source: str | Path, out_dir: str | Path,
                     address: str = "auto", batch_size: int = 64, workers: int = 1,
                     progress: bool = False) -> list[ShardResult]:
     """Link every shard of ``source`` into ``out_dir`` with a Ray Data job; resumable.
 
     Args:
-        pipeline: The pipeline folder (seen by every node at this path).
+        pipeline: The pipeline folder (seen by every node at this path), optionally with
+            load-time overrides (:class:`~xlnel.pipeline.SavedPipeline`).
         source: A folder of shard files or a glob pattern.
         out_dir: Output folder (created when missing); one file per shard, same name.
         address: ``auto`` or an address (``ray://host:port``, ``host:port``) of a running
@@ -100,6 +100,8 @@ def link_shards_ray(pipeline: str | Path, source: str | Path, out_dir: str | Pat
         raise ImportError("linking on Ray needs ray[data]: pip install 'xlnel[distributed]'") from e
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
+    spec = SavedPipeline.of(pipeline)
+    saved = SavedPipeline(str(Path(spec.folder).resolve()), spec.overrides)
     plan = [(s.resolve(), t.resolve()) for s, t in plan_shards(source, out_dir)]
     todo = [{"source": str(s), "target": str(t)} for s, t in plan if not t.exists()]
     logger.info("%d shards, %d to link", len(plan), len(todo))
@@ -112,7 +114,7 @@ def link_shards_ray(pipeline: str | Path, source: str | Path, out_dir: str | Pat
             rows = (ray.data.from_items(todo, override_num_blocks=len(todo))
                     .map_batches(ShardLinker, batch_size=1, num_cpus=1,
                                  compute=ray.data.ActorPoolStrategy(size=min(workers, len(todo))),
-                                 fn_constructor_args=(str(Path(pipeline).resolve()), batch_size))
+                                 fn_constructor_args=(saved, batch_size))
                     .take_all())
         finally:
             if started:

@@ -13,8 +13,8 @@ import logging
 import shutil
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import asdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -94,17 +94,30 @@ class Pipeline(Linker):
             self.tagger.save(d / "ner")
 
     @classmethod
-    def load(cls, directory: str | Path) -> Pipeline:
+    def load(cls, directory: str | Path,
+             overrides: Mapping[str, Any] | None = None) -> Pipeline:
         """Read a pipeline folder written by :meth:`save` or ``xlnel train``.
+
+        Args:
+            directory: The pipeline folder.
+            overrides: Dotted config keys to change for this load (``xlnel link --set``), in
+                the sections :data:`LINK_TIME_SECTIONS`: search settings of the candidates
+                (``candidates.workers``, ``candidates.top_m``), the filter's threshold and
+                inference options (``filter.options.inference_dtype``), the linker. What the
+                trained parts fix (the n-gram range of the index, a filter's training
+                options) keeps its trained value: a component either refuses the change or
+                logs that it ignores it.
 
         Raises:
             ArtifactError: If the folder or one of its parts is missing.
+            ConfigError: If an override is outside those sections or fails validation.
         """
         d = Path(directory)
         if not (d / "config.yaml").is_file():
             raise ArtifactError(f"{d} is not a pipeline folder (no config.yaml); train one with "
                                 f"`xlnel train CONFIG --out {d}`")
-        config = load_config(d / "config.yaml")
+        check_link_overrides(overrides or {})
+        config = load_config(d / "config.yaml", dict(overrides or {}))
         dictionary = Dictionary.load(d / "dictionary.tsv")
         generator = generator_class(config.candidates.generator).load(
             d / "candidates", config.candidates, config.lang)
@@ -113,6 +126,52 @@ class Pipeline(Linker):
         if config.ner.name is not None:
             tagger = tagger_class(config.ner.name).load(d / "ner", config.ner, config.lang)
         return cls(config, dictionary, generator, filt, tagger)
+
+
+LINK_TIME_SECTIONS = ("candidates", "filter", "linker")
+"""Config sections whose keys may change when a trained pipeline is loaded."""
+_TRAINED_KEYS = ("candidates.generator", "filter.name")
+
+
+def check_link_overrides(overrides: Mapping[str, Any]) -> None:
+    """Refuse overrides that cannot apply to a trained pipeline.
+
+    Raises:
+        ConfigError: Naming the key and the sections that may change.
+    """
+    for key in overrides:
+        if key in _TRAINED_KEYS:
+            raise ConfigError(f"{key} cannot change when a trained pipeline is loaded; train "
+                              "a new pipeline for another component")
+        if key.split(".", 1)[0] not in LINK_TIME_SECTIONS or "." not in key:
+            allowed = ", ".join(f"{s}.*" for s in LINK_TIME_SECTIONS)
+            raise ConfigError(f"{key} cannot change when a trained pipeline is loaded "
+                              f"(the dictionary, DFT and data are fixed by training); "
+                              f"allowed: {allowed}")
+
+
+@dataclass(frozen=True)
+class SavedPipeline:
+    """A pipeline folder and the overrides to load it with (see :meth:`Pipeline.load`).
+
+    Picklable, so worker processes and Ray actors load exactly what the caller asked for.
+    """
+
+    folder: str
+    overrides: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def of(cls, pipeline: str | Path | SavedPipeline,
+           overrides: Mapping[str, Any] | None = None) -> SavedPipeline:
+        """``pipeline`` as a :class:`SavedPipeline` (a folder gets ``overrides``)."""
+        if isinstance(pipeline, SavedPipeline):
+            return pipeline
+        check_link_overrides(overrides or {})
+        return cls(str(pipeline), tuple((overrides or {}).items()))
+
+    def load(self) -> Pipeline:
+        """Load the folder with the overrides."""
+        return Pipeline.load(self.folder, dict(self.overrides))
 
 
 def generate_candidates(generator: CandidateGenerator, tagger: SpanTagger | None,
@@ -257,7 +316,7 @@ def _batches(docs: Sequence[Document], size: int, progress: bool,
             bar.update(len(batch))
 
 
-def link(pipeline: str | Path | Pipeline, source: str | Path, out: str | Path,
+def link(pipeline: str | Path | SavedPipeline | Pipeline, source: str | Path, out: str | Path,
          batch_size: int = 64, progress: bool = False, workers: int = 1) -> int:
     """Link the documents of ``source`` and write them (JSONL or PubTator, by extension).
 
@@ -267,7 +326,8 @@ def link(pipeline: str | Path | Pipeline, source: str | Path, out: str | Path,
     read and written compressed.
 
     Args:
-        pipeline: A loaded pipeline or its folder (a folder when ``workers > 1``).
+        pipeline: A loaded pipeline, or its folder (a folder when ``workers > 1``), optionally
+            with load-time overrides (:class:`SavedPipeline`).
         source: JSONL or PubTator file, optionally ``.gz``.
         out: Output file; the format follows its extension.
         batch_size: Documents per batch.
@@ -283,7 +343,7 @@ def link(pipeline: str | Path | Pipeline, source: str | Path, out: str | Path,
     return link_file(pipeline, source, out, batch_size, workers, progress)
 
 
-def link_documents(pipeline: str | Path | Pipeline, documents: Iterable[Document],
+def link_documents(pipeline: str | Path | SavedPipeline | Pipeline, documents: Iterable[Document],
                    batch_size: int = 64, progress: bool = False,
                    workers: int = 1) -> Iterator[Document]:
     """Link documents batch by batch, yielding each in input order once its batch is done.

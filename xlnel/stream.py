@@ -34,7 +34,7 @@ from xlnel.io.documents import iter_documents, write_documents
 from xlnel.types import Document
 
 if TYPE_CHECKING:
-    from xlnel.pipeline import Pipeline
+    from xlnel.pipeline import Pipeline, SavedPipeline
 
 logger = logging.getLogger(__name__)
 
@@ -70,12 +70,10 @@ def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
 _WORKER_PIPELINE: Pipeline | BaseException | None = None
 
 
-def _init_worker(pipeline_dir: str) -> None:
+def _init_worker(pipeline: SavedPipeline) -> None:
     global _WORKER_PIPELINE
-    from xlnel.pipeline import Pipeline
-
     try:
-        _WORKER_PIPELINE = Pipeline.load(pipeline_dir)
+        _WORKER_PIPELINE = pipeline.load()
     except Exception as e:
         # An exception escaping an initializer makes the pool respawn workers for ever; keep it
         # and raise it from the first task, so the parent sees it.
@@ -94,34 +92,38 @@ BatchLinker = Callable[[Iterable[list[Document]]], Iterator[list[Document]]]
 
 
 @contextlib.contextmanager
-def open_linker(pipeline: str | Path | Pipeline, workers: int = 1) -> Iterator[BatchLinker]:
+def open_linker(pipeline: str | Path | SavedPipeline | Pipeline,
+                workers: int = 1) -> Iterator[BatchLinker]:
     """A function that links batches of documents and yields them in order, ready for reuse.
 
     With ``workers > 1`` a pool of processes is started, each loading the pipeline once, and
     stays up until the ``with`` block ends, so several files can be linked without reloading.
 
     Args:
-        pipeline: A loaded pipeline or its folder. ``workers > 1`` needs the folder: each worker
-            process loads it once (models are never pickled).
+        pipeline: A loaded pipeline, or its folder (optionally with load-time overrides, a
+            :class:`~xlnel.pipeline.SavedPipeline`). ``workers > 1`` needs the folder: each
+            worker process loads it once (models are never pickled).
         workers: Processes; 1 links in this process. Workers are spawned, not forked: a fork
             of a process that has run OpenMP (scikit-learn, torch) can hang.
 
     Raises:
         ValueError: When ``workers`` is below 1, or above 1 with a loaded pipeline.
     """
-    from xlnel.pipeline import Pipeline
+    from xlnel.pipeline import Pipeline, SavedPipeline
 
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     if workers == 1:
-        pipe = pipeline if isinstance(pipeline, Pipeline) else Pipeline.load(pipeline)
+        pipe = (pipeline if isinstance(pipeline, Pipeline)
+                else SavedPipeline.of(pipeline).load())
         yield lambda batches: (pipe.link_batch(b) for b in batches)
         return
     if isinstance(pipeline, Pipeline):
         raise ValueError("workers > 1 needs the pipeline folder, not a loaded Pipeline: "
                          "each worker process loads it once")
     ctx = mp.get_context("spawn")
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(str(pipeline),)) as pool:
+    with ctx.Pool(workers, initializer=_init_worker,
+                  initargs=(SavedPipeline.of(pipeline),)) as pool:
         yield lambda batches: _link_in_pool(pool, batches, 2 * workers)
 
 
@@ -138,7 +140,7 @@ def _link_in_pool(pool: Pool, batches: Iterable[list[Document]],
         yield pending.popleft().get()
 
 
-def link_stream(pipeline: str | Path | Pipeline, documents: Iterable[Document],
+def link_stream(pipeline: str | Path | SavedPipeline | Pipeline, documents: Iterable[Document],
                 batch_size: int = 64, workers: int = 1,
                 progress: bool = False) -> Iterator[Document]:
     """Link documents batch by batch and yield them in input order, reading the input lazily.
@@ -181,7 +183,7 @@ class _Counter:
             yield doc
 
 
-def link_file(pipeline: str | Path | Pipeline, source: str | Path, out: str | Path,
+def link_file(pipeline: str | Path | SavedPipeline | Pipeline, source: str | Path, out: str | Path,
               batch_size: int = 64, workers: int = 1, progress: bool = False) -> int:
     """Link the corpus file ``source`` into ``out``, streaming, with bounded memory.
 
@@ -284,9 +286,9 @@ def remove_stale_temporaries(target: Path) -> None:
             logger.info("removed stale temporary file %s", tmp)
 
 
-def link_shards(pipeline: str | Path | Pipeline, source: str | Path, out_dir: str | Path,
-                batch_size: int = 64, workers: int = 1, ray_address: str | None = None,
-                progress: bool = False) -> list[ShardResult]:
+def link_shards(pipeline: str | Path | SavedPipeline | Pipeline, source: str | Path,
+                out_dir: str | Path, batch_size: int = 64, workers: int = 1,
+                ray_address: str | None = None, progress: bool = False) -> list[ShardResult]:
     """Link every shard of ``source`` into a file of the same name in ``out_dir``; resumable.
 
     Shards whose output exists are skipped (outputs are written atomically, so an existing one

@@ -84,38 +84,43 @@ def link_cli(
     ray: Annotated[str | None, typer.Option(
         "--ray", help="Link the shards on Ray: auto, ADDRESS, or local (implies --shards).")]
     = None,
+    set_: Annotated[list[str] | None, typer.Option(
+        "--set", help="Change a search or inference setting of the trained pipeline for this "
+        "run: key.path=value under candidates, filter or linker (e.g. "
+        "candidates.workers=4, filter.options.inference_dtype=bfloat16).")] = None,
 ) -> None:
     """Link documents (or --text) and write JSONL (or PubTator for a .pubtator output).
 
     The input is streamed and OUT written atomically (.gz in and out by name).
     """
+    from xlnel.config import parse_overrides
     from xlnel.io import document_to_dict, write_jsonl
     from xlnel.io.documents import iter_documents
-    from xlnel.pipeline import Pipeline, link, link_documents
+    from xlnel.pipeline import SavedPipeline, link, link_documents
     from xlnel.stream import link_shards
     from xlnel.types import Document
 
     if (source is None) == (text is None):
         raise typer.BadParameter("give either SOURCE or --text")
+    saved = SavedPipeline.of(_pipeline_dir(pipeline), parse_overrides(set_ or []))
     if shards or ray is not None:
         if source is None or out is None:
             raise typer.BadParameter("--shards and --ray need SOURCE and --out FOLDER")
-        results = link_shards(_pipeline_dir(pipeline), str(source), out, batch_size, workers,
-                              ray, progress=True)
+        results = link_shards(saved, str(source), out, batch_size, workers, ray, progress=True)
         done = [r for r in results if not r.skipped]
         typer.echo(f"linked {sum(r.documents for r in done)} documents in {len(done)} shards "
                    f"({len(results) - len(done)} already done) into {out}", err=True)
         return
     if source is not None and out is not None:
-        n = link(_pipeline_dir(pipeline), source, out, batch_size, True, workers)
+        n = link(saved, source, out, batch_size, True, workers)
         typer.echo(f"linked {n} documents", err=True)
         return
     if source is not None:  # JSON lines on stdout, one document as soon as its batch is linked
         docs = iter_documents(source)
-        for doc in link_documents(_pipeline_dir(pipeline), docs, batch_size, workers=workers):
+        for doc in link_documents(saved, docs, batch_size, workers=workers):
             typer.echo(json.dumps(document_to_dict(doc), ensure_ascii=False))
         return
-    pipe = Pipeline.load(_pipeline_dir(pipeline))
+    pipe = saved.load()
     if text is not None:
         linked = pipe.link_batch([Document("text-0", text)])
         if out is None:
