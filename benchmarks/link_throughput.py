@@ -12,6 +12,7 @@ all its descendants (pool workers; for Ray the local cluster's processes too) ev
         --transformer-documents 200
     python benchmarks/link_throughput.py --transformer-pipeline T --transformer-documents 2000 \\
         --workers 1,2 --skip-ray --name link_throughput_transformer_gpu    # on a GPU machine
+    ... --set filter.options.inference_dtype=bfloat16 --set filter.options.inference_batch_size=512
 
 Figures include start-up (loading the pipeline in every worker, starting Ray): that is what a
 user waits for. ``load_seconds`` gives the pipeline load time of one process for reference.
@@ -99,9 +100,10 @@ class PeakSampler:
         return round(self.peak_kib / 1024, 1)
 
 
-def run_one(mode: str, pipeline: str, folder: str, workers: int, batch_size: int
+def run_one(mode: str, pipeline: Any, folder: str, workers: int, batch_size: int
             ) -> dict[str, Any]:
-    """One measurement (in a fresh process): ``file`` mode with N workers, or ``ray``."""
+    """One measurement (in a fresh process): ``file`` mode with N workers, or ``ray``;
+    ``pipeline`` is a :class:`~xlnel.pipeline.SavedPipeline` (folder and ``--set``)."""
     from xlnel.stream import link_file, link_shards
 
     out = Path(folder) / f"out-{mode}-{workers}"
@@ -120,17 +122,19 @@ def run_one(mode: str, pipeline: str, folder: str, workers: int, batch_size: int
             "peak_tree_rss_mib": sampler.peak_mib}
 
 
-def load_seconds(pipeline: str) -> dict[str, Any]:
+def load_seconds(pipeline: Any) -> dict[str, Any]:
     """Time to load the pipeline in a fresh process (imports included)."""
     t0 = time.perf_counter()
-    from xlnel.pipeline import Pipeline
-
-    Pipeline.load(pipeline)
+    pipeline.load()
     return {"load_seconds": round(time.perf_counter() - t0, 2)}
 
 
-def measure(pipeline: str, n_docs: int, args: argparse.Namespace) -> dict[str, Any]:
+def measure(folder: str, n_docs: int, args: argparse.Namespace) -> dict[str, Any]:
     """All configurations for one pipeline on a fresh corpus of ``n_docs`` documents."""
+    from xlnel.config import parse_overrides
+    from xlnel.pipeline import SavedPipeline
+
+    pipeline = SavedPipeline.of(folder, parse_overrides(args.set or []))
     with tempfile.TemporaryDirectory(prefix="xlnel-throughput-") as tmp:
         corpus = build_corpus(Path(tmp), n_docs, args.shard_size)
         runs = [run_isolated(load_seconds, pipeline)]
@@ -145,7 +149,8 @@ def measure(pipeline: str, n_docs: int, args: argparse.Namespace) -> dict[str, A
             one = Path(tmp) / f"out-file-{args.workers[0]}" / "all.jsonl.gz"
             runs[-1]["same_documents_as_file_mode"] = _same_documents(
                 one, Path(tmp) / f"out-ray-{args.ray_workers}")
-    return {"pipeline": pipeline, "corpus": corpus, "runs": runs}
+    return {"pipeline": folder, "overrides": dict(pipeline.overrides), "corpus": corpus,
+            "runs": runs}
 
 
 def _same_documents(single: Path, shard_dir: Path) -> bool:
@@ -180,6 +185,9 @@ def main() -> None:
     ap.add_argument("--shard-size", type=int, default=1000)
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--skip-ray", action="store_true")
+    ap.add_argument("--set", action="append", metavar="KEY=VALUE",
+                    help="Load-time override of the pipelines, as `xlnel link --set` "
+                    "(e.g. filter.options.inference_dtype=bfloat16); repeatable.")
     ap.add_argument("--name", default="link_throughput")
     args = ap.parse_args()
     if not args.pipeline and not args.transformer_pipeline:
