@@ -130,3 +130,30 @@ def test_empty_input_and_mismatched_lengths(bert_tokenizer):
     assert len(encoder([], [])) == 0
     with pytest.raises(ValueError, match="2 windows but 1 names"):
         encoder(["a", "b"], ["c"])
+
+
+def test_backend_with_its_own_truncation_is_not_called_directly(bert_tokenizer):
+    from xlnel.filtering._pair_encoder import _verified_backend
+
+    tokenizer = _fast_tokenizer(wordpiece_vocab(WORDS))
+    assert _verified_backend(tokenizer) is not None
+    tokenizer.backend_tokenizer.enable_truncation(max_length=4)
+    assert _verified_backend(tokenizer) is None
+    windows, names = _pairs(50, seed=4)
+    encoded = PairEncoder(tokenizer, 64)(windows, names)
+    ref = _reference(tokenizer, windows, names, 64)
+    assert [encoded.features(i)["input_ids"] for i in range(len(windows))] == ref["input_ids"]
+
+
+def test_truncation_left_on_the_backend_by_a_whole_pair_call_is_respected(bert_tokenizer):
+    """Encoding whole pairs (with truncation) leaves truncation set on the Rust backend;
+    sides tokenised afterwards must still be the untruncated ones."""
+    tokenizer = _fast_tokenizer(wordpiece_vocab(WORDS))
+    encoder = PairEncoder(tokenizer, 8)
+    windows, names = _pairs(60, seed=5)
+    encoder(windows, names)  # some pairs go through the tokenizer whole
+    assert tokenizer.backend_tokenizer.truncation is not None
+    encoder.max_length = 64
+    encoded = encoder(windows, names)
+    ref = _reference(tokenizer, windows, names, 64)
+    assert [encoded.features(i)["input_ids"] for i in range(len(windows))] == ref["input_ids"]

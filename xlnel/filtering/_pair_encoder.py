@@ -99,7 +99,10 @@ def _verified_backend(tokenizer: PreTrainedTokenizerBase) -> Any:
     """The fast tokenizer's Rust backend, called directly (skipping the Python wrapper's
     per-call work), if it gives the wrapper's ids on the probes; else ``None``."""
     backend = getattr(tokenizer, "backend_tokenizer", None)
-    if backend is None:
+    # truncation or padding saved in the backend would apply to every call made on it
+    # directly (the wrapper switches them per call), so such a backend is not used
+    if backend is None or getattr(backend, "truncation", None) is not None \
+            or getattr(backend, "padding", None) is not None:
         return None
     texts = [t for pair in _PROBES for t in pair] + ["Ünïcode – ß ﬁ  spaces  "]
     try:
@@ -251,8 +254,10 @@ class PairEncoder:
         """Token ids of each text alone, without special tokens."""
         if not texts:
             return []
-        if self._backend is not None:
-            raw = [e.ids for e in self._backend.encode_batch(texts, add_special_tokens=False)]
+        backend = self._backend
+        # a wrapper call with truncation leaves it set on the backend until the next call
+        if backend is not None and backend.truncation is None and backend.padding is None:
+            raw = [e.ids for e in backend.encode_batch(texts, add_special_tokens=False)]
         else:
             raw = self.tokenizer(texts, add_special_tokens=False)["input_ids"]
         return [np.asarray(ids, dtype=np.int64) for ids in raw]
