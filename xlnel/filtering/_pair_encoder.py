@@ -99,17 +99,25 @@ def _verified_backend(tokenizer: PreTrainedTokenizerBase) -> Any:
     """The fast tokenizer's Rust backend, called directly (skipping the Python wrapper's
     per-call work), if it gives the wrapper's ids on the probes; else ``None``."""
     backend = getattr(tokenizer, "backend_tokenizer", None)
-    # truncation or padding saved in the backend would apply to every call made on it
-    # directly (the wrapper switches them per call), so such a backend is not used
-    if backend is None or getattr(backend, "truncation", None) is not None \
-            or getattr(backend, "padding", None) is not None:
+    if backend is None:
         return None
     texts = [t for pair in _PROBES for t in pair] + ["Ünïcode – ß ﬁ  spaces  "]
     try:
-        direct = [e.ids for e in backend.encode_batch(texts, add_special_tokens=False)]
+        direct = [e.ids for e in _plain(backend).encode_batch(texts, add_special_tokens=False)]
     except Exception:  # a backend we do not know how to call
         return None
     return backend if direct == tokenizer(texts, add_special_tokens=False)["input_ids"] else None
+
+
+def _plain(backend: Any) -> Any:
+    """``backend`` with truncation and padding off, as the tokenizer's wrapper sets them for
+    a call that asks for neither (a whole-pair call with truncation leaves it set on the
+    backend until the next wrapper call)."""
+    if backend.truncation is not None:
+        backend.no_truncation()
+    if backend.padding is not None:
+        backend.no_padding()
+    return backend
 
 
 def _find(seq: list[int], sub: list[int], start: int) -> int | None:
@@ -254,10 +262,9 @@ class PairEncoder:
         """Token ids of each text alone, without special tokens."""
         if not texts:
             return []
-        backend = self._backend
-        # a wrapper call with truncation leaves it set on the backend until the next call
-        if backend is not None and backend.truncation is None and backend.padding is None:
-            raw = [e.ids for e in backend.encode_batch(texts, add_special_tokens=False)]
+        if self._backend is not None:
+            raw = [e.ids for e in
+                   _plain(self._backend).encode_batch(texts, add_special_tokens=False)]
         else:
             raw = self.tokenizer(texts, add_special_tokens=False)["input_ids"]
         return [np.asarray(ids, dtype=np.int64) for ids in raw]
