@@ -203,16 +203,24 @@ def test_load_overrides_change_search_and_decision_settings(pipe_dir: Path,
 @pytest.mark.parametrize(("overrides", "message"), [
     ({"dft.R": 0.5}, "dft.R cannot change when a trained pipeline is loaded"),
     ({"dictionary.kb": []}, "allowed: candidates.*, filter.*, linker.*"),
-    ({"filter.name": "xlnel.similarity.v1"}, "train a new pipeline"),
+    ({"filter.name": "xlnel.similarity.v1"}, "filter.name is fixed by training"),
     ({"candidates.top_m": 0}, "candidates.top_m"),
-    ({"candidates.ngram_min": 3}, "cannot be searched with ngram_min=3"),
+    ({"candidates.ngram_min": 3}, "candidates.ngram_min is fixed by training"),
+    ({"filter.options.max_iter": 5},
+     "xlnel.gbdt.v1 keeps the options it was trained with; those that can change when "
+     "linking: none"),
 ])
 def test_load_overrides_that_cannot_apply_are_refused(pipe_dir: Path, overrides: dict,
                                                       message: str) -> None:
     from xlnel.errors import ConfigError
+    from xlnel.pipeline import SavedPipeline
 
-    with pytest.raises(ConfigError, match=message.replace("*", r"\*").replace(".", r"\.")):
+    pattern = message.replace("*", r"\*").replace(".", r"\.")
+    with pytest.raises(ConfigError, match=pattern):
         Pipeline.load(pipe_dir, overrides)
+    if "top_m" not in message:  # values are validated when the pipeline loads
+        with pytest.raises(ConfigError, match=pattern):
+            SavedPipeline.of(pipe_dir, overrides)
 
 
 def test_worker_processes_load_with_the_overrides(pipe_dir: Path, corpus: Path,
@@ -238,3 +246,16 @@ def test_cli_link_set(pipe_dir: Path, corpus: Path, tmp_path: Path) -> None:
     r = runner.invoke(app, ["link", str(pipe_dir), "--text", "x", "--set", "dft.R=0.1"])
     assert r.exit_code != 0
     assert "dft.R cannot change" in str(r.exception) + r.output
+
+
+def test_cross_encoder_inference_options_may_change_when_linking() -> None:
+    from xlnel.errors import ConfigError
+    from xlnel.pipeline import check_link_overrides
+
+    config = load_config(None, {"filter.name": "xlnel.cross_encoder.v1"})
+    check_link_overrides({"filter.options.inference_dtype": "bfloat16",
+                          "filter.options.device": "cuda", "filter.threshold": 0.3,
+                          "candidates.workers": 4, "linker.overlap": "longest"}, config)
+    with pytest.raises(ConfigError, match="those that can change when linking: device, "
+                                          "inference_batch_size, inference_dtype, quantize"):
+        check_link_overrides({"filter.options.lr": 0.1}, config)

@@ -100,13 +100,12 @@ class Pipeline(Linker):
 
         Args:
             directory: The pipeline folder.
-            overrides: Dotted config keys to change for this load (``xlnel link --set``), in
-                the sections :data:`LINK_TIME_SECTIONS`: search settings of the candidates
-                (``candidates.workers``, ``candidates.top_m``), the filter's threshold and
-                inference options (``filter.options.inference_dtype``), the linker. What the
-                trained parts fix (the n-gram range of the index, a filter's training
-                options) keeps its trained value: a component either refuses the change or
-                logs that it ignores it.
+            overrides: Dotted config keys to change for this load (``xlnel link --set``):
+                search settings of the candidates (``candidates.workers``,
+                ``candidates.top_m``), the filter's threshold and inference options
+                (``filter.options.inference_dtype``), the linker. Keys that training fixes
+                (the index's n-grams, a filter's training options) are refused; see
+                :func:`check_link_overrides`.
 
         Raises:
             ArtifactError: If the folder or one of its parts is missing.
@@ -116,8 +115,9 @@ class Pipeline(Linker):
         if not (d / "config.yaml").is_file():
             raise ArtifactError(f"{d} is not a pipeline folder (no config.yaml); train one with "
                                 f"`xlnel train CONFIG --out {d}`")
-        check_link_overrides(overrides or {})
+        check_link_overrides(overrides or {})  # sections first, before values are validated
         config = load_config(d / "config.yaml", dict(overrides or {}))
+        check_link_overrides(overrides or {}, config)
         dictionary = Dictionary.load(d / "dictionary.tsv")
         generator = generator_class(config.candidates.generator).load(
             d / "candidates", config.candidates, config.lang)
@@ -130,24 +130,41 @@ class Pipeline(Linker):
 
 LINK_TIME_SECTIONS = ("candidates", "filter", "linker")
 """Config sections whose keys may change when a trained pipeline is loaded."""
-_TRAINED_KEYS = ("candidates.generator", "filter.name")
+_FIXED_BY_TRAINING = {
+    "candidates": ("generator", "ngram_min", "ngram_max", "sublinear_tf", "use_idf",
+                   "pad_ends", "options"),
+    "filter": ("name", "select_level"),
+}
 
 
-def check_link_overrides(overrides: Mapping[str, Any]) -> None:
+def check_link_overrides(overrides: Mapping[str, Any],
+                         config: PipelineConfig | None = None) -> None:
     """Refuse overrides that cannot apply to a trained pipeline.
 
+    Allowed are the search settings of ``candidates`` (not the index's n-grams), the filter's
+    ``threshold`` and the options its class lists in ``inference_options`` (checked when the
+    saved ``config`` is given), and anything under ``linker``.
+
     Raises:
-        ConfigError: Naming the key and the sections that may change.
+        ConfigError: Naming the key and what may change instead.
     """
     for key in overrides:
-        if key in _TRAINED_KEYS:
-            raise ConfigError(f"{key} cannot change when a trained pipeline is loaded; train "
-                              "a new pipeline for another component")
-        if key.split(".", 1)[0] not in LINK_TIME_SECTIONS or "." not in key:
+        section, _, rest = key.partition(".")
+        field, _, option = rest.partition(".")
+        if section not in LINK_TIME_SECTIONS or not rest:
             allowed = ", ".join(f"{s}.*" for s in LINK_TIME_SECTIONS)
             raise ConfigError(f"{key} cannot change when a trained pipeline is loaded "
                               f"(the dictionary, DFT and data are fixed by training); "
                               f"allowed: {allowed}")
+        if field in _FIXED_BY_TRAINING.get(section, ()):
+            raise ConfigError(f"{key} is fixed by training and cannot change when the pipeline "
+                              "is loaded; train a new pipeline for another value")
+        if section == "filter" and field == "options" and config is not None:
+            allowed_options = filter_class(config.filter.name).inference_options
+            if option.split(".")[0] not in allowed_options:
+                can = ", ".join(sorted(allowed_options)) or "none"
+                raise ConfigError(f"{key}: {config.filter.name} keeps the options it was "
+                                  f"trained with; those that can change when linking: {can}")
 
 
 @dataclass(frozen=True)
@@ -163,11 +180,21 @@ class SavedPipeline:
     @classmethod
     def of(cls, pipeline: str | Path | SavedPipeline,
            overrides: Mapping[str, Any] | None = None) -> SavedPipeline:
-        """``pipeline`` as a :class:`SavedPipeline` (a folder gets ``overrides``)."""
+        """``pipeline`` with ``overrides`` added, checked against its saved config (so a bad
+        key fails here, not in each worker process).
+
+        Raises:
+            ConfigError: If an override cannot apply (see :func:`check_link_overrides`).
+        """
         if isinstance(pipeline, SavedPipeline):
-            return pipeline
-        check_link_overrides(overrides or {})
-        return cls(str(pipeline), tuple((overrides or {}).items()))
+            merged = {**dict(pipeline.overrides), **(overrides or {})}
+            folder = pipeline.folder
+        else:
+            merged, folder = dict(overrides or {}), str(pipeline)
+        if merged:
+            saved = Path(folder) / "config.yaml"
+            check_link_overrides(merged, load_config(saved) if saved.is_file() else None)
+        return cls(folder, tuple(merged.items()))
 
     def load(self) -> Pipeline:
         """Load the folder with the overrides."""

@@ -23,6 +23,9 @@ class CandidateFilter(ABC):
     """
 
     registered_name: ClassVar[str]
+    #: ``filter.options`` keys a trained filter takes from the config when it is loaded
+    #: (``xlnel link --set``); the others keep their trained values.
+    inference_options: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, config: FilterConfig, lang: str) -> None:
         self.config = config

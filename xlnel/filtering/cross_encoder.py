@@ -159,6 +159,7 @@ class CrossEncoderFilter(CandidateFilter):
     """
 
     registered_name = "xlnel.cross_encoder.v1"
+    inference_options = INFERENCE_OPTIONS
 
     def __init__(self, config: FilterConfig, lang: str) -> None:
         super().__init__(config, lang)
