@@ -145,9 +145,10 @@ class EncodedPairs:
         self.first, self.second = first, second
         self.whole = whole
         specials = 0 if template is None else template.specials
-        piece_lengths = np.array([len(p) for p in self.pieces] or [0], dtype=np.int64)
+        self._piece_lengths = np.array([len(p) for p in self.pieces] or [0], dtype=np.int64)
         self.lengths = (np.zeros(n, dtype=np.int64) if not len(first)
-                        else specials + piece_lengths[first] + piece_lengths[second])
+                        else specials + self._piece_lengths[first]
+                        + self._piece_lengths[second])
         for i, f in whole.items():
             self.lengths[i] = len(f["input_ids"])
 
@@ -190,10 +191,10 @@ class EncodedPairs:
         types = np.zeros(real.shape, dtype=np.int64)
         if self.template is not None and len(self.first):
             t = self.template
-            piece_lengths = np.array([len(p) for p in self.pieces], dtype=np.int64)
-            a_end = len(t.prefix) + piece_lengths[self.first[rows]]
+            a_end = len(t.prefix) + self._piece_lengths[self.first[rows]]
             bounds = np.stack([np.full(len(rows), len(t.prefix)), a_end, a_end + len(t.middle),
-                               a_end + len(t.middle) + piece_lengths[self.second[rows]]], 1)
+                               a_end + len(t.middle) + self._piece_lengths[self.second[rows]]],
+                              1)
             part = (positions[None, :, None] >= bounds[:, None, :]).sum(-1)  # 0..4
             types = np.asarray(t.types, dtype=np.int64)[part] * real
         for j, r in enumerate(rows.tolist()):
