@@ -227,9 +227,9 @@ class PairEncoder:
                         type(tokenizer).__name__)
         self._names: dict[str, np.ndarray] = {}
         self._backend = _verified_backend(tokenizer)
-        probe = tokenizer("a", "b")
-        self.keys = tuple(k for k in ("input_ids", "token_type_ids", "attention_mask")
-                          if k in probe)
+        self.keys = self.template.keys if self.template is not None else tuple(
+            k for k in ("input_ids", "token_type_ids", "attention_mask")
+            if k in tokenizer("a", "b"))
 
     def __call__(self, windows: Sequence[str], names: Sequence[str]) -> EncodedPairs:
         """The pairs ``zip(windows, names)``, tokenised."""

@@ -98,9 +98,8 @@ def to_device(batch: dict[str, np.ndarray], device: torch.device) -> dict[str, t
     out: dict[str, torch.Tensor] = {}
     for key, array in batch.items():
         tensor = torch.from_numpy(array)
-        if device.type == "cuda":
-            tensor = tensor.pin_memory().to(device, non_blocking=True)
-        out[key] = tensor.to(device)
+        out[key] = (tensor.pin_memory().to(device, non_blocking=True) if device.type == "cuda"
+                    else tensor.to(device))
     return out
 
 
