@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import multiprocessing as mp
 import os
 import platform
 import resource
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,10 +19,36 @@ from xlnel.io import atomic_write
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
+def _git_commit() -> str | None:
+    """The checkout's HEAD commit (with ``+dirty`` for uncommitted changes), if in git."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                              text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=root, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("+dirty" if dirty.strip() else "")
+
+
+def provenance() -> dict[str, Any]:
+    """What produced a result: command, commit, xlnel version, date and machine."""
+    import xlnel
+
+    return {
+        "command": " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]),
+        "commit": _git_commit(),
+        "xlnel_version": xlnel.__version__,
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                    "platform": platform.platform()},
+    }
+
+
 def write_result(name: str, payload: dict[str, Any]) -> Path:
-    """Write ``benchmarks/results/NAME.json`` atomically, with machine facts added."""
-    payload = {**payload, "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                                      "platform": platform.platform()}}
+    """Write ``benchmarks/results/NAME.json`` atomically, with its provenance added."""
+    payload = {**payload, **provenance()}
     target = RESULTS / f"{name}.json"
     with atomic_write(target) as f:
         json.dump(payload, f, indent=2)
