@@ -231,6 +231,8 @@ def test_overlap_level_ignores_concepts() -> None:
 def test_unknown_level() -> None:
     with pytest.raises(ValueError, match=r"'token'.*span, span-prefix, concept, overlap, document"):
         evaluate([doc()], [doc()], "token")
+    with pytest.raises(ValueError, match="'token'"):  # checked before any document is read
+        evaluate([], [], "token")
 
 
 def test_unknown_predicted_document_id() -> None:

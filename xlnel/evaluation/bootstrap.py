@@ -4,8 +4,8 @@ Mentions of one document are not independent (one author, one topic, the same co
 again), so the unit of resampling is the document: a resample draws as many documents as the
 corpus holds, with replacement, and sums their true positives, false positives and false
 negatives into micro-averaged precision, recall and F1. The per-document counts are computed
-once; resampling then only sums rows of a ``(documents, 3)`` count array, so 1,000 resamples of
-a corpus of thousands of documents take well under a second.
+once; resampling then only weights the rows of a ``(documents, 3)`` count array by how often
+each document was drawn, so 1,000 resamples of 1,000 documents take a fraction of a second.
 
 Intervals are percentile intervals: the ``(1 - confidence) / 2`` and ``(1 + confidence) / 2``
 quantiles of the resampled scores.
@@ -162,7 +162,11 @@ def _resampled_sums(
     for begin in range(0, n_resamples, chunk):
         size = min(chunk, n_resamples - begin)
         rows = rng.integers(0, n_docs, size=(size, n_docs))
-        sums[begin : begin + size] = counts[rows].sum(axis=1)
+        # How often each resample drew each document, then a product with the counts: much
+        # faster than summing the gathered rows.
+        flat = (rows + np.arange(size)[:, None] * n_docs).ravel()
+        weights = np.bincount(flat, minlength=size * n_docs).reshape(size, n_docs)
+        sums[begin : begin + size] = weights @ counts
     return sums
 
 
