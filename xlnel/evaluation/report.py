@@ -199,7 +199,8 @@ def format_report(reports: dict[str, LevelReport]) -> str:
         if report.comparison is not None:
             lines.extend(_comparison_rows(report.comparison))
         if report.ci is not None:
-            lines.append(f"({report.ci.n_resamples} bootstrap resamples of "
-                         f"{report.ci.n_documents} documents, seed {report.ci.seed})")
+            n_docs = report.ci.n_documents
+            lines.append(f"({report.ci.n_resamples} bootstrap resamples of {n_docs} "
+                         f"document{'' if n_docs == 1 else 's'}, seed {report.ci.seed})")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
