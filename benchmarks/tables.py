@@ -1,0 +1,424 @@
+"""Render the result tables of README.md and docs/ from ``benchmarks/results/*.json``.
+
+Every table in those files sits between marker comments::
+
+    <!-- table:link_throughput -->
+    ...generated...
+    <!-- /table -->
+
+``python benchmarks/tables.py`` rewrites what lies between the markers; ``--check`` only
+compares and exits with status 1 when a committed table differs from what the results files
+give (a test runs it). Each table ends with the results files it was read from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+PAGES = ("README.md", "docs/*.md")
+MARKER = re.compile(r"(<!-- table:(?P<name>[a-z0-9_]+) -->\n)(?P<body>.*?)(<!-- /table -->)",
+                    re.DOTALL)
+
+Row = Sequence[str]
+
+
+def _load(name: str) -> dict[str, Any]:
+    path = RESULTS / name
+    if not path.is_file():
+        raise FileNotFoundError(f"results file {path} not found; run the benchmark that "
+                                "writes it, or remove the table's markers")
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def _table(header: Row, rows: Iterable[Row], sources: Iterable[str],
+           source: str | None = "") -> str:
+    """A Markdown table, then a line naming where its figures come from (``sources``: results
+    files; ``source``: anything else; ``None``: no line)."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    files = ", ".join([f"`benchmarks/results/{s}`" for s in sources] + ([source] if source else []))
+    return "\n".join(lines) + ("\n" if source is None else f"\n\nSource: {files}.\n")
+
+
+def pct(x: float) -> str:
+    """A share as a percentage with one decimal (0.9615 -> ``96.2``)."""
+    return f"{100 * x:.1f}"
+
+
+def num(x: float, digits: int = 0) -> str:
+    """A number with thousands separators."""
+    return f"{x:,.{digits}f}"
+
+
+def mib(x: float) -> str:
+    """Memory in MiB, or GiB above 1,024 MiB."""
+    return f"{x / 1024:.1f} GiB" if x >= 1024 else f"{x:.0f} MiB"
+
+
+def mean_std(m: dict[str, float]) -> str:
+    """``mean ± std`` with three decimals."""
+    return f"{m['mean']:.3f} ± {m['std']:.3f}"
+
+
+def recalls(tool: dict[str, Any]) -> str:
+    """recall@1 / @10 / @50 of a matcher."""
+    return " / ".join(f"{tool[f'recall@{k}']:.3f}" for k in (1, 10, 50))
+
+
+_CAMONI = {"diabetes": "Camoni diabetes", "sclerosis": "Camoni sclerosis",
+           "depression": "Camoni depression"}
+
+
+def hrm_recall() -> str:
+    """High-recall matching on the held-out Camoni posts and BC5CDR dev."""
+    res = _load("accuracy.json")["results"]
+    rows = []
+    for key, label in [*_CAMONI.items(), ("bc5cdr", "BC5CDR dev")]:
+        h = res[key]["hrm"]
+        span = f"{pct(h['span']['recall'])} ({h['span']['found']:,}/{h['span']['total']:,})"
+        concept = "—"
+        if key == "bc5cdr":
+            c = h["concept"]
+            concept = f"{pct(c['recall'])} ({c['found']:,}/{c['total']:,})"
+        rows.append([label, span, concept, f"{h['span']['candidates_per_span']:.1f}",
+                     num(h["span"]["spans"])])
+    return _table(["corpus", "HRM recall, span", "HRM recall, concept", "candidates per span",
+                   "candidate spans"], rows, ["accuracy.json"])
+
+
+def end_to_end() -> str:
+    """End-to-end precision, recall and F1 of the shipped GBDT configs."""
+    res = _load("accuracy.json")["results"]
+    rows = []
+    for key, label, level in [*((k, v, "span") for k, v in _CAMONI.items()),
+                              ("bc5cdr", "BC5CDR dev", "concept")]:
+        m, s = res[key][level], res[key]["seconds"]
+        rows.append([label, level, pct(m["precision"]), pct(m["recall"]), f"**{pct(m['f1'])}**",
+                     f"{s['train_s']:.0f} s + {s['link_s']:.0f} s"])
+    return _table(["corpus", "level", "P", "R", "F1", "train + link"], rows, ["accuracy.json"])
+
+
+def link_throughput() -> str:
+    """``xlnel link`` on 50,000 BC5CDR dev documents, GBDT pipeline, one thread a process."""
+    rows, sources = [], []
+    for name, label in [("w1", "1 worker"), ("w2", "2 workers"), ("ray", "Ray local, 2 actors")]:
+        source = f"link_throughput_50k_{name}.json"
+        run = _load(source)["feature_filter"]["runs"][1]
+        rows.append([label, num(run["documents"]), f"**{run['documents_per_second']:.2f}**",
+                     f"{run['seconds'] / 60:.0f} min", mib(run["peak_tree_rss_mib"])])
+        sources.append(source)
+    return _table(["mode", "documents", "docs/s", "wall time", "peak memory (process tree)"],
+                  rows, sources)
+
+
+def matcher_scale() -> str:
+    """The TF-IDF matcher on synthetic dictionaries, against scikit-learn."""
+    d = _load("hrm_speed.json")
+    rows = []
+    for size, r in sorted(d["xlnel"].items(), key=lambda kv: -int(kv[0])):
+        rows.append([f"xlnel, {num(int(size))} names",
+                     f"{num(r['spans_per_second'], 1)} / {num(r['spans_per_second_workers2'], 1)}",
+                     f"{r['build_seconds']:.1f} s", mib(r["peak_rss_mib"])])
+    sk = d["sklearn_subset"]
+    rows.append([f"scikit-learn `cosine_similarity`, chunked, {num(sk['names'])} names",
+                 num(sk["spans_per_second"], 1), "—", mib(sk["peak_rss_mib"])])
+    return _table(["matcher", "spans/s (1 / 2 threads)", "build", "peak memory"], rows,
+                  ["hrm_speed.json"])
+
+
+def _peer_row(label: str, tool: dict[str, Any]) -> Row:
+    return [label, num(tool["queries_per_second"]), f"{tool['build_seconds']:,.1f} s",
+            mib(tool["peak_rss_mib"]), recalls(tool)]
+
+
+_PEER_HEADER = ["tool", "queries/s", "build", "peak memory", "recall@1 / @10 / @50"]
+
+
+def matcher_vs_peers_mesh() -> str:
+    """xlnel, scispacy and QuickUMLS on the MeSH names with BC5CDR dev queries."""
+    tools = _load("hrm_vs_peers.json")["mesh"]["tools"]
+    rows = [_peer_row("xlnel (2 threads, pipeline settings)", tools["xlnel"]),
+            _peer_row("scispacy 0.6 `CandidateGenerator` (efSearch 200)", tools["scispacy"]),
+            _peer_row("QuickUMLS 1.4 (simstring)", tools["quickumls"])]
+    return _table(_PEER_HEADER, rows, ["hrm_vs_peers.json"])
+
+
+def _variant_label(tool: dict[str, Any]) -> str:
+    lo, hi = tool["ngram_min"], tool["ngram_max"]
+    grams = f"{lo}-grams" if lo == hi else f"{lo}–{hi}-grams"
+    pad = ", `pad_ends`" if tool.get("pad_ends") else ""
+    default = (lo, hi, tool["threshold"], bool(tool.get("pad_ends"))) == (1, 3, 0.4, False)
+    return f"{grams}{pad}, th {tool['threshold']}" + (" (pipeline default)" if default else "")
+
+
+def _variants(pattern: str, part: str) -> list[tuple[str, dict[str, Any]]]:
+    found = sorted(RESULTS.glob(pattern))
+    if not found:
+        raise FileNotFoundError(f"no results file matches {RESULTS / pattern}")
+    out = [(p.name, _load(p.name)[part]["tools"]["xlnel"]) for p in found]
+    return sorted(out, key=lambda nt: (nt[1].get("pad_ends", False), -nt[1]["ngram_max"] +
+                                       nt[1]["ngram_min"], -nt[1]["threshold"]))
+
+
+def matcher_variants_mesh() -> str:
+    """xlnel's matcher representations on MeSH (same queries as the peers table)."""
+    variants = _variants("hrm_vs_peers_mesh_xlnel_*.json", "mesh")
+    rows = [[_variant_label(t), num(t["queries_per_second"]), recalls(t)] for _, t in variants]
+    scispacy = _load("hrm_vs_peers.json")["mesh"]["tools"]["scispacy"]
+    rows.append(["scispacy 0.6 (as above)", num(scispacy["queries_per_second"]),
+                 recalls(scispacy)])
+    return _table(["xlnel matcher (2 threads)", "queries/s", "recall@1 / @10 / @50"], rows,
+                  [n for n, _ in variants] + ["hrm_vs_peers.json"])
+
+
+def matcher_vs_peers_3m() -> str:
+    """Matchers at 3,000,000 names (MeSH plus synthetic distractors)."""
+    variants = _variants("hrm_vs_peers_3m_xlnel_*.json", "synthetic")
+    scispacy = _load("hrm_vs_peers_3m_scispacy.json")["synthetic"]["tools"]["scispacy"]
+    quick = _load("hrm_vs_peers_3m.json")["synthetic"]["tools"]["quickumls"]
+    rows = [_peer_row(f"xlnel, {_variant_label(t)}", t) for _, t in variants]
+    rows.append(_peer_row(f"scispacy 0.6, efConstruction {scispacy['ef_construction']}",
+                          scispacy))
+    rows.append(_peer_row("QuickUMLS 1.4", quick))
+    return _table(_PEER_HEADER, rows, [n for n, _ in variants] +
+                  ["hrm_vs_peers_3m_scispacy.json", "hrm_vs_peers_3m.json"])
+
+
+def _axes(axes: dict[str, Any]) -> str:
+    return ", ".join(f"`{k}` {'all' if v is None else v}" for k, v in axes.items())
+
+
+_ABLATIONS = {
+    "tf-vs-tfidf": "matcher weights", "metric": "matcher similarity",
+    "max-words": "longest span k", "window-gbdt": "GBDT context-window features",
+    "window": "cross-encoder window (CPU, embeddings frozen)",
+    "window-gpu": "cross-encoder window (GPU, embeddings trained)",
+    "data-size": "training documents (BC5CDR dev, concept F1)",
+}
+
+
+def ablations() -> str:
+    """Ablations on Camoni diabetes (data size on BC5CDR), mean ± std over seeds."""
+    d = _load("ablations.json")["ablations"]
+    rows = []
+    for name, label in _ABLATIONS.items():
+        for cell in d[name]["summary"]:
+            f1 = cell["concept_f1"] if name == "data-size" else cell["span_f1"]
+            score = mean_std(f1) if cell["seeds"] > 1 else f"{f1['mean']:.3f}"
+            rows.append([label, _axes(cell["axes"]), str(cell["seeds"]), score,
+                         f"{cell['hrm_span']['mean']:.3f}"])
+    return _table(["ablation", "setting", "seeds", "F1", "HRM recall (span)"], rows,
+                  ["ablations.json"])
+
+
+def r_sweep() -> str:
+    """F1 against the share R of training documents given to the dictionary."""
+    corpora = _load("r_sweep.json")["corpora"]
+    order = ["diabetes", "sclerosis", "depression", "bc5cdr"]
+    values = [cell["axes"]["dft.R"] for cell in corpora["diabetes"]["by_R"]]
+    rows = []
+    for key in order:
+        metric = "concept_f1" if key == "bc5cdr" else "span_f1"
+        best = corpora[key][f"best_R_{metric}"]["R"]
+        cells = []
+        for cell in corpora[key]["by_R"]:
+            text = mean_std(cell[metric])
+            cells.append(f"**{text}**" if cell["axes"]["dft.R"] == best else text)
+        label = "BC5CDR dev (concept F1)" if key == "bc5cdr" else f"{_CAMONI[key]} (span F1)"
+        rows.append([label, *cells])
+    return _table(["corpus", *(f"R = {v}" for v in values)], rows, ["r_sweep.json"])
+
+
+def cascade_host_time() -> str:
+    """Host-side time per document of the cascade filter, one thread."""
+    d = _load("cascade_host_time.json")
+    parts = d["ms_per_document"]
+    labels = {"candidates": "candidate generation", "gbdt_prefilter": "GBDT prefilter",
+              "windows": "context windows", "pair_encoder": "pair tokenising",
+              "batches": "batching"}
+    rows = [[label, f"{parts[k]:.1f}"] for k, label in labels.items()]
+    rows.append(["**host total**", f"**{d['host_ms_per_document']:.1f}**"])
+    return _table(["step", "ms per document"], rows, ["cascade_host_time.json"])
+
+
+# The configuration reference: read from the pydantic models, not from results.
+
+_GBDT_OPTIONS = {
+    "folds": "Document folds for the out-of-fold scores that choose the threshold.",
+    "max_iter": "Boosting iterations.",
+    "learning_rate": "Shrinkage of each tree.",
+    "max_leaf_nodes": "Leaves per tree.",
+    "l2_regularization": "L2 penalty on leaf values.",
+    "seed": "Seed of the model.",
+    "unit": "``span``: one row per span (its best name); ``pair``: one per candidate; "
+            "``auto``: by ``filter.select_level``.",
+    "window": "Words each side (Ws) whose gold-span rates become two features; 0 adds none.",
+}
+
+
+def _attributes(cls: type) -> dict[str, str]:
+    """The ``Attributes:`` section of a Google docstring, as name -> one-line text."""
+    doc = (cls.__doc__ or "").expandtabs()
+    out: dict[str, str] = {}
+    lines = doc.split("Attributes:", 1)[1].splitlines() if "Attributes:" in doc else []
+    current = None
+    for line in lines:
+        m = re.match(r"^ {8}(\w+)(?: / (\w+))?: (.*)$", line)
+        if m:
+            current = m.group(1)
+            out[current] = m.group(3).strip()
+            if m.group(2):
+                out[m.group(2)] = out[current]
+        elif line.startswith(" " * 12) and current is not None:
+            out[current] += " " + line.strip()
+        elif line.strip():
+            break
+    # Short entries may share a line: "nlist: IVF cells. nprobe: IVF cells searched."
+    for key, text in list(out.items()):
+        parts = re.split(r"\. (\w+(?: / \w+)?): ", text)
+        out[key] = parts[0] + ("." if len(parts) > 1 else "")
+        for names, rest in zip(parts[1::2], parts[2::2], strict=True):
+            for name in names.split(" / "):
+                out[name] = rest
+    return {k: _markdown(v) for k, v in out.items()}
+
+
+def _markdown(text: str) -> str:
+    """reStructuredText literals and roles of a docstring as Markdown code."""
+    return re.sub(r"(?::\w+:)?``?([^`]+)``?", r"`\1`", text)
+
+
+def _type(annotation: Any) -> str:
+    text = str(annotation).replace("typing.", "")
+    text = re.sub(r"<class '(\w+)'>", r"\1", text)
+    return text.replace("|", "\\|")
+
+
+def _default(value: Any) -> str:
+    return "`" + json.dumps(value, ensure_ascii=False) + "`"
+
+
+_TOP_LEVEL = {
+    "lang": "Language of the documents: `he`, `en`, or any code (generic normalisation, "
+            "no stop words).",
+    "seed": "Seed of the run; `xlnel experiment --seeds` sets it together with `dft.seed` "
+            "and `filter.options.seed`.",
+}
+
+
+def _model_rows(model: Any, prefix: str) -> list[Row]:
+    doc = {**_TOP_LEVEL, **_attributes(model)} if not prefix else _attributes(model)
+    rows = []
+    for name, field in model.model_fields.items():
+        value = field.get_default(call_default_factory=True)
+        if hasattr(value, "model_fields"):
+            continue
+        rows.append([f"`{prefix}{name}`", _type(field.annotation), _default(value),
+                     doc.get(name, "")])
+    return rows
+
+
+def config_reference() -> str:
+    """Every key of a pipeline config with its type, default and meaning."""
+    from xlnel.config import PipelineConfig
+
+    rows = _model_rows(PipelineConfig, "")
+    for name, field in PipelineConfig.model_fields.items():
+        default = field.get_default(call_default_factory=True)
+        if hasattr(default, "model_fields"):
+            rows += _model_rows(type(default), f"{name}.")
+    return _table(["key", "type", "default", "meaning"], rows, [], "`xlnel/config.py`")
+
+
+def options_reference() -> str:
+    """The ``options`` of each registered stage that takes some."""
+    from xlnel.filtering import gbdt
+    from xlnel.filtering.cross_encoder import CrossEncoderOptions
+    from xlnel.linkers.dense import DenseOptions
+    from xlnel.ner.crf import CrfTaggerOptions
+
+    defaults: dict[str, Any] = dict(gbdt._DEFAULTS)
+    if set(defaults) != set(_GBDT_OPTIONS):
+        raise KeyError(f"GBDT options {sorted(defaults)} differ from the documented ones "
+                       f"{sorted(_GBDT_OPTIONS)}; update _GBDT_OPTIONS")
+    parts = [("`xlnel.gbdt.v1` (`filter.options`)",
+              [[f"`{k}`", type(v).__name__, _default(v),
+                _markdown(_GBDT_OPTIONS[k])]
+               for k, v in defaults.items()])]
+    for title, model in [("`xlnel.cross_encoder.v1` (`filter.options`)", CrossEncoderOptions),
+                         ("`xlnel.dense.v1` (`candidates.options`)", DenseOptions),
+                         ("`xlnel.crf_tagger.v1` (`ner.options`)", CrfTaggerOptions)]:
+        parts.append((title, _model_rows(model, "")))
+    out = []
+    for title, rows in parts:
+        out.append(f"#### {title}\n\n" + _table(["option", "type", "default", "meaning"],
+                                                  rows, [], None))
+    return "\n".join(out) + "\nSource: the options models in `xlnel/filtering/`, " \
+        "`xlnel/linkers/dense.py` and `xlnel/ner/crf.py`.\n"
+
+
+TABLES: dict[str, Callable[[], str]] = {
+    f.__name__: f for f in (hrm_recall, end_to_end, link_throughput, matcher_scale,
+                            matcher_vs_peers_mesh, matcher_variants_mesh, matcher_vs_peers_3m,
+                            ablations, r_sweep, cascade_host_time, config_reference,
+                            options_reference)
+}
+
+
+def render(text: str, where: str) -> str:
+    """``text`` with every marked table regenerated.
+
+    Raises:
+        KeyError: A marker names no known table.
+    """
+    def one(m: re.Match[str]) -> str:
+        name = m.group("name")
+        if name not in TABLES:
+            raise KeyError(f"{where}: unknown table {name!r}; known: {', '.join(TABLES)}")
+        return m.group(1) + TABLES[name]() + m.group(4)
+
+    return MARKER.sub(one, text)
+
+
+def pages(root: Path = ROOT) -> list[Path]:
+    """The Markdown files whose tables are generated."""
+    out: list[Path] = []
+    for pattern in PAGES:
+        out += sorted(root.glob(pattern))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Regenerate (or with ``--check`` compare) the tables; returns the exit status."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true",
+                    help="Exit 1 if a committed table differs from the results files.")
+    args = ap.parse_args(argv)
+    stale = []
+    for path in pages():
+        text = path.read_text(encoding="utf-8")
+        new = render(text, str(path.relative_to(ROOT)))
+        if new != text:
+            stale.append(str(path.relative_to(ROOT)))
+            if not args.check:
+                path.write_text(new, encoding="utf-8")
+    if args.check and stale:
+        print(f"tables out of date in {', '.join(stale)}; run python benchmarks/tables.py",
+              file=sys.stderr)
+        return 1
+    for name in stale:
+        print(f"updated {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
