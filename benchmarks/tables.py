@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 PAGES = ("README.md", "docs/*.md")
@@ -320,7 +322,7 @@ def _model_rows(model: Any, prefix: str) -> list[Row]:
     rows = []
     for name, field in model.model_fields.items():
         value = field.get_default(call_default_factory=True)
-        if hasattr(value, "model_fields"):
+        if isinstance(value, BaseModel):
             continue
         rows.append([f"`{prefix}{name}`", _type(field.annotation), _default(value),
                      doc.get(name, "")])
@@ -334,7 +336,7 @@ def config_reference() -> str:
     rows = _model_rows(PipelineConfig, "")
     for name, field in PipelineConfig.model_fields.items():
         default = field.get_default(call_default_factory=True)
-        if hasattr(default, "model_fields"):
+        if isinstance(default, BaseModel):
             rows += _model_rows(type(default), f"{name}.")
     return _table(["key", "type", "default", "meaning"], rows, [], "`xlnel/config.py`")
 
