@@ -122,6 +122,16 @@ def link_throughput() -> str:
                   rows, sources)
 
 
+def transformer_throughput() -> str:
+    """``xlnel link`` with the cascade (cross-encoder) BC5CDR pipeline on one GPU."""
+    d = _load("link_throughput_transformer_gpu.json")
+    rows = [[str(r["run"]["workers"]), num(r["run"]["documents"]),
+             f"**{r['run']['documents_per_second']:.2f}**", mib(r["run"]["peak_tree_rss_mib"])]
+            for r in d["runs"]]
+    return _table(["worker processes", "documents", "docs/s", "peak memory (process tree)"],
+                  rows, ["link_throughput_transformer_gpu.json"])
+
+
 def matcher_scale() -> str:
     """The TF-IDF matcher on synthetic dictionaries, against scikit-learn."""
     d = _load("hrm_speed.json")
@@ -252,6 +262,55 @@ def cascade_host_time() -> str:
     return _table(["step", "ms per document"], rows, ["cascade_host_time.json"])
 
 
+def alternative_linkers() -> str:
+    """Tagger and dense pipelines on Camoni diabetes (held-out 20%, span level), CPU."""
+    gbdt = _load("accuracy.json")["results"]["diabetes"]
+    tag = _load("tagger_accuracy.json")["results"]
+    dense = {r["experiment"]: r for r in _load("dense_accuracy.json")["results"]}
+    entries = [
+        ("TF-IDF + GBDT (`camoni-diabetes.yaml`)", gbdt["span"], gbdt["seconds"]),
+        ("tagger (e5-small + CRF) spans alone", tag["diabetes"]["tagger_alone"]["span"], None),
+        ("tagger + TF-IDF + GBDT (`camoni-diabetes-tagger.yaml`)",
+         tag["diabetes"]["pipeline_span"], tag["diabetes"]["seconds"]),
+        ("tagger + dense (`camoni-diabetes-tagger-dense.yaml`)",
+         tag["diabetes_tagger_dense"]["pipeline_span"], tag["diabetes_tagger_dense"]["seconds"]),
+    ]
+    e2e = dense["e2e camoni-diabetes-dense"]
+    entries.append(("dense e5-small + similarity threshold (`camoni-diabetes-dense.yaml`)",
+                    e2e["span"], {"train_s": e2e["train_seconds"], "link_s": e2e["link_seconds"]}))
+    rows = []
+    for label, m, sec in entries:
+        wall = "—" if sec is None else f"{sec['train_s']:,.0f} s + {sec['link_s']:,.0f} s"
+        rows.append([label, pct(m["precision"]), pct(m["recall"]), pct(m["f1"]), wall])
+    return _table(["pipeline", "P", "R", "F1", "train + link"], rows,
+                  ["accuracy.json", "tagger_accuracy.json", "dense_accuracy.json"])
+
+
+def top_k_recall() -> str:
+    """Gold concepts kept when the cross-encoder reads the top k names of each span."""
+    run = _load("top_k_recall.json")["runs"]["bc5cdr"]
+    total = run["by_k"][-1]["pairs"]
+    rows = [[str(r["k"]), pct(r["concept_recall"]), num(r["pairs"]), pct(r["pairs"] / total)]
+            for r in run["by_k"]]
+    return _table(["names per span (k)", "gold concept kept (%)", "pairs", "share of pairs (%)"],
+                  rows, ["top_k_recall.json"])
+
+
+def dense_index_speed() -> str:
+    """FAISS indexes on 1,000,000 synthetic 384-dimensional vectors."""
+    f = _load("dense_speed.json")["faiss"]
+    rows = [["flat (exact)", "—", num(f["flat"]["qps"], 1), "exact",
+             f"{f['flat']['build_seconds']:,.0f} s"]]
+    for nprobe, r in f["ivf"]["by_nprobe"].items():
+        rows.append([f"IVF-{f['ivf']['nlist']}", f"nprobe {nprobe}", num(r["qps"], 1),
+                     f"{r['recall_at_10']:.3f}", f"{f['ivf']['build_seconds']:,.0f} s"])
+    for ef, r in f["hnsw"]["by_ef_search"].items():
+        rows.append([f"HNSW M={f['hnsw']['M']}", f"ef_search {ef}", num(r["qps"], 1),
+                     f"{r['recall_at_10']:.3f}", f"{f['hnsw']['build_seconds']:,.0f} s"])
+    return _table(["index", "search setting", "queries/s", "recall@10", "build"], rows,
+                  ["dense_speed.json"])
+
+
 # The configuration reference: read from the pydantic models, not from results.
 
 _GBDT_OPTIONS = {
@@ -369,9 +428,11 @@ def options_reference() -> str:
 
 
 TABLES: dict[str, Callable[[], str]] = {
-    f.__name__: f for f in (hrm_recall, end_to_end, link_throughput, matcher_scale,
+    f.__name__: f for f in (hrm_recall, end_to_end, link_throughput, transformer_throughput,
+                            matcher_scale,
                             matcher_vs_peers_mesh, matcher_variants_mesh, matcher_vs_peers_3m,
-                            ablations, r_sweep, cascade_host_time, config_reference,
+                            ablations, r_sweep, cascade_host_time, alternative_linkers,
+                            top_k_recall, dense_index_speed, config_reference,
                             options_reference)
 }
 
