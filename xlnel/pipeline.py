@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from tqdm import tqdm
 
@@ -31,7 +31,7 @@ from xlnel.io import load_kb, read_documents, write_documents
 from xlnel.linkers.base import Linker
 from xlnel.linkers.decide import decide
 from xlnel.ner.base import SpanTagger, tagger_class
-from xlnel.types import Candidate, Document, Span
+from xlnel.types import Candidate, Document, Link, Span
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +58,44 @@ class Pipeline(Linker):
         scores = self.filter.score_batch(documents, cands)
         return [decide(d, c, s, self.filter.threshold, self.config.linker.overlap)
                 for d, c, s in zip(documents, cands, scores, strict=True)]
+
+    @overload
+    def link(self, document: str) -> list[Link]: ...
+    @overload
+    def link(self, document: Document) -> Document: ...
+    @overload
+    def link(self, document: list[str] | tuple[str, ...]) -> list[list[Link]]: ...
+
+    def link(self, document: str | Document | list[str] | tuple[str, ...]
+             ) -> list[Link] | Document | list[list[Link]]:
+        """Link a text, a list of texts (one batch) or a :class:`~xlnel.types.Document`.
+
+        Args:
+            document: A text, a list or tuple of texts, or a document.
+
+        Returns:
+            The text's links (offsets into the text, best concept first in ``concept_ids``),
+            one list of links per text, or the document with its predicted ``entities``.
+        """
+        if isinstance(document, Document):
+            return self.link_batch([document])[0]
+        if isinstance(document, str):
+            return list(self.link_batch([Document("text-0", document)])[0].entities)
+        docs = [Document(f"text-{i}", t) for i, t in enumerate(document)]
+        return [list(d.entities) for d in self.link_batch(docs)]
+
+    def pipe(self, texts: Iterable[str], batch_size: int = 64) -> Iterator[list[Link]]:
+        """Link texts lazily, ``batch_size`` at a time, yielding each text's links in order.
+
+        For documents with ids, or several processes, see :func:`link_documents`.
+
+        Raises:
+            ValueError: When ``batch_size`` is below 1.
+        """
+        from xlnel.stream import batched
+
+        for batch in batched(texts, batch_size):
+            yield from self.link(batch)
 
     def save(self, directory: str | Path, report: dict[str, Any] | None = None,
              test_documents: Sequence[Document] = ()) -> None:
