@@ -35,6 +35,11 @@ from xlnel.types import Candidate, Document, Span
 
 logger = logging.getLogger(__name__)
 
+#: Layout of a pipeline folder, written into its ``xlnel.json``. A folder of another format is
+#: refused with a message to retrain. Format 2: the GBDT filter is saved as plain arrays
+#: (``trees.npz``), never pickled.
+PIPELINE_FORMAT = 2
+
 
 class Pipeline(Linker):
     """Dictionary + (optional tagger) + candidate generator + filter, end to end."""
@@ -85,8 +90,9 @@ class Pipeline(Linker):
 
     def _write(self, d: Path) -> None:
         (d / "config.yaml").write_text(dump_config(self.config), encoding="utf-8")
-        (d / "xlnel.json").write_text(json.dumps({"xlnel_version": __version__}),
-                                      encoding="utf-8")
+        (d / "xlnel.json").write_text(
+            json.dumps({"xlnel_version": __version__, "format": PIPELINE_FORMAT}),
+            encoding="utf-8")
         self.dictionary.save(d / "dictionary.tsv")
         self.generator.save(d / "candidates")
         self.filter.save(d / "filter")
@@ -115,6 +121,7 @@ class Pipeline(Linker):
         if not (d / "config.yaml").is_file():
             raise ArtifactError(f"{d} is not a pipeline folder (no config.yaml); train one with "
                                 f"`xlnel train CONFIG --out {d}`")
+        check_pipeline_format(d)
         check_link_overrides(overrides or {})  # sections first, before values are validated
         config = load_config(d / "config.yaml", dict(overrides or {}))
         check_link_overrides(overrides or {}, config)
@@ -126,6 +133,28 @@ class Pipeline(Linker):
         if config.ner.name is not None:
             tagger = tagger_class(config.ner.name).load(d / "ner", config.ner, config.lang)
         return cls(config, dictionary, generator, filt, tagger)
+
+
+def check_pipeline_format(folder: Path) -> None:
+    """Refuse a pipeline folder written in another format than :data:`PIPELINE_FORMAT`.
+
+    Raises:
+        ArtifactError: Naming the folder, the xlnel version and format that wrote it, and the
+            format this version reads.
+    """
+    info_path = folder / "xlnel.json"
+    try:
+        info = json.loads(info_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        info = {}
+    if not isinstance(info, dict):
+        info = {}
+    found = info.get("format", 1)
+    if found != PIPELINE_FORMAT:
+        raise ArtifactError(
+            f"the pipeline in {folder} was written by xlnel {info.get('xlnel_version', '?')} "
+            f"in pipeline format {found}; xlnel {__version__} reads format {PIPELINE_FORMAT}: "
+            f"retrain it with `xlnel train CONFIG --out {folder}`")
 
 
 LINK_TIME_SECTIONS = ("candidates", "filter", "linker")

@@ -48,6 +48,7 @@ from xlnel.filtering.base import CandidateFilter, filter_class
 from xlnel.io import atomic_path, atomic_write, read_documents
 from xlnel.ner.base import SpanTagger, tagger_class
 from xlnel.pipeline import (
+    PIPELINE_FORMAT,
     build_dictionary,
     fit_generator,
     fit_tagger,
@@ -103,7 +104,8 @@ def stage_keys(config: PipelineConfig) -> dict[str, str]:
 
 
 def _hash(*parts: Any) -> str:
-    text = json.dumps([__version__, *parts], sort_keys=True, ensure_ascii=False)
+    # The pipeline format too: a stage written in another layout is not reused.
+    text = json.dumps([__version__, PIPELINE_FORMAT, *parts], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
 
 
@@ -180,7 +182,7 @@ def _write_scores(path: Path, scores: Sequence[np.ndarray]) -> None:
 
 
 def _read_scores(path: Path) -> list[np.ndarray]:
-    with np.load(path) as z:
+    with np.load(path, allow_pickle=False) as z:
         bounds = np.concatenate([[0], np.cumsum(z["lengths"])])
         flat = z["scores"]
     return [flat[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
