@@ -11,6 +11,7 @@ import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TypeAlias
 
 import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier
@@ -29,7 +30,7 @@ from xlnel.types import Candidate, Document
 logger = logging.getLogger(__name__)
 
 _TREES = "trees.npz"
-_Model = TreeEnsemble | HistGradientBoostingClassifier
+_Model: TypeAlias = "TreeEnsemble | HistGradientBoostingClassifier"
 
 _DEFAULTS = {"folds": 5, "max_iter": 300, "learning_rate": 0.08, "max_leaf_nodes": 31,
              "l2_regularization": 1.0, "seed": 0, "unit": "auto",
