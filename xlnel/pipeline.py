@@ -13,6 +13,7 @@ import logging
 import shutil
 import tempfile
 import time
+import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -52,6 +53,9 @@ class Pipeline(Linker):
         self.generator = generator
         self.filter = candidate_filter
         self.tagger = tagger
+        #: Which saved pipeline this is, with the load overrides (set by :meth:`load`);
+        #: recorded beside shard outputs so that a resumed run never mixes two pipelines.
+        self.identity: dict[str, Any] | None = None
 
     def candidates(self, documents: Sequence[Document]) -> list[list[Candidate]]:
         """High-recall candidates of each document (of the tagger's spans when there is one)."""
@@ -90,9 +94,9 @@ class Pipeline(Linker):
 
     def _write(self, d: Path) -> None:
         (d / "config.yaml").write_text(dump_config(self.config), encoding="utf-8")
-        (d / "xlnel.json").write_text(
-            json.dumps({"xlnel_version": __version__, "format": PIPELINE_FORMAT}),
-            encoding="utf-8")
+        info = {"xlnel_version": __version__, "format": PIPELINE_FORMAT,
+                "pipeline_id": uuid.uuid4().hex}
+        (d / "xlnel.json").write_text(json.dumps(info), encoding="utf-8")
         self.dictionary.save(d / "dictionary.tsv")
         self.generator.save(d / "candidates")
         self.filter.save(d / "filter")
@@ -132,7 +136,23 @@ class Pipeline(Linker):
         tagger = None
         if config.ner.name is not None:
             tagger = tagger_class(config.ner.name).load(d / "ner", config.ner, config.lang)
-        return cls(config, dictionary, generator, filt, tagger)
+        pipe = cls(config, dictionary, generator, filt, tagger)
+        pipe.identity = pipeline_identity(d, overrides)
+        return pipe
+
+
+def pipeline_identity(folder: str | Path, overrides: Mapping[str, Any] | None = None
+                      ) -> dict[str, Any]:
+    """What identifies the output of a saved pipeline: its folder, the id written when it was
+    trained (a retrained folder gets a new one) and the load overrides."""
+    d = Path(folder)
+    try:
+        info = json.loads((d / "xlnel.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        info = {}
+    return {"pipeline": str(d.resolve()),
+            "pipeline_id": info.get("pipeline_id") if isinstance(info, dict) else None,
+            "overrides": {k: (overrides or {})[k] for k in sorted(overrides or {})}}
 
 
 def check_pipeline_format(folder: Path) -> None:
@@ -229,6 +249,10 @@ class SavedPipeline:
         """Load the folder with the overrides."""
         return Pipeline.load(self.folder, dict(self.overrides))
 
+    def identity(self) -> dict[str, Any]:
+        """See :func:`pipeline_identity`."""
+        return pipeline_identity(self.folder, dict(self.overrides))
+
 
 def generate_candidates(generator: CandidateGenerator, tagger: SpanTagger | None,
                         documents: Sequence[Document]) -> list[list[Candidate]]:
@@ -269,9 +293,15 @@ def load_training_documents(config: PipelineConfig) -> tuple[list[Document], lis
     if config.data.train is None:
         return [], []
     docs = read_documents(config.data.train)
+    if not docs:
+        raise ConfigError(f"data.train: no documents in {config.data.train}; give an annotated "
+                          "corpus file (JSONL, PubTator) or BRAT folder")
     test: list[Document] = []
     if config.data.test_fraction > 0:
         test, docs = split_documents(docs, config.data.test_fraction, config.data.split_seed)
+        if not docs:
+            raise ConfigError(f"data.test_fraction={config.data.test_fraction} leaves no "
+                              f"training documents of the {len(test)} in {config.data.train}")
     return docs[:config.data.max_documents], test
 
 
@@ -323,12 +353,30 @@ def fit_generator(config: PipelineConfig, dictionary: Dictionary) -> CandidateGe
     return generator
 
 
-def train(config: PipelineConfig, out: str | Path, progress: bool = False) -> dict[str, Any]:
+def train(config: PipelineConfig, out: str | Path, progress: bool = False, *,
+          overwrite: bool = False, inputs: Iterable[str | Path] = ()) -> dict[str, Any]:
     """Build the dictionary, apply DFT, fit candidates and filter, and save the pipeline.
+
+    ``out`` is checked before any work (see :func:`xlnel.outputs.check_pipeline_output`): it
+    may not be a file, the working folder, an input of the config (or of ``inputs``), a folder
+    holding one, or a non-empty folder that is not a pipeline unless ``overwrite``.
+
+    Args:
+        config: The pipeline config.
+        out: Pipeline folder to write; an earlier pipeline there is replaced.
+        progress: Show progress bars.
+        overwrite: Replace a non-empty folder that is not an xlnel pipeline.
+        inputs: Other files the caller read (the config file), also protected.
 
     Returns:
         The training report (also written to ``train_report.json`` in ``out``).
+
+    Raises:
+        OutputError: When ``out`` is refused.
     """
+    from xlnel.outputs import check_pipeline_output, config_inputs
+
+    target = check_pipeline_output(out, [*config_inputs(config), *inputs], overwrite)
     t0 = time.perf_counter()
     train_docs, test_docs = load_training_documents(config)
     dictionary = build_dictionary(config)
@@ -350,7 +398,7 @@ def train(config: PipelineConfig, out: str | Path, progress: bool = False) -> di
                                        "threshold": filt.threshold},
         "seconds": round(time.perf_counter() - t0, 2),
     }
-    pipeline.save(out, report=report, test_documents=test_docs)
+    pipeline.save(target, report=report, test_documents=test_docs)
     return report
 
 
