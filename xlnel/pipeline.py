@@ -15,7 +15,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,7 @@ class Pipeline(Linker):
         #: Which saved pipeline this is, with the load overrides (set by :meth:`load`);
         #: recorded beside shard outputs so that a resumed run never mixes two pipelines.
         self.identity: dict[str, Any] | None = None
+        self._name_ids: set[str] | None = None
 
     def candidates(self, documents: Sequence[Document]) -> list[list[Candidate]]:
         """High-recall candidates of each document (of the tagger's spans when there is one)."""
@@ -65,8 +66,21 @@ class Pipeline(Linker):
         """Link documents: candidates, filter scores, best candidate per span, overlaps."""
         cands = self.candidates(documents)
         scores = self.filter.score_batch(documents, cands)
-        return [decide(d, c, s, self.filter.threshold, self.config.linker.overlap)
+        return [self._with_id_kinds(decide(d, c, s, self.filter.threshold,
+                                           self.config.linker.overlap))
                 for d, c, s in zip(documents, cands, scores, strict=True)]
+
+    def _with_id_kinds(self, doc: Document) -> Document:
+        """State of each link whether its id is a concept id or a dictionary name used as id."""
+        if self._name_ids is None:
+            # A name that is its own concept id: a names-list entry, or a DFT mention without
+            # a concept; knowledge-base ids (CUIs, HPO ids) are never among their own names.
+            d = self.dictionary
+            self._name_ids = {c for c in d.concept_ids() if c in d and c in d.concepts_of(c)}
+        names = self._name_ids
+        links = tuple(replace(e, id_kind="dictionary_name" if e.concept_id in names
+                              else "concept") for e in doc.entities)
+        return replace(doc, entities=links)
 
     def save(self, directory: str | Path, report: dict[str, Any] | None = None,
              test_documents: Sequence[Document] = ()) -> None:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from tqdm import tqdm
 
 from xlnel.io.documents import iter_documents, write_documents
+from xlnel.scripts import watch_script
 from xlnel.types import Document
 
 if TYPE_CHECKING:
@@ -161,8 +162,9 @@ def link_stream(pipeline: str | Path | SavedPipeline | Pipeline, documents: Iter
         ValueError: When ``workers`` or ``batch_size`` is below 1, or ``workers > 1`` with a
             pipeline object instead of a folder.
     """
+    lang = pipeline_lang(pipeline)
     with open_linker(pipeline, workers) as linker:
-        yield from _linked(linker, documents, batch_size, progress)
+        yield from _linked(linker, watch_script(documents, lang), batch_size, progress)
 
 
 def _linked(linker: BatchLinker, documents: Iterable[Document], batch_size: int,
@@ -211,8 +213,21 @@ def link_file(pipeline: str | Path | SavedPipeline | Pipeline, source: str | Pat
             folder, or has no known extension (checked before the pipeline is loaded).
     """
     check_link_output(pipeline, source, out)
+    lang = pipeline_lang(pipeline)
     with open_linker(pipeline, workers) as linker:
-        return _link_file(linker, source, out, batch_size, progress)
+        return _link_file(linker, source, out, batch_size, progress, lang)
+
+
+def pipeline_lang(pipeline: str | Path | SavedPipeline | Pipeline) -> str | None:
+    """The language a pipeline links (from its saved config), ``None`` when unknown."""
+    from xlnel.config import load_config
+    from xlnel.pipeline import Pipeline
+
+    if isinstance(pipeline, Pipeline):
+        return pipeline.config.lang
+    folder = pipeline_folder(pipeline)
+    config = Path(folder) / "config.yaml" if folder is not None else None
+    return load_config(config).lang if config is not None and config.is_file() else None
 
 
 def pipeline_folder(pipeline: str | Path | SavedPipeline | Pipeline) -> str | None:
@@ -242,9 +257,9 @@ def check_link_output(pipeline: str | Path | SavedPipeline | Pipeline | None,
 
 
 def _link_file(linker: BatchLinker, source: str | Path, out: str | Path, batch_size: int,
-               progress: bool) -> int:
+               progress: bool, lang: str | None = None) -> int:
     count = _Counter()
-    docs = iter_documents(source)
+    docs = watch_script(iter_documents(source), lang)
     write_documents(out, count(_linked(linker, docs, batch_size, progress)))
     logger.info("linked %d documents from %s into %s", count.n, source, out)
     return count.n
@@ -437,12 +452,13 @@ def link_shards(pipeline: str | Path | SavedPipeline | Pipeline, source: str | P
     for r in results:
         logger.info("skipping %s: %s exists", r.source, r.target)
     if todo:
+        lang = pipeline_lang(pipeline)
         with open_linker(pipeline, workers) as linker:
             for shard, target in todo:
                 remove_stale_temporaries(target)
                 record_writer(target, identity)
                 t0 = time.perf_counter()
-                n = _link_file(linker, shard, target, batch_size, progress)
+                n = _link_file(linker, shard, target, batch_size, progress, lang)
                 results.append(ShardResult(str(shard), str(target), n, False,
                                            round(time.perf_counter() - t0, 3)))
     order = {str(shard): i for i, (shard, _) in enumerate(plan)}

@@ -116,6 +116,7 @@ def link_cli(
     from xlnel.io import document_to_dict, write_jsonl
     from xlnel.io.documents import iter_documents
     from xlnel.pipeline import SavedPipeline, link, link_documents
+    from xlnel.scripts import ScriptCheck
     from xlnel.stream import link_shards
     from xlnel.types import Document
 
@@ -142,6 +143,9 @@ def link_cli(
         return
     pipe = saved.load()
     if text is not None:
+        check = ScriptCheck(pipe.config.lang)
+        check.add(text)
+        check.finish()  # warns on stderr (logging) when the text is of another script
         linked = pipe.link_batch([Document("text-0", text)])
         if out is None:
             names = pipe.dictionary.preferred_names()
