@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import shutil
 import tempfile
 import time
@@ -22,6 +23,7 @@ from typing import Any
 from tqdm import tqdm
 
 from xlnel import __version__
+from xlnel.artifacts import PIPELINE_FORMAT, check_pipeline_format, pipeline_identity
 from xlnel.candidates.base import CandidateGenerator, generator_class
 from xlnel.config import PipelineConfig, dump_config, load_config
 from xlnel.dictionary.dft import fine_tune_dictionary, split_documents
@@ -29,18 +31,13 @@ from xlnel.dictionary.dictionary import Dictionary
 from xlnel.errors import ArtifactError, ConfigError
 from xlnel.filtering.base import CandidateFilter, filter_class
 from xlnel.io import load_kb, read_documents, write_documents
+from xlnel.io._atomic import remove_stale_files, sigterm_as_interrupt
 from xlnel.linkers.base import Linker
 from xlnel.linkers.decide import decide
 from xlnel.ner.base import SpanTagger, tagger_class
 from xlnel.types import Candidate, Document, Span
 
 logger = logging.getLogger(__name__)
-
-#: Layout of a pipeline folder, written into its ``xlnel.json``. A folder of another format is
-#: refused with a message to retrain. Format 2: the GBDT filter is saved as plain arrays
-#: (``trees.npz``), never pickled.
-PIPELINE_FORMAT = 2
-
 
 class Pipeline(Linker):
     """Dictionary + (optional tagger) + candidate generator + filter, end to end."""
@@ -93,18 +90,22 @@ class Pipeline(Linker):
         """
         target = Path(directory)
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
-        try:
-            self._write(tmp)
-            if test_documents:
-                write_documents(tmp / "test.jsonl", test_documents)
-            if report is not None:
-                (tmp / "train_report.json").write_text(json.dumps(report, indent=2),
-                                                       encoding="utf-8")
-            _replace_dir(tmp, target)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+        # Folders of a save that was killed (mkdtemp's 8 characters, or a replaced folder).
+        stale = re.compile(re.escape(f".{target.name}.") + r"(?:[a-z0-9_]{8}|old-\d+)")
+        remove_stale_files(target.parent, stale)
+        with sigterm_as_interrupt():
+            tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+            try:
+                self._write(tmp)
+                if test_documents:
+                    write_documents(tmp / "test.jsonl", test_documents)
+                if report is not None:
+                    (tmp / "train_report.json").write_text(json.dumps(report, indent=2),
+                                                           encoding="utf-8")
+                _replace_dir(tmp, target)
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
 
     def _write(self, d: Path) -> None:
         (d / "config.yaml").write_text(dump_config(self.config), encoding="utf-8")
@@ -153,42 +154,6 @@ class Pipeline(Linker):
         pipe = cls(config, dictionary, generator, filt, tagger)
         pipe.identity = pipeline_identity(d, overrides)
         return pipe
-
-
-def pipeline_identity(folder: str | Path, overrides: Mapping[str, Any] | None = None
-                      ) -> dict[str, Any]:
-    """What identifies the output of a saved pipeline: its folder, the id written when it was
-    trained (a retrained folder gets a new one) and the load overrides."""
-    d = Path(folder)
-    try:
-        info = json.loads((d / "xlnel.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        info = {}
-    return {"pipeline": str(d.resolve()),
-            "pipeline_id": info.get("pipeline_id") if isinstance(info, dict) else None,
-            "overrides": {k: (overrides or {})[k] for k in sorted(overrides or {})}}
-
-
-def check_pipeline_format(folder: Path) -> None:
-    """Refuse a pipeline folder written in another format than :data:`PIPELINE_FORMAT`.
-
-    Raises:
-        ArtifactError: Naming the folder, the xlnel version and format that wrote it, and the
-            format this version reads.
-    """
-    info_path = folder / "xlnel.json"
-    try:
-        info = json.loads(info_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        info = {}
-    if not isinstance(info, dict):
-        info = {}
-    found = info.get("format", 1)
-    if found != PIPELINE_FORMAT:
-        raise ArtifactError(
-            f"the pipeline in {folder} was written by xlnel {info.get('xlnel_version', '?')} "
-            f"in pipeline format {found}; xlnel {__version__} reads format {PIPELINE_FORMAT}: "
-            f"retrain it with `xlnel train CONFIG --out {folder}`")
 
 
 LINK_TIME_SECTIONS = ("candidates", "filter", "linker")
@@ -294,12 +259,27 @@ def build_dictionary(config: PipelineConfig) -> Dictionary:
         concepts = load_kb(spec)
         added = dictionary.extend(Dictionary.from_concepts(concepts))
         logger.info("dictionary: %d entries from %s", added, spec)
+    check_input_files(config)
     for path in config.dictionary.extra:
         added = dictionary.extend(Dictionary.load(path))
         logger.info("dictionary: %d entries from %s", added, path)
     if len(dictionary) == 0:
         raise ConfigError("the dictionary is empty: give dictionary.kb or dictionary.extra")
     return dictionary
+
+
+def check_input_files(config: PipelineConfig) -> None:
+    """Check that the files a config names for training exist, before any work.
+
+    Raises:
+        ConfigError: Naming the config key, the path and the folder it is relative to.
+    """
+    named = [("data.train", config.data.train), ("data.test", config.data.test)]
+    named += [(f"dictionary.extra[{i}]", p) for i, p in enumerate(config.dictionary.extra)]
+    for key, value in named:
+        if value is not None and not Path(value).exists():
+            raise ConfigError(f"{key}: no such file {value!r} (relative paths are read from "
+                              f"the working folder {Path.cwd()})")
 
 
 def load_training_documents(config: PipelineConfig) -> tuple[list[Document], list[Document]]:
@@ -391,6 +371,7 @@ def train(config: PipelineConfig, out: str | Path, progress: bool = False, *,
     from xlnel.outputs import check_pipeline_output, config_inputs
 
     target = check_pipeline_output(out, [*config_inputs(config), *inputs], overwrite)
+    check_input_files(config)
     t0 = time.perf_counter()
     train_docs, test_docs = load_training_documents(config)
     dictionary = build_dictionary(config)

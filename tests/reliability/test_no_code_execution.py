@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from xlnel.artifacts import PIPELINE_FORMAT
 from xlnel.cli.main import app
 from xlnel.errors import ArtifactError
-from xlnel.pipeline import PIPELINE_FORMAT, Pipeline
+from xlnel.pipeline import Pipeline
 
 runner = CliRunner()
 

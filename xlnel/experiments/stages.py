@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from xlnel import __version__
+from xlnel.artifacts import PIPELINE_FORMAT
 from xlnel.candidates.base import CandidateGenerator, generator_class
 from xlnel.config import PipelineConfig
 from xlnel.dictionary.dft import DFTResult, fine_tune_dictionary
@@ -48,7 +49,6 @@ from xlnel.filtering.base import CandidateFilter, filter_class
 from xlnel.io import atomic_path, atomic_write, read_documents
 from xlnel.ner.base import SpanTagger, tagger_class
 from xlnel.pipeline import (
-    PIPELINE_FORMAT,
     build_dictionary,
     fit_generator,
     fit_tagger,
