@@ -152,7 +152,7 @@ def link_cli(
             for ent in linked[0].entities:
                 cid = ent.concept_id or ""
                 typer.echo(f"{ent.start}\t{ent.end}\t{ent.text}\t{cid}\t{names.get(cid, '')}"
-                           f"\t{ent.score or 0.0:.3f}")
+                           f"\t{ent.score or 0.0:.3f}\t{ent.id_kind or ''}")
         else:
             write_jsonl(out, linked)
 
