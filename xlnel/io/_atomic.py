@@ -10,6 +10,7 @@ was killed outright (SIGKILL, power loss) is removed by the next write of the sa
 from __future__ import annotations
 
 import contextlib
+import functools
 import gzip
 import io
 import logging
@@ -149,8 +150,37 @@ def remove_stale_files(folder: Path, pattern: re.Pattern[str]) -> None:
             continue
 
 
-def _temp_pattern(path: Path) -> re.Pattern[str]:
-    return re.compile(re.escape(f".{path.name}.") + r"[0-9a-f]{12}\.tmp")
+_TEMP_NAME = re.compile(r"\.(.+)\.[0-9a-f]{12}\.tmp")
+
+
+@functools.lru_cache(maxsize=256)
+def _stale_temporaries(folder: str) -> dict[str, list[str]]:
+    """The temporary files of ``folder`` older than this process, by target name.
+
+    Listed once per folder and process, so that writing many files into one folder (a BRAT
+    corpus) does not list it for each: a temporary created later is newer than the process,
+    hence never stale.
+    """
+    found: dict[str, list[str]] = {}
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return found
+    for entry in entries:
+        match = _TEMP_NAME.fullmatch(entry.name)
+        with contextlib.suppress(OSError):
+            if match and entry.stat(follow_symlinks=False).st_mtime < PROCESS_START:
+                found.setdefault(match.group(1), []).append(entry.path)
+    return found
+
+
+def _remove_stale_temporaries(path: Path) -> None:
+    """Remove the temporary files of writes of ``path`` that a killed process left."""
+    for name in _stale_temporaries(str(path.parent)).pop(path.name, []):
+        with contextlib.suppress(OSError):
+            if os.stat(name, follow_symlinks=False).st_mtime < PROCESS_START:  # still old
+                os.unlink(name)
+                logger.info("removed %s, left by an interrupted write", name)
 
 
 def _create_temp(path: Path) -> tuple[int, str]:
@@ -175,7 +205,7 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale_files(path.parent, _temp_pattern(path))
+    _remove_stale_temporaries(path)
     with sigterm_as_interrupt():
         fd, tmp_name = _create_temp(path)
         os.close(fd)
