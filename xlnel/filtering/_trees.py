@@ -6,7 +6,10 @@ file names: a pipeline folder from someone else could run a shell command on ``x
 missing-value direction, children and leaf value, and the baseline — in an ``.npz`` file read
 with ``allow_pickle=False``, and predicts with numpy exactly as
 :meth:`sklearn.ensemble.HistGradientBoostingClassifier.predict_proba` does (same comparisons,
-same order of the float64 additions, the same logistic function).
+same order of the float64 additions, the same logistic function). The binning of the features
+is not needed: scikit-learn keeps each split's threshold in feature units as well
+(``num_threshold``), and that is what it compares raw feature values with when predicting.
+Categorical splits are not supported (the filter's features are all numeric).
 """
 
 from __future__ import annotations
