@@ -47,6 +47,7 @@ from xlnel.dictionary.dft import DFTResult, fine_tune_dictionary
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.filtering.base import CandidateFilter, filter_class
 from xlnel.io import atomic_path, atomic_write, read_documents
+from xlnel.io._atomic import sigterm_as_interrupt
 from xlnel.ner.base import SpanTagger, tagger_class
 from xlnel.pipeline import (
     build_dictionary,
@@ -136,18 +137,21 @@ class StageCache:
             return None
         target = self.root / stage / key
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{key}."))
-        try:
-            write(tmp)
-            (tmp / "done.json").write_text(json.dumps({"xlnel_version": __version__}),
-                                           encoding="utf-8")
-            if target.exists():  # another run stored it meanwhile; keep theirs
-                shutil.rmtree(tmp)
-            else:
-                os.rename(tmp, target)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+        # No clean-up of folders left by a killed store here: the cache is shared by processes
+        # that may store the same stage at the same time.
+        with sigterm_as_interrupt():
+            tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{key}."))
+            try:
+                write(tmp)
+                (tmp / "done.json").write_text(json.dumps({"xlnel_version": __version__}),
+                                               encoding="utf-8")
+                if target.exists():  # another run stored it meanwhile; keep theirs
+                    shutil.rmtree(tmp)
+                else:
+                    os.rename(tmp, target)
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
         return target
 
 
