@@ -328,11 +328,10 @@ def writer_identity(pipeline: str | Path | SavedPipeline | Pipeline) -> dict[str
     """What identifies the pipeline writing shard outputs (``None`` for an unsaved one)."""
     from xlnel.pipeline import Pipeline, SavedPipeline
 
-    if isinstance(pipeline, Pipeline):
-        return pipeline.identity
-    identity = SavedPipeline.of(pipeline).identity()
+    identity = (pipeline.identity if isinstance(pipeline, Pipeline)
+                else SavedPipeline.of(pipeline).identity())
     # As read back from the record: JSON turns tuples into lists.
-    return cast(dict[str, Any], json.loads(json.dumps(identity, default=str)))
+    return cast(dict[str, Any] | None, json.loads(json.dumps(identity, default=str)))
 
 
 def _record_path(target: Path) -> Path:
