@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from tqdm import tqdm
 
-from xlnel.io.documents import iter_documents, write_documents
+from xlnel.io.documents import guess_format, iter_documents, write_documents
 from xlnel.scripts import watch_script
 from xlnel.types import Document
 
@@ -176,14 +176,19 @@ def _linked(linker: BatchLinker, documents: Iterable[Document], batch_size: int,
 
 
 class _Counter:
-    """Counts the documents passing through, for the number :func:`link_file` returns."""
+    """Counts the documents passing through, for the number :func:`link_file` returns, and
+    the links whose id is a dictionary name (see :attr:`~xlnel.types.Link.id_kind`)."""
 
     def __init__(self) -> None:
         self.n = 0
+        self.links = 0
+        self.name_ids = 0
 
     def __call__(self, docs: Iterable[Document]) -> Iterator[Document]:
         for doc in docs:
             self.n += 1
+            self.links += len(doc.entities)
+            self.name_ids += sum(e.id_kind == "dictionary_name" for e in doc.entities)
             yield doc
 
 
@@ -262,6 +267,11 @@ def _link_file(linker: BatchLinker, source: str | Path, out: str | Path, batch_s
     docs = watch_script(iter_documents(source), lang)
     write_documents(out, count(_linked(linker, docs, batch_size, progress)))
     logger.info("linked %d documents from %s into %s", count.n, source, out)
+    if count.name_ids and guess_format(out, for_writing=True) != "jsonl":
+        logger.warning("%d of the %d links in %s have a dictionary name as concept id (the "
+                       "dictionary gave those names no id), which this format cannot mark; "
+                       "write .jsonl to get each link's id_kind", count.name_ids, count.links,
+                       out)
     return count.n
 
 

@@ -98,3 +98,13 @@ def test_links_state_their_id_kind(tmp_path, pipe):
                    encoding="utf-8")
     with pytest.raises(FormatError, match="id_kind"):
         read_jsonl(bad)
+
+
+def test_pubtator_output_of_name_ids_warns(tmp_path, pipe, caplog):
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "1", "text": "A headache and asthma."}) + "\n",
+                   encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        r = runner.invoke(app, ["link", str(pipe), str(src), "--out", str(tmp_path / "p.pubtator")])
+    assert r.exit_code == 0, r.output
+    assert any("1 of the 2 links" in m and "id_kind" in m for m in _warnings(caplog))
