@@ -10,17 +10,20 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import shutil
 import tempfile
 import time
+import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, overload
 
 from tqdm import tqdm
 
 from xlnel import __version__
+from xlnel.artifacts import PIPELINE_FORMAT, check_pipeline_format, pipeline_identity
 from xlnel.candidates.base import CandidateGenerator, generator_class
 from xlnel.config import PipelineConfig, dump_config, load_config
 from xlnel.dictionary.dft import fine_tune_dictionary, split_documents
@@ -28,13 +31,13 @@ from xlnel.dictionary.dictionary import Dictionary
 from xlnel.errors import ArtifactError, ConfigError
 from xlnel.filtering.base import CandidateFilter, filter_class
 from xlnel.io import load_kb, read_documents, write_documents
+from xlnel.io._atomic import remove_stale_files, sigterm_as_interrupt
 from xlnel.linkers.base import Linker
 from xlnel.linkers.decide import decide
 from xlnel.ner.base import SpanTagger, tagger_class
 from xlnel.types import Candidate, Document, Link, Span
 
 logger = logging.getLogger(__name__)
-
 
 class Pipeline(Linker):
     """Dictionary + (optional tagger) + candidate generator + filter, end to end."""
@@ -47,6 +50,10 @@ class Pipeline(Linker):
         self.generator = generator
         self.filter = candidate_filter
         self.tagger = tagger
+        #: Which saved pipeline this is, with the load overrides (set by :meth:`load`);
+        #: recorded beside shard outputs so that a resumed run never mixes two pipelines.
+        self.identity: dict[str, Any] | None = None
+        self._name_ids: set[str] | None = None
 
     def candidates(self, documents: Sequence[Document]) -> list[list[Candidate]]:
         """High-recall candidates of each document (of the tagger's spans when there is one)."""
@@ -56,7 +63,8 @@ class Pipeline(Linker):
         """Link documents: candidates, filter scores, best candidate per span, overlaps."""
         cands = self.candidates(documents)
         scores = self.filter.score_batch(documents, cands)
-        return [decide(d, c, s, self.filter.threshold, self.config.linker.overlap)
+        return [self._with_id_kinds(decide(d, c, s, self.filter.threshold,
+                                           self.config.linker.overlap))
                 for d, c, s in zip(documents, cands, scores, strict=True)]
 
     @overload
@@ -97,6 +105,18 @@ class Pipeline(Linker):
         for batch in batched(texts, batch_size):
             yield from self.link(batch)
 
+    def _with_id_kinds(self, doc: Document) -> Document:
+        """State of each link whether its id is a concept id or a dictionary name used as id."""
+        if self._name_ids is None:
+            # A name that is its own concept id: a names-list entry, or a DFT mention without
+            # a concept; knowledge-base ids (CUIs, HPO ids) are never among their own names.
+            d = self.dictionary
+            self._name_ids = {c for c in d.concept_ids() if c in d and c in d.concepts_of(c)}
+        names = self._name_ids
+        links = tuple(replace(e, id_kind="dictionary_name" if e.concept_id in names
+                              else "concept") for e in doc.entities)
+        return replace(doc, entities=links)
+
     def save(self, directory: str | Path, report: dict[str, Any] | None = None,
              test_documents: Sequence[Document] = ()) -> None:
         """Write the pipeline folder atomically (a partly written folder never appears).
@@ -108,23 +128,28 @@ class Pipeline(Linker):
         """
         target = Path(directory)
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
-        try:
-            self._write(tmp)
-            if test_documents:
-                write_documents(tmp / "test.jsonl", test_documents)
-            if report is not None:
-                (tmp / "train_report.json").write_text(json.dumps(report, indent=2),
-                                                       encoding="utf-8")
-            _replace_dir(tmp, target)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+        # Folders of a save that was killed (mkdtemp's 8 characters, or a replaced folder).
+        stale = re.compile(re.escape(f".{target.name}.") + r"(?:[a-z0-9_]{8}|old-\d+)")
+        remove_stale_files(target.parent, stale)
+        with sigterm_as_interrupt():
+            tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+            try:
+                self._write(tmp)
+                if test_documents:
+                    write_documents(tmp / "test.jsonl", test_documents)
+                if report is not None:
+                    (tmp / "train_report.json").write_text(json.dumps(report, indent=2),
+                                                           encoding="utf-8")
+                _replace_dir(tmp, target)
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
 
     def _write(self, d: Path) -> None:
         (d / "config.yaml").write_text(dump_config(self.config), encoding="utf-8")
-        (d / "xlnel.json").write_text(json.dumps({"xlnel_version": __version__}),
-                                      encoding="utf-8")
+        info = {"xlnel_version": __version__, "format": PIPELINE_FORMAT,
+                "pipeline_id": uuid.uuid4().hex}
+        (d / "xlnel.json").write_text(json.dumps(info), encoding="utf-8")
         self.dictionary.save(d / "dictionary.tsv")
         self.generator.save(d / "candidates")
         self.filter.save(d / "filter")
@@ -153,6 +178,7 @@ class Pipeline(Linker):
         if not (d / "config.yaml").is_file():
             raise ArtifactError(f"{d} is not a pipeline folder (no config.yaml); train one with "
                                 f"`xlnel train CONFIG --out {d}`")
+        check_pipeline_format(d)
         check_link_overrides(overrides or {})  # sections first, before values are validated
         config = load_config(d / "config.yaml", dict(overrides or {}))
         check_link_overrides(overrides or {}, config)
@@ -163,7 +189,9 @@ class Pipeline(Linker):
         tagger = None
         if config.ner.name is not None:
             tagger = tagger_class(config.ner.name).load(d / "ner", config.ner, config.lang)
-        return cls(config, dictionary, generator, filt, tagger)
+        pipe = cls(config, dictionary, generator, filt, tagger)
+        pipe.identity = pipeline_identity(d, overrides)
+        return pipe
 
 
 LINK_TIME_SECTIONS = ("candidates", "filter", "linker")
@@ -238,6 +266,10 @@ class SavedPipeline:
         """Load the folder with the overrides."""
         return Pipeline.load(self.folder, dict(self.overrides))
 
+    def identity(self) -> dict[str, Any]:
+        """See :func:`pipeline_identity`."""
+        return pipeline_identity(self.folder, dict(self.overrides))
+
 
 def generate_candidates(generator: CandidateGenerator, tagger: SpanTagger | None,
                         documents: Sequence[Document]) -> list[list[Candidate]]:
@@ -265,6 +297,7 @@ def build_dictionary(config: PipelineConfig) -> Dictionary:
         concepts = load_kb(spec)
         added = dictionary.extend(Dictionary.from_concepts(concepts))
         logger.info("dictionary: %d entries from %s", added, spec)
+    check_input_files(config)
     for path in config.dictionary.extra:
         added = dictionary.extend(Dictionary.load(path))
         logger.info("dictionary: %d entries from %s", added, path)
@@ -273,14 +306,34 @@ def build_dictionary(config: PipelineConfig) -> Dictionary:
     return dictionary
 
 
+def check_input_files(config: PipelineConfig) -> None:
+    """Check that the files a config names for training exist, before any work.
+
+    Raises:
+        ConfigError: Naming the config key, the path and the folder it is relative to.
+    """
+    named = [("data.train", config.data.train), ("data.test", config.data.test)]
+    named += [(f"dictionary.extra[{i}]", p) for i, p in enumerate(config.dictionary.extra)]
+    for key, value in named:
+        if value is not None and not Path(value).exists():
+            raise ConfigError(f"{key}: no such file {value!r} (relative paths are read from "
+                              f"the working folder {Path.cwd()})")
+
+
 def load_training_documents(config: PipelineConfig) -> tuple[list[Document], list[Document]]:
     """Training documents and held-out test documents (split off when test_fraction > 0)."""
     if config.data.train is None:
         return [], []
     docs = read_documents(config.data.train)
+    if not docs:
+        raise ConfigError(f"data.train: no documents in {config.data.train}; give an annotated "
+                          "corpus file (JSONL, PubTator) or BRAT folder")
     test: list[Document] = []
     if config.data.test_fraction > 0:
         test, docs = split_documents(docs, config.data.test_fraction, config.data.split_seed)
+        if not docs:
+            raise ConfigError(f"data.test_fraction={config.data.test_fraction} leaves no "
+                              f"training documents of the {len(test)} in {config.data.train}")
     return docs[:config.data.max_documents], test
 
 
@@ -332,12 +385,31 @@ def fit_generator(config: PipelineConfig, dictionary: Dictionary) -> CandidateGe
     return generator
 
 
-def train(config: PipelineConfig, out: str | Path, progress: bool = False) -> dict[str, Any]:
+def train(config: PipelineConfig, out: str | Path, progress: bool = False, *,
+          overwrite: bool = False, inputs: Iterable[str | Path] = ()) -> dict[str, Any]:
     """Build the dictionary, apply DFT, fit candidates and filter, and save the pipeline.
+
+    ``out`` is checked before any work (see :func:`xlnel.outputs.check_pipeline_output`): it
+    may not be a file, the working folder, an input of the config (or of ``inputs``), a folder
+    holding one, or a non-empty folder that is not a pipeline unless ``overwrite``.
+
+    Args:
+        config: The pipeline config.
+        out: Pipeline folder to write; an earlier pipeline there is replaced.
+        progress: Show progress bars.
+        overwrite: Replace a non-empty folder that is not an xlnel pipeline.
+        inputs: Other files the caller read (the config file), also protected.
 
     Returns:
         The training report (also written to ``train_report.json`` in ``out``).
+
+    Raises:
+        OutputError: When ``out`` is refused.
     """
+    from xlnel.outputs import check_pipeline_output, config_inputs
+
+    target = check_pipeline_output(out, [*config_inputs(config), *inputs], overwrite)
+    check_input_files(config)
     t0 = time.perf_counter()
     train_docs, test_docs = load_training_documents(config)
     dictionary = build_dictionary(config)
@@ -359,7 +431,7 @@ def train(config: PipelineConfig, out: str | Path, progress: bool = False) -> di
                                        "threshold": filt.threshold},
         "seconds": round(time.perf_counter() - t0, 2),
     }
-    pipeline.save(out, report=report, test_documents=test_docs)
+    pipeline.save(target, report=report, test_documents=test_docs)
     return report
 
 

@@ -330,7 +330,7 @@ class TfidfMatcher:
             if not (d / f).is_file():
                 raise ArtifactError(f"saved matcher in {d} lacks {f}")
         self.names = json.loads((d / "names.json").read_text(encoding="utf-8"))
-        self.idf = np.load(d / "idf.npy")
+        self.idf = np.load(d / "idf.npy", allow_pickle=False)
         vectors = sp.load_npz(d / "name_vectors.npz").tocsr()
         vectors.sort_indices()
         self._set_vectors(sp.csr_matrix(vectors, dtype=np.float32))

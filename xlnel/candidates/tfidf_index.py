@@ -391,7 +391,7 @@ def load_arrays(directory: Path, names: Sequence[str], mmap: bool) -> dict[str, 
         path = directory / f"{name}.npy"
         if not path.is_file():
             raise ArtifactError(f"saved matcher in {directory} lacks {path.name}")
-        out[name] = np.load(path, mmap_mode="r" if mmap else None)
+        out[name] = np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
     return out
 
 

@@ -46,9 +46,21 @@ def _overrides(pairs: list[str] | None, extra: list[str]) -> dict[str, Any]:
 
 
 def _pipeline_dir(name: str) -> Path:
-    from xlnel.defaults import DEFAULT_PIPELINES, default_pipeline_dir
+    from xlnel.defaults import DEFAULT_PIPELINES, default_pipeline_dir, default_pipeline_path
 
-    return default_pipeline_dir(progress=True) if name in DEFAULT_PIPELINES else Path(name)
+    if name not in DEFAULT_PIPELINES:
+        return Path(name)
+    if not (default_pipeline_path() / "config.yaml").is_file():
+        typer.echo(f"xlnel: training the default English->HPO pipeline once into "
+                   f"{default_pipeline_path()} (up to a minute; later runs load it)", err=True)
+    return default_pipeline_dir(progress=True)
+
+
+def _pipeline_path(name: str) -> Path:
+    """The folder ``name`` stands for, without training the default pipeline."""
+    from xlnel.defaults import DEFAULT_PIPELINES, default_pipeline_path
+
+    return default_pipeline_path() if name in DEFAULT_PIPELINES else Path(name)
 
 
 @app.command("train", context_settings=_EXTRA)
@@ -58,13 +70,20 @@ def train_cli(
     out: Annotated[Path, typer.Option("--out", "-o", help="Pipeline folder to write.")],
     set_: Annotated[list[str] | None, typer.Option("--set", help="Override: key.path=value.")]
     = None,
+    overwrite: Annotated[bool, typer.Option(
+        "--overwrite", help="Replace OUT even if it is a non-empty folder that is not an xlnel "
+        "pipeline (inputs are never overwritten).")] = False,
 ) -> None:
-    """Train a pipeline from CONFIG and save it to OUT (extra ``--key.path value`` override)."""
+    """Train a pipeline from CONFIG and save it to OUT (extra ``--key.path value`` override).
+
+    OUT must be a new or empty folder or an earlier pipeline folder; it is checked before
+    training.
+    """
     from xlnel.config import load_config
     from xlnel.pipeline import train
 
     cfg = load_config(config, _overrides(set_, ctx.args))
-    report = train(cfg, out, progress=True)
+    report = train(cfg, out, progress=True, overwrite=overwrite, inputs=[config])
     typer.echo(json.dumps(report, indent=2))
     typer.echo(f"pipeline saved to {out}", err=True)
 
@@ -97,11 +116,13 @@ def link_cli(
     from xlnel.io import document_to_dict, write_jsonl
     from xlnel.io.documents import iter_documents
     from xlnel.pipeline import SavedPipeline, link, link_documents
+    from xlnel.scripts import ScriptCheck
     from xlnel.stream import link_shards
     from xlnel.types import Document
 
     if (source is None) == (text is None):
         raise typer.BadParameter("give either SOURCE or --text")
+    _check_link_paths(pipeline, source, out, shards or ray is not None)
     saved = SavedPipeline.of(_pipeline_dir(pipeline), parse_overrides(set_ or []))
     if shards or ray is not None:
         if source is None or out is None:
@@ -122,15 +143,40 @@ def link_cli(
         return
     pipe = saved.load()
     if text is not None:
+        check = ScriptCheck(pipe.config.lang)
+        check.add(text)
+        check.finish()  # warns on stderr (logging) when the text is of another script
         linked = pipe.link_batch([Document("text-0", text)])
         if out is None:
             names = pipe.dictionary.preferred_names()
             for ent in linked[0].entities:
                 cid = ent.concept_id or ""
                 typer.echo(f"{ent.start}\t{ent.end}\t{ent.text}\t{cid}\t{names.get(cid, '')}"
-                           f"\t{ent.score or 0.0:.3f}")
+                           f"\t{ent.score or 0.0:.3f}\t{ent.id_kind or ''}")
         else:
             write_jsonl(out, linked)
+
+
+def _check_link_paths(pipeline: str, source: Path | None, out: Path | None,
+                      shards: bool) -> None:
+    """Refuse, before any work, an output that would destroy an input (see xlnel.outputs)."""
+    from xlnel.io.documents import check_source
+    from xlnel.outputs import check_disjoint
+    from xlnel.stream import check_link_output
+
+    if source is not None and not shards:
+        check_source(source)
+    if out is None:
+        return
+    if shards:
+        if out.exists() and not out.is_dir():
+            raise typer.BadParameter(f"--out {out} is a file; --shards writes a folder")
+        # Shard outputs only add files named like the shards (an existing one must have been
+        # written by this pipeline, see finished_shards): the folder may hold other things.
+        inputs = [_pipeline_path(pipeline)] + ([source] if source and source.is_dir() else [])
+        check_disjoint(out, inputs, out_is_folder=False)
+        return
+    check_link_output(_pipeline_path(pipeline), source, out)
 
 
 @app.command("evaluate")

@@ -7,8 +7,10 @@ Each line is an object::
                    "concept_id": "C0011849"}]}
 
 ``concept_id`` is optional (``null`` or absent for no concept) and ``A|B`` for several concepts;
-``score`` is optional. Top-level keys other than ``id``, ``text`` and ``entities`` go to
-:attr:`Document.metadata` and are written back.
+``score`` is optional. Predictions state what their ids are with ``id_kind``: ``concept`` for
+knowledge-base ids, ``dictionary_name`` when the dictionary gave the matched name no id and the
+"id" is the name itself (absent: not stated). Top-level keys other than ``id``, ``text`` and
+``entities`` go to :attr:`Document.metadata` and are written back.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 
 from xlnel.errors import FormatError
 from xlnel.io._atomic import atomic_write, check_entities, iter_lines
-from xlnel.types import Document, Link
+from xlnel.types import ID_KINDS, Document, Link
 
 logger = logging.getLogger(__name__)
 
@@ -90,7 +92,11 @@ def _parse_entity(raw: Any, index: int, text: str, path: Path, lineno: int) -> L
         raise FormatError(f"{where}: type {entity_type!r} is not a string", path, lineno)
     concept_ids = _parse_concept_ids(raw.get("concept_id"), where, path, lineno)
     score = _parse_score(raw.get("score"), where, path, lineno)
-    return Link(start, end, mention, concept_ids, entity_type, score)
+    id_kind = raw.get("id_kind")
+    if id_kind is not None and id_kind not in ID_KINDS:
+        raise FormatError(f"{where}: id_kind {id_kind!r} is not one of {', '.join(ID_KINDS)}",
+                          path, lineno)
+    return Link(start, end, mention, concept_ids, entity_type, score, id_kind)
 
 
 def _parse_document(obj: Any, path: Path, lineno: int) -> Document:
@@ -161,6 +167,8 @@ def _entity_to_dict(link: Link) -> dict[str, Any]:
         entity["concept_id"] = "|".join(link.concept_ids)
     if link.score is not None:
         entity["score"] = link.score
+    if link.id_kind is not None and link.concept_ids:
+        entity["id_kind"] = link.id_kind
     return entity
 
 
