@@ -69,6 +69,12 @@ class Link:
             composite mentions (PubTator ``A|B``).
         type: Entity type (``Disease``, ``Chemical or drug`` ...), if known.
         score: Confidence of a prediction; ``None`` for gold annotations.
+        concept_name: Preferred name of the first concept in the knowledge base, for predictions.
+        concept_type: Type of the first concept in the knowledge base (several joined by
+            ``|``), when the knowledge base gives one.
+        matched_name: The dictionary name whose match produced the prediction.
+        matched_source: Where that dictionary entry came from (``kb``, ``translated``,
+            ``annotation``).
     """
 
     start: int
@@ -77,6 +83,10 @@ class Link:
     concept_ids: tuple[str, ...] = ()
     type: str | None = None
     score: float | None = None
+    concept_name: str | None = None
+    concept_type: str | None = None
+    matched_name: str | None = None
+    matched_source: str | None = None
 
     @property
     def concept_id(self) -> str | None:

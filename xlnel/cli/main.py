@@ -124,11 +124,9 @@ def link_cli(
     if text is not None:
         linked = pipe.link_batch([Document("text-0", text)])
         if out is None:
-            names = pipe.dictionary.preferred_names()
             for ent in linked[0].entities:
-                cid = ent.concept_id or ""
-                typer.echo(f"{ent.start}\t{ent.end}\t{ent.text}\t{cid}\t{names.get(cid, '')}"
-                           f"\t{ent.score or 0.0:.3f}")
+                typer.echo(f"{ent.start}\t{ent.end}\t{ent.text}\t{ent.concept_id or ''}\t"
+                           f"{ent.concept_name or ''}\t{ent.score or 0.0:.3f}")
         else:
             write_jsonl(out, linked)
 
