@@ -116,8 +116,9 @@ function show(view) {
 async function describePipeline() {
   try {
     const meta = await (await fetch("/metadata")).json();
-    $("pipeline-info").textContent = `Pipeline ${meta.pipeline}: text in `
-      + `${meta.languages.join(", ")}, concepts of ${meta.knowledge_bases.join(", ")} `
+    const base = (spec) => spec.split(/[\\/]/).pop();  // file names, not whole paths
+    $("pipeline-info").textContent = `Pipeline ${base(meta.pipeline)}: text in `
+      + `${meta.languages.join(", ")}, concepts of ${meta.knowledge_bases.map(base).join(", ")} `
       + `(xlnel ${meta.xlnel_version}).`;
   } catch (err) { /* the page works without it */ }
 }
