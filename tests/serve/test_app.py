@@ -119,3 +119,24 @@ def test_serve_refuses_a_folder_that_is_no_pipeline(tmp_path: Path) -> None:
 def test_limits_round_trip_through_the_environment() -> None:
     limits = Limits(10, 2, 300)
     assert Limits.decode(limits.encode()) == limits
+
+
+def test_cli_link_writes_the_found_fields_and_serve_has_help(en_pipeline: Path,
+                                                             tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from xlnel.cli.main import app
+
+    runner = CliRunner()
+    out = tmp_path / "o.jsonl"
+    r = runner.invoke(app, ["link", str(en_pipeline), "--text", TEXT, "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    entity = json.loads(out.read_text(encoding="utf-8"))["entities"][0]
+    assert {k: entity[k] for k in ("concept_name", "concept_type", "matched_name")} == {
+        "concept_name": "diabetes mellitus", "concept_type": "Disorder",
+        "matched_name": "diabetes"}
+    r = runner.invoke(app, ["link", str(en_pipeline), "--text", TEXT])
+    assert r.stdout.splitlines()[0].split("\t")[:5] == ["8", "16", "diabetes", "C1",
+                                                        "diabetes mellitus"]
+    r = runner.invoke(app, ["serve", "--help"])
+    assert r.exit_code == 0 and "--workers" in r.stdout
