@@ -322,13 +322,24 @@ def dense_index_speed() -> str:
                   ["dense_speed.json"])
 
 
+def serve_load() -> str:
+    """``xlnel serve default`` under concurrent local clients (benchmarks/serve_load.py)."""
+    data = _load("serve_load.json")
+    rows = [[str(r["workers"]), f"{r['text']} ({r['chars']:,} chars)",
+             f"**{r['requests_per_s']:.1f}**", f"{r['latency_ms']['p50']:,.0f}",
+             f"{r['latency_ms']['p95']:,.0f}", f"{r['latency_ms']['p99']:,.0f}",
+             str(r["failures"]), f"{r['load_average_before'][0]:.1f}"] for r in data["runs"]]
+    return _table(["workers", "text", "requests/s", "p50 ms", "p95 ms", "p99 ms", "failures",
+                   "load average (1 min)"], rows, ["serve_load.json"])
+
+
 TABLES: dict[str, Callable[[], str]] = {
     f.__name__: f for f in (hrm_recall, end_to_end, link_throughput, transformer_throughput,
                             matcher_scale,
                             matcher_vs_peers_mesh, matcher_variants_mesh, matcher_vs_peers_3m,
                             ablations, r_sweep, cascade_host_time, alternative_linkers,
                             top_k_recall, filter_speed, dense_index_speed, config_reference,
-                            options_reference)
+                            options_reference, serve_load)
 }
 
 

@@ -22,7 +22,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_PIPELINES = ("default",)
 
 #: Bump when the default's config or sample changes, so cached builds are rebuilt.
-DEFAULT_VERSION = 4
+DEFAULT_VERSION = 5
 
 #: Filter options of the default pipeline (see :func:`default_config`).
 DEFAULT_GBDT_OPTIONS = {"max_iter": 100, "max_leaf_nodes": 8, "learning_rate": 0.05}

@@ -1,7 +1,8 @@
 """The trained pipeline: dictionary, candidate generator, filter and linking decision.
 
 A pipeline folder holds ``config.yaml`` (the resolved config), ``xlnel.json`` (version),
-``dictionary.tsv``, ``candidates/`` (the fitted generator), ``filter/`` and ``train_report.json``;
+``dictionary.tsv``, ``concepts.tsv`` (each concept's preferred name and type), ``candidates/``
+(the fitted generator), ``filter/`` and ``train_report.json``;
 with a mention tagger also ``ner/``; with a held-out split of the training file also
 ``test.jsonl``.
 """
@@ -26,6 +27,7 @@ from xlnel import __version__
 from xlnel.artifacts import PIPELINE_FORMAT, check_pipeline_format, pipeline_identity
 from xlnel.candidates.base import CandidateGenerator, generator_class
 from xlnel.config import PipelineConfig, dump_config, load_config
+from xlnel.dictionary.concepts import ConceptTable
 from xlnel.dictionary.dft import fine_tune_dictionary, split_documents
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.errors import ArtifactError, ConfigError
@@ -40,11 +42,16 @@ from xlnel.types import Candidate, Document, Link, Span
 logger = logging.getLogger(__name__)
 
 class Pipeline(Linker):
-    """Dictionary + (optional tagger) + candidate generator + filter, end to end."""
+    """Dictionary + (optional tagger) + candidate generator + filter, end to end.
+
+    ``concepts`` names and types the linked concepts (by default from the dictionary's
+    knowledge-base names, without types).
+    """
 
     def __init__(self, config: PipelineConfig, dictionary: Dictionary,
                  generator: CandidateGenerator, candidate_filter: CandidateFilter,
-                 tagger: SpanTagger | None = None) -> None:
+                 tagger: SpanTagger | None = None,
+                 concepts: ConceptTable | None = None) -> None:
         self.config = config
         self.dictionary = dictionary
         self.generator = generator
@@ -54,17 +61,23 @@ class Pipeline(Linker):
         #: recorded beside shard outputs so that a resumed run never mixes two pipelines.
         self.identity: dict[str, Any] | None = None
         self._name_ids: set[str] | None = None
+        self.concepts = ConceptTable.from_dictionary(dictionary) if concepts is None else concepts
 
     def candidates(self, documents: Sequence[Document]) -> list[list[Candidate]]:
         """High-recall candidates of each document (of the tagger's spans when there is one)."""
         return generate_candidates(self.generator, self.tagger, documents)
 
     def link_batch(self, documents: Sequence[Document]) -> list[Document]:
-        """Link documents: candidates, filter scores, best candidate per span, overlaps."""
+        """Link documents: candidates, filter scores, best candidate per span, overlaps.
+
+        Each link says what was found: the concept's preferred name and type, and the
+        dictionary name that matched with its source.
+        """
         cands = self.candidates(documents)
         scores = self.filter.score_batch(documents, cands)
-        return [self._with_id_kinds(decide(d, c, s, self.filter.threshold,
-                                           self.config.linker.overlap))
+        return [self._with_id_kinds(self.concepts.describe(
+                    decide(d, c, s, self.filter.threshold, self.config.linker.overlap),
+                    self.dictionary))
                 for d, c, s in zip(documents, cands, scores, strict=True)]
 
     @overload
@@ -151,6 +164,7 @@ class Pipeline(Linker):
                 "pipeline_id": uuid.uuid4().hex}
         (d / "xlnel.json").write_text(json.dumps(info), encoding="utf-8")
         self.dictionary.save(d / "dictionary.tsv")
+        self.concepts.save(d / "concepts.tsv")
         self.generator.save(d / "candidates")
         self.filter.save(d / "filter")
         if self.tagger is not None:
@@ -189,7 +203,10 @@ class Pipeline(Linker):
         tagger = None
         if config.ner.name is not None:
             tagger = tagger_class(config.ner.name).load(d / "ner", config.ner, config.lang)
-        pipe = cls(config, dictionary, generator, filt, tagger)
+        concepts = None
+        if (d / "concepts.tsv").is_file():
+            concepts = ConceptTable.load(d / "concepts.tsv")
+        pipe = cls(config, dictionary, generator, filt, tagger, concepts)
         pipe.identity = pipeline_identity(d, overrides)
         return pipe
 
@@ -292,9 +309,15 @@ def _replace_dir(new: Path, target: Path) -> None:
 
 def build_dictionary(config: PipelineConfig) -> Dictionary:
     """The dictionary from the config's knowledge bases and extra dictionaries (before DFT)."""
-    dictionary = Dictionary()
+    return build_dictionary_and_concepts(config)[0]
+
+
+def build_dictionary_and_concepts(config: PipelineConfig) -> tuple[Dictionary, ConceptTable]:
+    """:func:`build_dictionary`, and the preferred names and types of the KB concepts."""
+    dictionary, table = Dictionary(), ConceptTable()
     for spec in config.dictionary.kb:
         concepts = load_kb(spec)
+        table.update(ConceptTable.from_concepts(concepts))
         added = dictionary.extend(Dictionary.from_concepts(concepts))
         logger.info("dictionary: %d entries from %s", added, spec)
     check_input_files(config)
@@ -303,7 +326,7 @@ def build_dictionary(config: PipelineConfig) -> Dictionary:
         logger.info("dictionary: %d entries from %s", added, path)
     if len(dictionary) == 0:
         raise ConfigError("the dictionary is empty: give dictionary.kb or dictionary.extra")
-    return dictionary
+    return dictionary, table
 
 
 def check_input_files(config: PipelineConfig) -> None:
@@ -412,7 +435,7 @@ def train(config: PipelineConfig, out: str | Path, progress: bool = False, *,
     check_input_files(config)
     t0 = time.perf_counter()
     train_docs, test_docs = load_training_documents(config)
-    dictionary = build_dictionary(config)
+    dictionary, concepts = build_dictionary_and_concepts(config)
     filter_docs, dft = fine_tune_dictionary(dictionary, train_docs, config.dft.R,
                                             config.dft.seed, config.dft.unlinked)
     tagger = fit_tagger(config, train_docs, progress)
@@ -421,7 +444,8 @@ def train(config: PipelineConfig, out: str | Path, progress: bool = False, *,
     cands = _generate(generator, tagger, filter_docs, progress and bool(filter_docs),
                       "candidates (filter training)")
     filt.fit(filter_docs, cands, progress=progress)
-    pipeline = Pipeline(config, dictionary, generator, filt, tagger)
+    concepts.update(ConceptTable.from_dictionary(dictionary))  # concepts only DFT or extra name
+    pipeline = Pipeline(config, dictionary, generator, filt, tagger, concepts)
     report: dict[str, Any] = {
         "xlnel_version": __version__,
         "train_documents": len(train_docs), "test_documents": len(test_docs),

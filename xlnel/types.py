@@ -77,6 +77,12 @@ class Link:
             ``dictionary_name`` (the dictionary gave the matched name no id, so the "id" is
             that name itself, as for a plain list of names); ``None`` when not stated (gold
             annotations, files without the field).
+        concept_name: Preferred name of the first concept in the knowledge base, for predictions.
+        concept_type: Type of the first concept in the knowledge base (several joined by
+            ``|``), when the knowledge base gives one.
+        matched_name: The dictionary name whose match produced the prediction.
+        matched_source: Where that dictionary entry came from (``kb``, ``translated``,
+            ``annotation``).
     """
 
     start: int
@@ -86,6 +92,10 @@ class Link:
     type: str | None = None
     score: float | None = None
     id_kind: str | None = None
+    concept_name: str | None = None
+    concept_type: str | None = None
+    matched_name: str | None = None
+    matched_source: str | None = None
 
     @property
     def concept_id(self) -> str | None:

@@ -148,11 +148,9 @@ def link_cli(
         check.finish()  # warns on stderr (logging) when the text is of another script
         linked = pipe.link_batch([Document("text-0", text)])
         if out is None:
-            names = pipe.dictionary.preferred_names()
             for ent in linked[0].entities:
-                cid = ent.concept_id or ""
-                typer.echo(f"{ent.start}\t{ent.end}\t{ent.text}\t{cid}\t{names.get(cid, '')}"
-                           f"\t{ent.score or 0.0:.3f}\t{ent.id_kind or ''}")
+                typer.echo(f"{ent.start}\t{ent.end}\t{ent.text}\t{ent.concept_id or ''}\t"
+                           f"{ent.concept_name or ''}\t{ent.score or 0.0:.3f}\t{ent.id_kind or ''}")
         else:
             write_jsonl(out, linked)
 
@@ -215,6 +213,24 @@ def _evaluate_prediction_file(gold: Path, pred: Path, levels: list[str], by_type
         typer.echo(json.dumps({name: r.to_dict() for name, r in reports.items()}))
     else:
         typer.echo(format_report(reports))
+
+
+@app.command("serve")
+def serve_cli(
+    pipeline: Annotated[str, typer.Argument(help="Pipeline folder, or 'default' (HPO).")],
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535)] = 8000,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
+    max_text_chars: Annotated[int, typer.Option(min=1, help="Longest text accepted.")]
+    = 100_000,
+    max_batch: Annotated[int, typer.Option(min=1, help="Most texts in one request.")] = 64,
+) -> None:
+    """Serve PIPELINE over HTTP: POST /link, GET /concepts/ID, /health, /metadata, a web page
+    at / and the OpenAPI schema at /docs (needs ``pip install 'xlnel[serve]'``)."""
+    from xlnel.serve import serve
+    from xlnel.serve.app import Limits
+
+    serve(pipeline, host, port, workers, Limits(max_text_chars, max_batch))
 
 
 @app.command("candidates")
