@@ -35,6 +35,9 @@ class EntityOut(BaseModel):
     concept_id: str | None = Field(None, description="Concept id (A|B for several).")
     score: float | None = None
     type: str | None = None
+    id_kind: str | None = Field(
+        None, description="concept (a knowledge-base id) or dictionary_name (the matched name "
+        "had no id, so the name itself stands as id).")
     concept_name: str | None = Field(None, description="The concept's preferred name.")
     concept_type: str | None = Field(None, description="The concept's type, if the KB has one.")
     matched_name: str | None = Field(None, description="The dictionary name that matched.")
