@@ -136,19 +136,51 @@ def link_cli(
 @app.command("evaluate")
 def evaluate_cli(
     gold: Annotated[Path, typer.Argument(help="Gold documents (JSONL or PubTator).")],
-    pred: Annotated[Path, typer.Argument(help="Predicted documents.")],
+    pred: Annotated[Path | None, typer.Argument(help="Predicted documents.")] = None,
     level: Annotated[str, typer.Option(help="span, concept or overlap.")] = "span",
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    pipeline: Annotated[Path | None, typer.Option(
+        help="Pipeline folder whose candidates and filter --protocol scores.")] = None,
+    protocol: Annotated[str | None, typer.Option(
+        help="Score the filter by another system's protocol instead of PRED: galperin2022 "
+        "(sampled classifier; not end-to-end, see docs/evaluation-protocols.md).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of --protocol's sampling.")] = 0,
 ) -> None:
-    """Precision, recall and F1 of PRED against GOLD."""
+    """Precision, recall and F1 of PRED against GOLD (or of --pipeline by --protocol)."""
     from xlnel.evaluation.files import evaluate_files
 
+    if protocol is not None:
+        _protocol_report(gold, pipeline, protocol, seed, as_json)
+        return
+    if pred is None:
+        raise typer.BadParameter("give PRED (or --protocol with --pipeline)")
     scores = evaluate_files(gold, pred, level)
     if as_json:
         typer.echo(json.dumps(scores.to_dict()))
     else:
         typer.echo(f"{level}: P {scores.precision:.4f}  R {scores.recall:.4f}  "
                    f"F1 {scores.f1:.4f}  (tp {scores.tp}, fp {scores.fp}, fn {scores.fn})")
+
+
+def _protocol_report(gold: Path, pipeline: Path | None, protocol: str, seed: int,
+                     as_json: bool) -> None:
+    """``xlnel evaluate --protocol``: the sampled-classifier scores of a pipeline on GOLD."""
+    from xlnel.evaluation.protocol import PROTOCOLS, galperin2022_pipeline
+
+    if protocol not in PROTOCOLS:
+        raise typer.BadParameter(f"unknown protocol {protocol!r}; allowed: "
+                                 f"{', '.join(PROTOCOLS)}", param_hint="--protocol")
+    if pipeline is None:
+        raise typer.BadParameter(f"--protocol {protocol} needs --pipeline DIR",
+                                 param_hint="--pipeline")
+    s = galperin2022_pipeline(pipeline, gold, seed=seed, progress=True)
+    if as_json:
+        typer.echo(json.dumps(s.to_dict()))
+    else:
+        typer.echo(f"{protocol} ({s.level}, seed {s.seed}; sampled, not end-to-end): "
+                   f"P {s.precision:.4f}  R {s.recall:.4f}  F1 {s.f1:.4f}  "
+                   f"(tp {s.tp}, fp {s.fp}, fn {s.fn}; {s.positives} positives, "
+                   f"{s.negatives} negatives, {s.unreached} unreached)")
 
 
 @app.command("candidates")
