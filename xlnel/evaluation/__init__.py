@@ -1,4 +1,5 @@
-"""Evaluation stage: mention-level precision/recall/F1 and high-recall-matching recall."""
+"""Evaluation stage: mention-level precision/recall/F1, high-recall-matching recall, and the
+reference system's sampled-classifier protocol (for comparison with its published figures)."""
 
 from __future__ import annotations
 
@@ -11,15 +12,19 @@ from xlnel.evaluation.metrics import (
     evaluate_by_type,
     evaluate_per_document,
 )
+from xlnel.evaluation.protocol import ProtocolScores, galperin2022, galperin2022_pipeline
 
 __all__ = [
     "HRM_LEVELS",
     "LEVELS",
     "UNTYPED",
     "HRMReport",
+    "ProtocolScores",
     "Scores",
     "evaluate",
     "evaluate_by_type",
     "evaluate_per_document",
+    "galperin2022",
+    "galperin2022_pipeline",
     "hrm_recall",
 ]
