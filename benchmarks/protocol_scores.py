@@ -2,13 +2,14 @@
 scores, for trained pipelines and gold files.
 
 For each ``--run NAME=PIPELINE_DIR:GOLD_FILE`` this script scores the pipeline's candidates and
-filter on GOLD by :func:`xlnel.evaluation.galperin2022_pipeline` for each seed, links GOLD with
+filter on GOLD by the protocol (as :func:`xlnel.evaluation.galperin2022_pipeline` does; also with
+positives keeping their context candidate's matcher score) for each seed, links GOLD with
 the pipeline and scores it end to end (:func:`xlnel.evaluation.evaluate`, strict offsets) at the
 filter's level, and writes ``benchmarks/results/protocol_<NAME>.json``. GOLD must be documents
 the pipeline was not trained on (its ``test.jsonl``, or BC5CDR ``dev.pubtator``).
 
-Run from the repository root, e.g.
-``python benchmarks/protocol_scores.py --run bc5cdr-dev=runs/bc5cdr:../shared/data/bc5cdr/dev.pubtator``.
+Run from the repository root, e.g. ``python benchmarks/protocol_scores.py --run
+bc5cdr-dev=runs/bc5cdr:../shared/data/bc5cdr/dev.pubtator``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 from _common import write_result
 
 from xlnel.evaluation import evaluate
-from xlnel.evaluation.protocol import ProtocolSample, protocol_sample
+from xlnel.evaluation.protocol import ProtocolSample, matcher_scorer, protocol_sample
 from xlnel.io import read_documents
 from xlnel.linkers.decide import decide
 from xlnel.pipeline import Pipeline
@@ -34,24 +35,33 @@ def measure(pipeline_dir: str, gold_file: str, seeds: list[int],
     level = pipe.config.filter.select_level
     docs = read_documents(gold_file)
     t0 = time.perf_counter()
-    parts, linked = [], []
+    scorer = matcher_scorer(pipe.generator)
+    rescored, kept, linked = [], [], []
     for lo in range(0, len(docs), batch_size):
         batch = docs[lo:lo + batch_size]
         cands = pipe.candidates(batch)
-        parts.append(protocol_sample(batch, cands, pipe.filter, level))
+        rescored.append(protocol_sample(batch, cands, pipe.filter, level, scorer))
+        kept.append(protocol_sample(batch, cands, pipe.filter, level))
         scores = pipe.filter.score_batch(batch, cands)  # the same candidates, linked
         linked += [decide(d, c, s, pipe.filter.threshold, pipe.config.linker.overlap)
                    for d, c, s in zip(batch, cands, scores, strict=True)]
-    sample = ProtocolSample.concat(parts)
-    by_seed = [sample.draw(seed).to_dict() for seed in seeds]
     end_to_end = {lvl: evaluate(docs, linked, lvl).to_dict()
                   for lvl in dict.fromkeys(("span", level))}
     return {
         "pipeline": pipeline_dir, "gold": gold_file, "documents": len(docs),
         "filter": pipe.config.filter.name, "level": level, "threshold": pipe.filter.threshold,
-        "galperin2022": {"by_seed": by_seed, "mean": _mean(by_seed)},
+        "galperin2022": _by_seed(rescored, seeds),
+        "galperin2022_context_score": {
+            "note": "positives keep the matcher score of their context candidate instead of "
+                    "the score of (span, gold term)", **_by_seed(kept, seeds)},
         "end_to_end": end_to_end, "seconds": round(time.perf_counter() - t0, 1),
     }
+
+
+def _by_seed(parts: list[ProtocolSample], seeds: list[int]) -> dict[str, Any]:
+    sample = ProtocolSample.concat(parts)
+    rows = [sample.draw(seed).to_dict() for seed in seeds]
+    return {"mean": _mean(rows), "by_seed": rows}
 
 
 def _mean(rows: list[dict[str, Any]]) -> dict[str, float]:

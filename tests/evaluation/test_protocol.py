@@ -14,6 +14,7 @@ from xlnel.evaluation.protocol import (
     galperin2022,
     galperin2022_pipeline,
     gold_term_candidate,
+    matcher_scorer,
     protocol_sample,
     tie_candidates,
 )
@@ -168,6 +169,25 @@ def test_partial_overlap_reaches_and_is_the_context():
     assert s.unreached == 0 and s.positive_scores.tolist() == [0.8]
     shown = gold_term_candidate(partial, doc.entities[0])
     assert (shown.name, shown.concept_id, shown.span) == ("metformin", "C6", partial.span)
+    assert shown.score == 0.8 and gold_term_candidate(partial, doc.entities[0], 0.3).score == 0.3
+
+
+def test_name_scorer_gives_positives_the_gold_terms_score():
+    text = "take metformin daily"
+    doc = Document("A", text, (link(text, 5, 14, "C6"),))
+    cands = [cand(text, 5, 14, "C6", "metformin hydrochloride", 0.6)]
+    asked = []
+
+    def scorer(texts, names):
+        asked.append((list(texts), list(names)))
+        return np.array([1.0])
+
+    filt = StubFilter()  # scores "metformin" by its candidate score
+    s = protocol_sample([doc], [cands], filt, name_scores=scorer)
+    assert asked == [(["metformin"], ["metformin"])]
+    assert s.positive_scores.tolist() == [1.0]
+    assert filt.seen[1][0].score == 1.0 and filt.seen[0][0].score == 0.6
+    assert galperin2022([doc], [cands], filt).tp == 1  # 0.6 kept: still above 0.5
 
 
 def test_empty_and_errors(corpus):
@@ -203,10 +223,14 @@ def tiny_pipeline(tmp_path, tiny_config) -> Path:
 def test_pipeline_wrapper_matches_components(tiny_pipeline):
     pipe = Pipeline.load(tiny_pipeline)
     gold = read_documents(tiny_pipeline / "test.jsonl")
-    whole = galperin2022(gold, pipe.candidates(gold), pipe.filter, seed=1)
+    cands = pipe.candidates(gold)
+    whole = galperin2022(gold, cands, pipe.filter, seed=1,
+                         name_scores=matcher_scorer(pipe.generator))
     batched = galperin2022_pipeline(tiny_pipeline, tiny_pipeline / "test.jsonl", seed=1,
                                     batch_size=2)
     assert batched == whole
+    kept = galperin2022_pipeline(pipe, gold, seed=1, rescore=False)
+    assert kept == galperin2022(gold, cands, pipe.filter, seed=1)
     assert whole.positives + whole.unreached == sum(len(d.entities) for d in gold)
     assert whole.negatives == 2 * whole.positives
 

@@ -16,8 +16,12 @@ The sample, per document set:
 * **Positives.** One per reached gold mention. Its context is the tied candidate with the
   nearest start (then the highest matcher score, then the first in list order); the filter is
   shown that candidate with its ``name`` replaced by the gold mention's text (the *gold term*)
-  and its ``concept_id`` by the gold concept. Span, offsets and matcher score stay the
-  candidate's own, so every feature that does not read the name is what linking sees.
+  and its ``concept_id`` by the gold concept. Span and offsets stay the candidate's own; its
+  matcher ``score`` becomes the matcher's score of (span text, gold term) when a scorer is
+  given (:func:`matcher_scorer`; the pipeline wrapper does), as if the gold term had been a
+  dictionary name, so that name-dependent features agree with each other (an exact name with
+  the score of another name is a case the filter never saw in training). Without a scorer it
+  keeps the context candidate's score.
 * **Negatives.** ``negatives_per_positive`` (2) per positive, drawn uniformly at random with
   replacement (``numpy.random.default_rng(seed)``) from the pool of every candidate of the
   document set that is neither a positive's context nor a correct link at the level (offsets of
@@ -36,13 +40,14 @@ the other candidates of its span.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from xlnel.candidates.base import CandidateGenerator
 from xlnel.filtering.base import CandidateFilter
 from xlnel.filtering.labels import label_candidates
 from xlnel.types import Candidate, Document, Link
@@ -56,6 +61,10 @@ PROTOCOLS: tuple[str, ...] = ("galperin2022",)
 """Names accepted by ``xlnel evaluate --protocol``."""
 PROTOCOL_LEVELS: tuple[str, ...] = ("span", "concept")
 """Levels of :func:`galperin2022`."""
+
+NameScorer = Callable[[Sequence[str], Sequence[str]], np.ndarray]
+"""The matcher's score of each (span text, name) pair, such as
+:meth:`~xlnel.candidates.tfidf_generator.TfidfCandidateGenerator.pair_scores`."""
 
 
 @dataclass(frozen=True)
@@ -228,16 +237,37 @@ def _positive_contexts(candidates: Sequence[Candidate], tied: np.ndarray,
     return best
 
 
-def gold_term_candidate(context: Candidate, mention: Link) -> Candidate:
-    """The candidate a positive shows the filter: ``context``'s span and matcher score with the
-    gold mention's text as the name and its first concept id (``context``'s when it has none)."""
+def gold_term_candidate(context: Candidate, mention: Link,
+                        score: float | None = None) -> Candidate:
+    """The candidate a positive shows the filter: ``context``'s span with the gold mention's
+    text as the name and its first concept id (``context``'s when it has none).
+
+    Args:
+        context: The tied candidate whose span and context the positive keeps.
+        mention: The gold mention.
+        score: Matcher score of (span, gold term); ``None`` keeps ``context``'s score.
+    """
     concept = mention.concept_id if mention.concept_id is not None else context.concept_id
-    return replace(context, name=mention.text, concept_id=concept)
+    return replace(context, name=mention.text, concept_id=concept,
+                   score=context.score if score is None else score)
+
+
+def _tie_document(document: Document, candidates: Sequence[Candidate], level: str
+                  ) -> tuple[list[tuple[int, Link]], np.ndarray, int]:
+    """(context index, gold mention) of each reached mention, the pool mask, and the number of
+    unreached mentions of one document."""
+    mentions = _scored_mentions(document, level)
+    contexts = _positive_contexts(candidates, tie_candidates(document, candidates, mentions),
+                                  mentions)
+    reached = [(i, mentions[m]) for m, i in enumerate(contexts) if i >= 0]
+    pool = ~label_candidates(document, candidates, level)
+    pool[[i for i, _ in reached]] = False
+    return reached, pool, contexts.count(-1)
 
 
 def protocol_sample(documents: Sequence[Document], candidates: Sequence[Sequence[Candidate]],
-                    candidate_filter: CandidateFilter, level: str | None = None
-                    ) -> ProtocolSample:
+                    candidate_filter: CandidateFilter, level: str | None = None,
+                    name_scores: NameScorer | None = None) -> ProtocolSample:
     """Filter scores of the ``galperin2022`` positives and negative pool (see the module doc).
 
     Args:
@@ -246,6 +276,9 @@ def protocol_sample(documents: Sequence[Document], candidates: Sequence[Sequence
             ``candidates(documents)``).
         candidate_filter: A fitted filter; its ``threshold`` decides acceptance.
         level: ``span`` or ``concept``; ``None`` = the filter's ``select_level``.
+        name_scores: The matcher's score of (span text, name) pairs, given to each positive
+            for its (span, gold term) (``TfidfCandidateGenerator.pair_scores``); ``None``
+            keeps the context candidate's score.
 
     Raises:
         ValueError: If the lengths differ or the level is not span or concept.
@@ -256,39 +289,30 @@ def protocol_sample(documents: Sequence[Document], candidates: Sequence[Sequence
                          f"{', '.join(PROTOCOL_LEVELS)}")
     if len(documents) != len(candidates):
         raise ValueError(f"{len(documents)} documents but {len(candidates)} candidate lists")
+    threshold = float(candidate_filter.threshold)
     if not documents:
-        return ProtocolSample(np.zeros(0), np.zeros(0), 0, float(candidate_filter.threshold),
-                              level)
-    swapped: list[list[Candidate]] = []
-    positions: list[list[int]] = []
-    pool_masks: list[np.ndarray] = []
-    unreached = 0
-    for doc, cands in zip(documents, candidates, strict=True):
-        mentions = _scored_mentions(doc, level)
-        contexts = _positive_contexts(cands, tie_candidates(doc, cands, mentions), mentions)
-        unreached += contexts.count(-1)
-        new = list(cands)
-        for m, i in enumerate(contexts):
-            if i >= 0:
-                new[i] = gold_term_candidate(cands[i], mentions[m])
-        reached = [i for i in contexts if i >= 0]
-        pool = ~label_candidates(doc, cands, level)
-        pool[reached] = False
-        swapped.append(new)
-        positions.append(reached)
-        pool_masks.append(pool)
+        return ProtocolSample(np.zeros(0), np.zeros(0), 0, threshold, level)
+    tied = [_tie_document(d, c, level) for d, c in zip(documents, candidates, strict=True)]
+    reached = [(k, i, m) for k, (r, _, _) in enumerate(tied) for i, m in r]
+    new_scores: list[float | None] = [None] * len(reached)
+    if name_scores is not None and reached:
+        new_scores = list(name_scores([candidates[k][i].span.text for k, i, _ in reached],
+                                      [m.text for _, _, m in reached]).tolist())
+    swapped = [list(c) for c in candidates]
+    for (k, i, m), score in zip(reached, new_scores, strict=True):
+        swapped[k][i] = gold_term_candidate(candidates[k][i], m, score)
     plain = candidate_filter.score_batch(documents, candidates)
     gold_term = candidate_filter.score_batch(documents, swapped)
-    pos = [s[p] for s, p in zip(gold_term, positions, strict=True)]
-    neg = [s[m] for s, m in zip(plain, pool_masks, strict=True)]
-    return ProtocolSample(np.concatenate([np.zeros(0), *pos]).astype(np.float64),
-                          np.concatenate([np.zeros(0), *neg]).astype(np.float64),
-                          unreached, float(candidate_filter.threshold), level)
+    pos = np.array([gold_term[k][i] for k, i, _ in reached], dtype=np.float64)
+    neg = [s[pool] for s, (_, pool, _) in zip(plain, tied, strict=True)]
+    return ProtocolSample(pos, np.concatenate([np.zeros(0), *neg]).astype(np.float64),
+                          sum(u for _, _, u in tied), threshold, level)
 
 
 def galperin2022(documents: Sequence[Document], candidates: Sequence[Sequence[Candidate]],
                  candidate_filter: CandidateFilter, seed: int = 0, level: str | None = None,
-                 negatives_per_positive: int = 2) -> ProtocolScores:
+                 negatives_per_positive: int = 2,
+                 name_scores: NameScorer | None = None) -> ProtocolScores:
     """The reference system's sampled-classifier scores on in-memory components.
 
     Args:
@@ -299,18 +323,34 @@ def galperin2022(documents: Sequence[Document], candidates: Sequence[Sequence[Ca
         seed: Seed of the negative sampling.
         level: ``span`` or ``concept``; ``None`` = the filter's ``select_level``.
         negatives_per_positive: Negatives drawn per positive (the reference draws 2).
+        name_scores: The matcher's (span text, name) scorer, so that a positive carries the
+            score of its gold term (:func:`matcher_scorer` of the generator); ``None`` keeps
+            the context candidate's score.
 
     Returns:
         Precision, recall, F1 and the counts of the sample.
     """
-    sample = protocol_sample(documents, candidates, candidate_filter, level)
+    sample = protocol_sample(documents, candidates, candidate_filter, level, name_scores)
     return sample.draw(seed, negatives_per_positive)
+
+
+def matcher_scorer(generator: CandidateGenerator) -> NameScorer | None:
+    """The generator's (span text, name) scorer, or ``None`` when it has none (dense
+    generators: a positive then keeps its context candidate's score)."""
+    from xlnel.candidates.tfidf_generator import TfidfCandidateGenerator
+
+    if isinstance(generator, TfidfCandidateGenerator):
+        return generator.pair_scores
+    logger.warning("galperin2022: %s cannot score a gold term; positives keep the matcher "
+                   "score of their context candidate", generator.registered_name)
+    return None
 
 
 def galperin2022_pipeline(pipeline: str | Path | Pipeline,
                           gold: str | Path | Sequence[Document], seed: int = 0,
                           level: str | None = None, negatives_per_positive: int = 2,
-                          batch_size: int = 64, progress: bool = False) -> ProtocolScores:
+                          rescore: bool = True, batch_size: int = 64,
+                          progress: bool = False) -> ProtocolScores:
     """:func:`galperin2022` for a trained pipeline (folder or loaded) and gold documents.
 
     Candidates are generated and scored batch by batch, so memory holds one batch's candidates.
@@ -321,6 +361,8 @@ def galperin2022_pipeline(pipeline: str | Path | Pipeline,
         seed: Seed of the negative sampling.
         level: ``span`` or ``concept``; ``None`` = the filter's ``select_level``.
         negatives_per_positive: Negatives drawn per positive.
+        rescore: Give each positive the matcher's score of (span, gold term)
+            (:func:`matcher_scorer`); ``False`` keeps its context candidate's score.
         batch_size: Documents per batch.
         progress: Show a progress bar.
     """
@@ -331,10 +373,12 @@ def galperin2022_pipeline(pipeline: str | Path | Pipeline,
 
     pipe = pipeline if isinstance(pipeline, Pipeline) else Pipeline.load(pipeline)
     docs = read_documents(gold) if isinstance(gold, str | Path) else list(gold)
+    scorer = matcher_scorer(pipe.generator) if rescore else None
     parts = [protocol_sample([], [], pipe.filter, level)]
     with tqdm(total=len(docs), desc="galperin2022", unit="doc", disable=not progress) as bar:
         for lo in range(0, len(docs), batch_size):
             batch = docs[lo:lo + batch_size]
-            parts.append(protocol_sample(batch, pipe.candidates(batch), pipe.filter, level))
+            parts.append(protocol_sample(batch, pipe.candidates(batch), pipe.filter, level,
+                                         scorer))
             bar.update(len(batch))
     return ProtocolSample.concat(parts).draw(seed, negatives_per_positive)
