@@ -254,3 +254,15 @@ def test_cli(tiny_pipeline):
     assert r.exit_code != 0 and "galperin2022" in r.output
     r = runner.invoke(app, ["evaluate", gold])
     assert r.exit_code != 0 and "PRED" in r.output
+
+
+def test_context_prefers_the_gold_span_then_the_best_name():
+    text = "lithium carbonate was given"
+    doc = Document("A", text, (link(text, 0, 17, "C1"),))
+    cands = [cand(text, 0, 7, "C2", "lithium", 1.0),             # same start, better score
+             cand(text, 0, 17, "C1", "lithium carbonates", 0.8),  # the gold span
+             cand(text, 0, 17, "C3", "carbonate", 0.9)]           # the gold span's top name
+    filt = StubFilter()
+    protocol_sample([doc], [cands], filt)
+    assert [c.name for c in filt.seen[1]] == ["lithium", "lithium carbonates",
+                                              "lithium carbonate"]

@@ -14,7 +14,8 @@ The sample, per document set:
   no boundary check: a candidate overlapping a mention only in part, or not at all, still ties.
 * **Reached.** A gold mention is *reached* when at least one candidate is tied to it.
 * **Positives.** One per reached gold mention. Its context is the tied candidate with the
-  nearest start (then the highest matcher score, then the first in list order); the filter is
+  nearest start, then the nearest end (so the gold span itself when the matcher proposed it),
+  then the highest matcher score, then the first in list order; the filter is
   shown that candidate with its ``name`` replaced by the gold mention's text (the *gold term*)
   and its ``concept_id`` by the gold concept. Span and offsets stay the candidate's own; its
   matcher ``score`` becomes the matcher's score of (span text, gold term) when a scorer is
@@ -220,21 +221,23 @@ def _scored_mentions(document: Document, level: str) -> list[Link]:
 
 def _positive_contexts(candidates: Sequence[Candidate], tied: np.ndarray,
                        mentions: Sequence[Link]) -> list[int]:
-    """Per mention, the index of its context candidate (nearest start, best score), or -1."""
+    """Per mention, the index of its context candidate, or -1 (see :func:`_context_key`)."""
     best: list[int] = [-1] * len(mentions)
     for i, m in enumerate(tied.tolist()):
         if m < 0:
             continue
         j = best[m]
-        if j < 0:
-            best[m] = i
-            continue
-        start = mentions[m].start
-        key_i = (abs(candidates[i].span.start - start), -candidates[i].score)
-        key_j = (abs(candidates[j].span.start - start), -candidates[j].score)
-        if key_i < key_j:
+        if j < 0 or _context_key(candidates[i], mentions[m]) < _context_key(candidates[j],
+                                                                             mentions[m]):
             best[m] = i
     return best
+
+
+def _context_key(candidate: Candidate, mention: Link) -> tuple[int, int, float]:
+    """Nearest start, then nearest end (the gold span itself when it is a candidate), then the
+    best matcher score (its span's top name); equal keys keep the first in list order."""
+    return (abs(candidate.span.start - mention.start), abs(candidate.span.end - mention.end),
+            -candidate.score)
 
 
 def gold_term_candidate(context: Candidate, mention: Link,
