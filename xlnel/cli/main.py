@@ -188,14 +188,25 @@ def evaluate_cli(
     = False,
     ci: Annotated[bool, typer.Option("--ci/--no-ci", help="Bootstrap 95% intervals.")] = True,
     bootstrap: Annotated[int, typer.Option(min=1, help="Bootstrap resamples.")] = 1000,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap and of --protocol's "
+                                          "sampling.")] = 0,
     compare: Annotated[Path | None, typer.Option(
         help="Predictions of a system B: paired bootstrap of F1(B) - F1(PRED).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    pipeline: Annotated[Path | None, typer.Option(
+        help="Pipeline folder whose candidates and filter --protocol scores.")] = None,
+    protocol: Annotated[str | None, typer.Option(
+        help="Score the filter by another system's protocol instead of PRED: galperin2022 "
+        "(sampled classifier; not end-to-end, see docs/evaluation-protocols.md).")] = None,
 ) -> None:
-    """Precision, recall and F1 of PRED against GOLD, with bootstrap intervals per level."""
+    """Precision, recall and F1 of PRED against GOLD, with bootstrap intervals per level
+    (or of --pipeline's filter by --protocol)."""
+    if protocol is not None:
+        _protocol_report(gold, pipeline, protocol, seed, as_json)
+        return
     if pred is None:
-        raise typer.BadParameter("give PRED, the file of predicted documents")
+        raise typer.BadParameter("give PRED, the file of predicted documents (or --protocol "
+                                 "with --pipeline)")
     _evaluate_prediction_file(gold, pred, level or ["span"], by_type, bootstrap if ci else None,
                               seed, compare, as_json)
 
@@ -231,6 +242,27 @@ def serve_cli(
     from xlnel.serve.app import Limits
 
     serve(pipeline, host, port, workers, Limits(max_text_chars, max_batch))
+
+
+def _protocol_report(gold: Path, pipeline: Path | None, protocol: str, seed: int,
+                     as_json: bool) -> None:
+    """``xlnel evaluate --protocol``: the sampled-classifier scores of a pipeline on GOLD."""
+    from xlnel.evaluation.protocol import PROTOCOLS, galperin2022_pipeline
+
+    if protocol not in PROTOCOLS:
+        raise typer.BadParameter(f"unknown protocol {protocol!r}; allowed: "
+                                 f"{', '.join(PROTOCOLS)}", param_hint="--protocol")
+    if pipeline is None:
+        raise typer.BadParameter(f"--protocol {protocol} needs --pipeline DIR",
+                                 param_hint="--pipeline")
+    s = galperin2022_pipeline(pipeline, gold, seed=seed, progress=True)
+    if as_json:
+        typer.echo(json.dumps(s.to_dict()))
+    else:
+        typer.echo(f"{protocol} ({s.level}, seed {s.seed}; sampled, not end-to-end): "
+                   f"P {s.precision:.4f}  R {s.recall:.4f}  F1 {s.f1:.4f}  "
+                   f"(tp {s.tp}, fp {s.fp}, fn {s.fn}; {s.positives} positives, "
+                   f"{s.negatives} negatives, {s.unreached} unreached)")
 
 
 @app.command("candidates")
