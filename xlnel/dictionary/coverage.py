@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,7 +44,8 @@ from xlnel.normalization import normalize_string
 logger = logging.getLogger(__name__)
 
 __all__ = ["CoverageReport", "CoverageScores", "DictionaryLookup", "GoldItem", "coverage",
-           "infer_lang", "load_dictionary", "read_gold", "read_gold_tsv", "score_items"]
+           "coverage_of", "format_table", "gold_items", "infer_lang", "load_dictionary",
+           "ranking_hits", "read_gold", "read_gold_tsv", "score_items"]
 
 DEFAULT_THRESHOLD = 0.8
 DEFAULT_K = 10
@@ -321,6 +322,27 @@ def _distinct(items: Iterable[GoldItem], lang: str
     return list(texts), list(labelled)
 
 
+def gold_items(items: Iterable[GoldItem], lang: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The distinct (normalised text, sorted concept ids) items that carry concept ids."""
+    return _distinct(items, lang)[1]
+
+
+def ranking_hits(rank: Callable[[list[str]], list[list[str]]],
+                 items: Sequence[tuple[str, tuple[str, ...]]], k: int) -> tuple[int, int]:
+    """How many items a ranker gets right at 1 and at ``k``.
+
+    Args:
+        rank: Ranked concept ids (best first) of each normalised text, e.g. a dense linker's.
+        items: Distinct (normalised text, concept ids) items (see :func:`gold_items`).
+        k: The larger cut-off.
+    """
+    keys = list(dict.fromkeys(key for key, _ in items))
+    ranked = dict(zip(keys, rank(keys), strict=True))
+    at_1 = sum(bool(set(ids).intersection(ranked[key][:1])) for key, ids in items)
+    at_k = sum(bool(set(ids).intersection(ranked[key][:k])) for key, ids in items)
+    return at_1, at_k
+
+
 def score_items(lookup: DictionaryLookup, items: Iterable[GoldItem],
                 threshold: float = DEFAULT_THRESHOLD, k: int = DEFAULT_K) -> CoverageScores:
     """Coverage and lookup accuracy of gold items (see the module docstring).
@@ -337,6 +359,8 @@ def score_items(lookup: DictionaryLookup, items: Iterable[GoldItem],
     fuzzy_at = threshold - 1e-6  # float32 cosines of equal strings may fall short of 1
     counts = {"exact": sum(t in lookup.index for t in texts),
               "fuzzy": sum(bool(found[t]) and found[t][0].score >= fuzzy_at for t in texts)}
+    at = ranking_hits(lambda keys: [lookup.ranked_concepts(key, k) for key in keys],
+                      labelled, k)
     for key, ids in labelled:
         gold = set(ids)
         counts["in_dictionary"] = counts.get("in_dictionary", 0) + bool(gold & lookup.concept_ids)
@@ -345,15 +369,11 @@ def score_items(lookup: DictionaryLookup, items: Iterable[GoldItem],
         over = lookup.names_over(key, threshold) if found[key] else []
         counts["concept_fuzzy"] = counts.get("concept_fuzzy", 0) + any(
             gold.intersection(lookup.concepts[m.name_index]) for m in over)
-        ranked = lookup.ranked_concepts(key, k)
-        counts["at_1"] = counts.get("at_1", 0) + bool(gold.intersection(ranked[:1]))
-        counts["at_k"] = counts.get("at_k", 0) + bool(gold.intersection(ranked))
     return CoverageScores(
         texts=len(texts), exact=counts["exact"], fuzzy=counts["fuzzy"], items=len(labelled),
         items_in_dictionary=counts.get("in_dictionary", 0),
         concept_exact=counts.get("concept_exact", 0),
-        concept_fuzzy=counts.get("concept_fuzzy", 0), linked_at_1=counts.get("at_1", 0),
-        linked_at_k=counts.get("at_k", 0), k=k)
+        concept_fuzzy=counts.get("concept_fuzzy", 0), linked_at_1=at[0], linked_at_k=at[1], k=k)
 
 
 def coverage_of(dictionary: Dictionary, gold: Sequence[tuple[str, Sequence[GoldItem]]],
