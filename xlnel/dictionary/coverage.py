@@ -376,6 +376,14 @@ def score_items(lookup: DictionaryLookup, items: Iterable[GoldItem],
         concept_fuzzy=counts.get("concept_fuzzy", 0), linked_at_1=at[0], linked_at_k=at[1], k=k)
 
 
+def _check_gold(gold: Sequence[tuple[str, Sequence[GoldItem]]], lang: str) -> None:
+    if not gold:
+        raise ValueError("give at least one gold file")
+    for name, items in gold:
+        if not any(normalize_string(item.text, lang) for item in items):
+            raise ValueError(f"gold {name} has no text to look up (no entity or row)")
+
+
 def coverage_of(dictionary: Dictionary, gold: Sequence[tuple[str, Sequence[GoldItem]]],
                 lang: str, threshold: float = DEFAULT_THRESHOLD, k: int = DEFAULT_K,
                 source: str = "", min_score: float = MIN_SCORE) -> CoverageReport:
@@ -384,11 +392,7 @@ def coverage_of(dictionary: Dictionary, gold: Sequence[tuple[str, Sequence[GoldI
     Raises:
         ValueError: If ``gold`` is empty, a list has no text, or a setting is out of range.
     """
-    if not gold:
-        raise ValueError("give at least one gold file")
-    for name, items in gold:
-        if not any(normalize_string(item.text, lang) for item in items):
-            raise ValueError(f"gold {name} has no text to look up (no entity or row)")
+    _check_gold(gold, lang)
     lookup = DictionaryLookup(dictionary, lang, min_score)
     files = tuple((name, score_items(lookup, items, threshold, k)) for name, items in gold)
     total = (files[0][1] if len(files) == 1 else
@@ -422,6 +426,7 @@ def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | Non
     if lang is None:
         lang = infer_lang(dictionary, (i.text for _, its in items for i in its))
         logger.info("normalising as %r", lang)
+    _check_gold(items, lang)
     return coverage_of(load_dictionary(dictionary), items, lang, threshold, k, str(dictionary))
 
 
