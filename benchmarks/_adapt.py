@@ -1,7 +1,8 @@
 """Run ``xlnel adapt`` as a child process, measuring its wall time and peak memory.
 
 The build is recorded in ``OUT/benchmark_build.json`` (command, wall seconds, peak RSS, commit,
-date); a later run finds it there and reuses the dictionary unless asked to rebuild.
+date); a later run of the same command finds it there and reuses the dictionary unless asked to
+rebuild (``--rebuild``: needed after the builder's code changes, since the command does not).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def run_adapt(lang: str, pairs: Path, kbs: Sequence[str], out: Path,
     """
     record_path = out / BUILD_FILE
     cmd = adapt_command(lang, pairs, kbs, out, extra)
-    shown = " ".join(["xlnel", *cmd[4:]])
+    shown = " ".join(["xlnel", *cmd[3:]])
     if record_path.is_file() and (out / "dictionary.tsv").is_file() and not rebuild:
         record = json.loads(record_path.read_text(encoding="utf-8"))
         if record.get("command") == shown:
