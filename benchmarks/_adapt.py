@@ -46,6 +46,7 @@ def run_adapt(lang: str, pairs: Path, kbs: Sequence[str], out: Path,
             return {**record, "reused": True}
     out.mkdir(parents=True, exist_ok=True)
     log = out / "adapt.log"  # a file, not a pipe: a full pipe would block the child
+    load_before = os.getloadavg()[0]
     started = time.perf_counter()
     with open(log, "w", encoding="utf-8") as f:
         proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT)
@@ -58,7 +59,9 @@ def run_adapt(lang: str, pairs: Path, kbs: Sequence[str], out: Path,
         raise RuntimeError(f"{shown} failed (exit {proc.returncode}), see {log}:\n{tail}")
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     held_out = report.get("translator", {}).get("held_out")
-    record = {"command": shown, "wall_seconds": round(wall, 1),
+    # the wall time depends on what else runs: the 1-minute load average, before and after
+    load = [round(load_before, 1), round(os.getloadavg()[0], 1)]
+    record = {"command": shown, "wall_seconds": round(wall, 1), "load_average": load,
               "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
               "translator_held_out": held_out, "translator_train_seconds":
               report.get("translator", {}).get("train_seconds"),
