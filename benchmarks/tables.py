@@ -1,7 +1,7 @@
 """Markdown tables of benchmark results, for the docs: ``python -m benchmarks.tables NAME``.
 
-NAME is a results file of ``benchmarks/results`` (``adapt_new_language``,
-``dictionary_coverage``); the table is printed to stdout.
+NAME is a results file of ``benchmarks/results`` written by ``adapt_new_language`` or
+``dictionary_coverage`` (its ``benchmark`` field picks the table); the table is printed to stdout.
 """
 
 from __future__ import annotations
@@ -68,10 +68,16 @@ TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
 def main() -> None:
     """Print the table of one results file."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("name", choices=sorted(TABLES))
+    parser.add_argument("name", help="Results file name, without .json.")
     args = parser.parse_args()
-    payload = json.loads((RESULTS / f"{args.name}.json").read_text(encoding="utf-8"))
-    print(TABLES[args.name](payload))
+    path = RESULTS / f"{args.name}.json"
+    if not path.is_file():
+        parser.error(f"no results file {path}")
+    payload = json.loads(path.read_text(encoding="utf-8"))
+    if payload.get("benchmark") not in TABLES:
+        parser.error(f"{path}: no table for benchmark {payload.get('benchmark')!r}; "
+                     f"known: {', '.join(TABLES)}")
+    print(TABLES[payload["benchmark"]](payload))
 
 
 if __name__ == "__main__":
