@@ -20,7 +20,9 @@ N concepts. ``--limit N`` evaluates a seeded sample of N rows per language. Both
 Run from the repository root::
 
     python -m benchmarks.adapt_new_language [--langs fr de it ja] [--limit N]
-        [--kb-concepts N] [--max-seconds 120] [--rebuild] [--no-e5]
+        [--kb-concepts N] [--max-seconds 120] [--jobs N] [--rebuild] [--no-e5]
+
+``--jobs N`` builds N languages at the same time (wall times then include the others' load).
 
 Writes ``benchmarks/results/adapt_new_language.json``; ``python -m benchmarks.tables
 adapt_new_language`` prints its table.
@@ -32,6 +34,7 @@ import argparse
 import logging
 import random
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -108,26 +111,38 @@ def dense_ranker(concepts: list[Concept], lang: str) -> Any:
     return rank
 
 
-def score_language(lang: str, gold: list[GoldItem], gold_path: Path, kb: str,
-                   concepts: list[Concept], args: argparse.Namespace) -> dict[str, Any]:
-    """The English-names baseline and the adapted dictionary on one language's gold rows."""
-    named = [(str(gold_path), gold)]
-    t0 = time.perf_counter()
-    english = coverage_of(Dictionary.from_concepts(concepts), named, lang, k=K, source=kb)
-    out: dict[str, Any] = {"english": {**english.total.to_dict(), "names": english.names,
-                                       "seconds": round(time.perf_counter() - t0, 1)}}
-    if args.no_adapt:
-        return out
+def target_dir(lang: str, args: argparse.Namespace) -> Path:
+    """Where ``xlnel adapt`` writes the dictionary of one language."""
+    name = f"adapt-{lang}" if args.kb_concepts is None else f"adapt-{lang}-hpo{args.kb_concepts}"
+    return args.work / name
+
+
+def start_builds(langs: list[str], kb: str, args: argparse.Namespace,
+                 pool: ThreadPoolExecutor) -> dict[str, Future[dict[str, Any]]]:
+    """``xlnel adapt`` for every language, ``--jobs`` child processes at a time."""
     extra = [] if args.max_seconds is None else ["--max-seconds", str(args.max_seconds)]
-    target = args.work / (f"adapt-{lang}" if args.kb_concepts is None
-                          else f"adapt-{lang}-hpo{args.kb_concepts}")
-    build = run_adapt(lang, DATA / f"muse/en-{lang}.txt", [kb], target, extra, args.rebuild)
+    return {lang: pool.submit(run_adapt, lang, DATA / f"muse/en-{lang}.txt", [kb],
+                              target_dir(lang, args), extra, args.rebuild) for lang in langs}
+
+
+def score_english(lang: str, gold: list[GoldItem], gold_path: Path, kb: str,
+                  concepts: list[Concept]) -> dict[str, Any]:
+    """The baseline of untranslated English names on one language's gold rows."""
     t0 = time.perf_counter()
-    built = coverage_of(Dictionary.load(target / "dictionary.tsv"), named, lang, k=K,
-                        source=str(target))
-    out["adapted"] = {**built.total.to_dict(), "names": built.names, "build": build,
-                      "seconds": round(time.perf_counter() - t0, 1)}
-    return out
+    english = coverage_of(Dictionary.from_concepts(concepts), [(str(gold_path), gold)], lang,
+                          k=K, source=kb)
+    return {**english.total.to_dict(), "names": english.names,
+            "seconds": round(time.perf_counter() - t0, 1)}
+
+
+def score_adapted(lang: str, gold: list[GoldItem], gold_path: Path, target: Path,
+                  build: dict[str, Any]) -> dict[str, Any]:
+    """The dictionary built by ``xlnel adapt`` on one language's gold rows."""
+    t0 = time.perf_counter()
+    built = coverage_of(Dictionary.load(target / "dictionary.tsv"), [(str(gold_path), gold)],
+                        lang, k=K, source=str(target))
+    return {**built.total.to_dict(), "names": built.names, "build": build,
+            "seconds": round(time.perf_counter() - t0, 1)}
 
 
 def score_e5(lang: str, gold: list[GoldItem], concepts: list[Concept],
@@ -156,6 +171,8 @@ def main() -> None:
                         help="Translator training budget passed to xlnel adapt.")
     parser.add_argument("--work", type=Path, default=Path("dictionary/built"))
     parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="Languages built at the same time (each build is one process).")
     parser.add_argument("--no-e5", action="store_true", help="Skip the encoder baseline.")
     parser.add_argument("--no-adapt", action="store_true",
                         help="Score the baselines only (no dictionary is built).")
@@ -173,21 +190,29 @@ def main() -> None:
         subset = kb_subset(path, gold, args.kb_concepts, args.seed)
         kb = f"tsv:{path}"
     concepts = load_kb(kb)
-    results: dict[str, Any] = {}
+    results: dict[str, Any] = {lang: {} for lang in args.langs}
     rankers: dict[bool, Any] = {}
     payload = {"benchmark": "adapt_new_language", "kb": kb, "kb_subset": subset,
                "settings": {"langs": args.langs, "limit": args.limit, "seed": args.seed,
                             "kb_concepts": args.kb_concepts, "max_seconds": args.max_seconds,
-                            "threshold": 0.8, "k": K},
+                            "jobs": args.jobs, "threshold": 0.8, "k": K},
                "gold": {lang: {"path": str(gold_paths[lang]), "rows": len(rows[lang]),
                                "rows_evaluated": len(gold[lang])} for lang in args.langs},
                "results": results}
-    for lang in args.langs:
-        logger.info("language %s: %d gold rows", lang, len(gold[lang]))
-        results[lang] = score_language(lang, gold[lang], gold_paths[lang], kb, concepts, args)
-        if not args.no_e5:
-            results[lang]["e5"] = score_e5(lang, gold[lang], concepts, rankers)
-        write_result(args.result, payload)  # partial results survive a later failure
+    with ThreadPoolExecutor(args.jobs) as pool:
+        # the builds run in child processes; the baselines are scored meanwhile
+        builds = {} if args.no_adapt else start_builds(args.langs, kb, args, pool)
+        for lang in args.langs:
+            logger.info("language %s: %d gold rows", lang, len(gold[lang]))
+            results[lang]["english"] = score_english(lang, gold[lang], gold_paths[lang], kb,
+                                                     concepts)
+            if not args.no_e5:
+                results[lang]["e5"] = score_e5(lang, gold[lang], concepts, rankers)
+            write_result(args.result, payload)  # partial results survive a later failure
+        for lang, future in builds.items():
+            results[lang]["adapted"] = score_adapted(lang, gold[lang], gold_paths[lang],
+                                                     target_dir(lang, args), future.result())
+            write_result(args.result, payload)
     from benchmarks.tables import adapt_new_language_table
 
     print(adapt_new_language_table(payload))

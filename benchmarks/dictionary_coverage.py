@@ -9,7 +9,8 @@ normalised gold entity texts found exactly and fuzzily (TF-IDF char 1-3-gram cos
 (``camoni/hebrew_umls_names.txt``), (ii) the built dictionary, (iii) both together.
 
 ``--kb-limit N`` translates only the first N concepts of each knowledge base (time budget);
-``--max-seconds`` bounds the translator's training. Run from the repository root::
+``--max-seconds`` bounds the translator's training; ``--dictionary DIR`` scores an existing
+``xlnel adapt`` folder (its ``benchmark_build.json``, when there, is recorded as the build). Run from the repository root::
 
     python -m benchmarks.dictionary_coverage [--kb-limit N] [--max-seconds 120] [--rebuild]
 
@@ -20,11 +21,12 @@ dictionary_coverage`` prints its table.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 from pathlib import Path
 from typing import Any
 
-from benchmarks._adapt import run_adapt
+from benchmarks._adapt import BUILD_FILE, run_adapt
 from benchmarks._common import write_result
 from xlnel.dictionary.coverage import coverage_of, load_dictionary, read_gold
 from xlnel.dictionary.dictionary import Dictionary
@@ -55,13 +57,22 @@ def main() -> None:
                         help="Translator training budget passed to xlnel adapt.")
     parser.add_argument("--work", type=Path, default=Path("dictionary/built"))
     parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--dictionary", type=Path, default=None,
+                        help="Score this xlnel adapt folder instead of building one.")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     extra = ["--max-seconds", str(args.max_seconds)]
     if args.kb_limit is not None:
         extra += ["--limit", str(args.kb_limit)]
-    target = args.work / ("adapt-he" if args.kb_limit is None else f"adapt-he-limit{args.kb_limit}")
-    build = run_adapt("he", DATA / "muse/en-he.txt", KBS, target, extra, args.rebuild)
+    if args.dictionary is not None:
+        target = args.dictionary
+        record = target / BUILD_FILE
+        build = (json.loads(record.read_text(encoding="utf-8")) if record.is_file()
+                 else {"command": None, "note": f"built elsewhere, no {BUILD_FILE}"})
+    else:
+        target = args.work / ("adapt-he" if args.kb_limit is None
+                              else f"adapt-he-limit{args.kb_limit}")
+        build = run_adapt("he", DATA / "muse/en-he.txt", KBS, target, extra, args.rebuild)
     reference = load_dictionary(f"names:{REFERENCE}")
     built = Dictionary.load(target / "dictionary.tsv")
     both = Dictionary([*reference, *built])
