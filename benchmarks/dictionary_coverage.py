@@ -10,9 +10,11 @@ normalised gold entity texts found exactly and fuzzily (TF-IDF char 1-3-gram cos
 
 ``--kb-limit N`` translates only the first N concepts of each knowledge base (time budget);
 ``--max-seconds`` bounds the translator's training; ``--dictionary DIR`` scores an existing
-``xlnel adapt`` folder (its ``benchmark_build.json``, when there, is recorded as the build). Run from the repository root::
+``xlnel adapt`` folder (its ``benchmark_build.json``, when there, is recorded as the build).
+Run from the repository root::
 
     python -m benchmarks.dictionary_coverage [--kb-limit N] [--max-seconds 120] [--rebuild]
+        [--dictionary DIR]
 
 Writes ``benchmarks/results/dictionary_coverage.json``; ``python -m benchmarks.tables
 dictionary_coverage`` prints its table.
