@@ -43,6 +43,8 @@ def adapt_new_language_table(payload: dict[str, Any]) -> str:
                          _pct(r.get("concept_exact_share")), _pct(r.get("concept_fuzzy_share")),
                          _pct(r["accuracy@1"]), _pct(r[f"accuracy@{k}"]),
                          str(build.get("wall_seconds", "")), str(build.get("peak_rss_mib", ""))])
+    if not any(row[-1] for row in rows):  # no build in this file: drop the build columns
+        heads, rows = heads[:-2], [row[:-2] for row in rows]
     return _markdown(heads, rows)
 
 
