@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from xlnel.cli.main import app
 from xlnel.dictionary.coverage import (
+    DictionaryLookup,
     GoldItem,
     coverage,
     coverage_of,
@@ -173,3 +174,15 @@ def test_cli(tmp_path: Path, dictionary: Dictionary) -> None:
     bad.write_text("C1\tonly two\n", encoding="utf-8")
     r = runner.invoke(app, ["dictionary", "coverage", str(dict_path), str(bad)])
     assert r.exit_code == 1 and "bad.tsv:1" in r.output
+
+
+def test_names_over_threshold_beyond_the_kept_names() -> None:
+    # three names within one letter of the text, but only two kept per search
+    d = Dictionary([Entry("hypertensiona", "C1"), Entry("hypertensionb", "C2"),
+                    Entry("hypertensionc", "C3"), Entry("fever", "C4")])
+    lookup = DictionaryLookup(d, "en", link_names=2)
+    assert len(lookup.search(["hypertension"])[0]) == 2
+    over = lookup.names_over("hypertension", 0.8)
+    assert sorted(lookup.keys[m.name_index] for m in over) == [
+        "hypertensiona", "hypertensionb", "hypertensionc"]
+    assert lookup.ranked_concepts("hypertension", 10) == ["C1", "C2"]  # ties: dictionary order
