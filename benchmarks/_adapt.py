@@ -7,8 +7,10 @@ rebuild (``--rebuild``: needed after the builder's code changes, since the comma
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -20,6 +22,12 @@ from benchmarks._common import provenance
 from xlnel.io import atomic_write
 
 BUILD_FILE = "benchmark_build.json"
+
+
+def adapt_options(args: argparse.Namespace) -> list[str]:
+    """``--max-seconds S`` (unless 0) and the ``--adapt-args`` string, as adapt options."""
+    extra = [] if not args.max_seconds else ["--max-seconds", str(args.max_seconds)]
+    return extra + shlex.split(args.adapt_args)
 
 
 def adapt_command(lang: str, pairs: Path, kbs: Sequence[str], out: Path,

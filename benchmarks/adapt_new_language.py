@@ -38,7 +38,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from benchmarks._adapt import run_adapt
+from benchmarks._adapt import adapt_options, run_adapt
 from benchmarks._common import write_result
 from xlnel.dictionary.coverage import (
     GoldItem,
@@ -120,7 +120,7 @@ def target_dir(lang: str, args: argparse.Namespace) -> Path:
 def start_builds(langs: list[str], kb: str, args: argparse.Namespace,
                  pool: ThreadPoolExecutor) -> dict[str, Future[dict[str, Any]]]:
     """``xlnel adapt`` for every language, ``--jobs`` child processes at a time."""
-    extra = [] if args.max_seconds is None else ["--max-seconds", str(args.max_seconds)]
+    extra = adapt_options(args)
     return {lang: pool.submit(run_adapt, lang, DATA / f"muse/en-{lang}.txt", [kb],
                               target_dir(lang, args), extra, args.rebuild) for lang in langs}
 
@@ -168,7 +168,9 @@ def main() -> None:
                         help="HPO subset: gold concepts plus random others up to N.")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-seconds", type=float, default=120.0,
-                        help="Translator training budget passed to xlnel adapt.")
+                        help="Translator training budget passed to xlnel adapt (0: not passed).")
+    parser.add_argument("--adapt-args", default="",
+                        help="More xlnel adapt options, as one string ('--n-best 5').")
     parser.add_argument("--work", type=Path, default=Path("dictionary/built"))
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--jobs", type=int, default=1,
@@ -195,7 +197,8 @@ def main() -> None:
     payload = {"benchmark": "adapt_new_language", "kb": kb, "kb_subset": subset,
                "settings": {"langs": args.langs, "limit": args.limit, "seed": args.seed,
                             "kb_concepts": args.kb_concepts, "max_seconds": args.max_seconds,
-                            "jobs": args.jobs, "threshold": 0.8, "k": K},
+                            "jobs": args.jobs, "adapt_args": args.adapt_args,
+                            "threshold": 0.8, "k": K},
                "gold": {lang: {"path": str(gold_paths[lang]), "rows": len(rows[lang]),
                                "rows_evaluated": len(gold[lang])} for lang in args.langs},
                "results": results}

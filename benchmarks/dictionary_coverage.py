@@ -28,7 +28,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from benchmarks._adapt import BUILD_FILE, run_adapt
+from benchmarks._adapt import BUILD_FILE, adapt_options, run_adapt
 from benchmarks._common import write_result
 from xlnel.dictionary.coverage import coverage_of, load_dictionary, read_gold
 from xlnel.dictionary.dictionary import Dictionary
@@ -56,14 +56,16 @@ def main() -> None:
     parser.add_argument("--kb-limit", type=int, default=None,
                         help="Translate only the first N concepts of each knowledge base.")
     parser.add_argument("--max-seconds", type=float, default=120.0,
-                        help="Translator training budget passed to xlnel adapt.")
+                        help="Translator training budget passed to xlnel adapt (0: not passed).")
+    parser.add_argument("--adapt-args", default="",
+                        help="More xlnel adapt options, as one string ('--n-best 5').")
     parser.add_argument("--work", type=Path, default=Path("dictionary/built"))
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--dictionary", type=Path, default=None,
                         help="Score this xlnel adapt folder instead of building one.")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    extra = ["--max-seconds", str(args.max_seconds)]
+    extra = adapt_options(args)
     if args.kb_limit is not None:
         extra += ["--limit", str(args.kb_limit)]
     if args.dictionary is not None:
