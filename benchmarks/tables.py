@@ -333,13 +333,67 @@ def serve_load() -> str:
                    "load average (1 min)"], rows, ["serve_load.json"])
 
 
+def _dash(x: float | None) -> str:
+    return "–" if x is None else pct(x)
+
+
+def adapt_table(name: str) -> str:
+    """Per language and dictionary: concept coverage and accuracy@1/@k of the official labels."""
+    data = _load(name)
+    k = data["settings"]["k"]
+    labels = {"english": "English names (untranslated)", "adapted": "xlnel adapt",
+              "e5": "multilingual-e5-small (English names)"}
+    rows = []
+    for lang, parts in data["results"].items():
+        for key, label in labels.items():
+            if key not in parts:
+                continue
+            r = parts[key]
+            build = r.get("build", {})
+            rows.append([lang, num(data["gold"][lang]["rows_evaluated"]), label,
+                         _dash(r.get("concept_exact_share")), _dash(r.get("concept_fuzzy_share")),
+                         pct(r["accuracy@1"]), pct(r[f"accuracy@{k}"]),
+                         num(build["wall_seconds"]) if "wall_seconds" in build else "",
+                         mib(build["peak_rss_mib"]) if "peak_rss_mib" in build else ""])
+    header = ["language", "gold rows", "dictionary", "concept exact", "concept fuzzy", "acc@1",
+              f"acc@{k}", "build s", "build peak memory"]
+    if not any(row[-1] for row in rows):  # no build in this file
+        header, rows = header[:-2], [row[:-2] for row in rows]
+    return _table(header, rows, [name])
+
+
+def adapt_new_language() -> str:
+    """The adapt-to-a-new-language benchmark (benchmarks/adapt_new_language.py)."""
+    return adapt_table("adapt_new_language.json")
+
+
+def adapt_new_language_english_hpo() -> str:
+    """Untranslated English HPO names on every official label."""
+    return adapt_table("adapt_new_language_english_hpo.json")
+
+
+def dictionary_coverage() -> str:
+    """Camoni: exact and fuzzy coverage of the distinct gold terms per community."""
+    data = _load("dictionary_coverage.json")
+    names = list(data["dictionaries"])
+    rows = []
+    for community, by_dict in data["results"].items():
+        first = next(iter(by_dict.values()))
+        rows.append([community, num(first["texts"]),
+                     *[pct(by_dict[n][f"{m}_share"]) for n in names for m in ("exact", "fuzzy")]])
+    return _table(["community", "gold terms", *[f"{n} {m}" for n in names
+                                                for m in ("exact", "fuzzy")]],
+                  rows, ["dictionary_coverage.json"])
+
+
 TABLES: dict[str, Callable[[], str]] = {
     f.__name__: f for f in (hrm_recall, end_to_end, link_throughput, transformer_throughput,
                             matcher_scale,
                             matcher_vs_peers_mesh, matcher_variants_mesh, matcher_vs_peers_3m,
                             ablations, r_sweep, cascade_host_time, alternative_linkers,
                             top_k_recall, filter_speed, dense_index_speed, config_reference,
-                            options_reference, serve_load)
+                            options_reference, serve_load, adapt_new_language,
+                            adapt_new_language_english_hpo, dictionary_coverage)
 }
 
 
