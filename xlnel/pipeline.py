@@ -26,6 +26,7 @@ from xlnel.config import PipelineConfig, dump_config, load_config
 from xlnel.dictionary.dft import fine_tune_dictionary, split_documents
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.errors import ArtifactError, ConfigError
+from xlnel.evaluation.folds import fold_split
 from xlnel.filtering.base import CandidateFilter, filter_class
 from xlnel.io import load_kb, read_documents, write_documents
 from xlnel.linkers.base import Linker
@@ -236,14 +237,22 @@ def build_dictionary(config: PipelineConfig) -> Dictionary:
 
 
 def load_training_documents(config: PipelineConfig) -> tuple[list[Document], list[Document]]:
-    """Training documents and held-out test documents (split off when test_fraction > 0)."""
-    if config.data.train is None:
+    """Training documents and held-out test documents.
+
+    With ``data.folds`` the test documents are fold ``data.fold`` of ``data.train`` and the
+    other folds train; else they are split off when ``data.test_fraction`` > 0.
+    ``data.max_documents`` then cuts the training documents only.
+    """
+    data = config.data
+    if data.train is None:
         return [], []
-    docs = read_documents(config.data.train)
+    docs = read_documents(data.train)
     test: list[Document] = []
-    if config.data.test_fraction > 0:
-        test, docs = split_documents(docs, config.data.test_fraction, config.data.split_seed)
-    return docs[:config.data.max_documents], test
+    if data.folds is not None:
+        docs, test = fold_split(docs, data.folds, data.fold, data.split_seed)
+    elif data.test_fraction > 0:
+        test, docs = split_documents(docs, data.test_fraction, data.split_seed)
+    return docs[:data.max_documents], test
 
 
 def fit_tagger(config: PipelineConfig, train_docs: Sequence[Document],
