@@ -197,7 +197,7 @@ def pooled(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     hrm: dict[str, float] = {}
     for level in ("span", "concept"):
         parts = [r.get("metrics", {}).get("hrm", {}).get(level) for r in records]
-        if parts and all(isinstance(x, Mapping) for x in parts):
+        if parts and all(isinstance(x, Mapping) and "total" in x for x in parts):
             found = sum(int(x["found"]) for x in parts if x is not None)
             total = sum(int(x["total"]) for x in parts if x is not None)
             hrm[level] = _ratio(found, total)
