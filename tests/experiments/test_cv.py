@@ -8,7 +8,7 @@ from xlnel.config import load_config
 from xlnel.errors import ConfigError
 from xlnel.experiments import format_summary, parse_grid, read_runs, run_experiment, summarize
 from xlnel.experiments.runner import plan_cells
-from xlnel.experiments.summary import document_counts, t_interval
+from xlnel.experiments.summary import pooled_counts, t_interval
 from xlnel.io import read_documents
 
 
@@ -54,7 +54,7 @@ def test_cv_summary_golden():
     assert f1["ci_low"] == pytest.approx(0.7333333 - 0.3794583)
     assert f1["ci_high"] == pytest.approx(0.7333333 + 0.3794583)
     # Pooled: tp 8, fp 3, fn 2 summed over both seeds -> P 8/11, R 8/10.
-    ids, counts = document_counts(records, "span")
+    ids, counts = pooled_counts(records, "span")
     assert ids == ["a", "b", "c", "d"]
     assert counts.tolist() == [[1, 2, 1], [5, 0, 1], [2, 0, 0], [0, 1, 0]]
     pooled = row["pooled"]["span"]

@@ -150,7 +150,7 @@ def _fold_stats(group: Sequence[Mapping[str, Any]], values: Sequence[float]) -> 
             "per_fold": per_fold}
 
 
-def document_counts(records: Iterable[Mapping[str, Any]], level: str
+def pooled_counts(records: Iterable[Mapping[str, Any]], level: str
                     ) -> tuple[list[str], np.ndarray] | None:
     """Per-document ``(tp, fp, fn)`` of ``level`` over ``records``, summed over seeds.
 
@@ -185,7 +185,7 @@ def pooled(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     levels = [lvl for lvl in cv_metrics(records) if lvl.endswith("_f1")]
     for level in (name[:-3] for name in levels):
-        got = document_counts(records, level)
+        got = pooled_counts(records, level)
         if got is None:
             continue
         ids, counts = got
@@ -193,7 +193,7 @@ def pooled(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         p, rc = _ratio(tp, tp + fp), _ratio(tp, tp + fn)
         out[level] = {"precision": p, "recall": rc, "f1": _ratio(2 * p * rc, p + rc),
                       "tp": tp, "fp": fp, "fn": fn, "documents": len(ids),
-                      "ci": _bootstrap_ci(counts)}
+                      "ci": bootstrap_interval(counts)}
     hrm: dict[str, float] = {}
     for level in ("span", "concept"):
         parts = [r.get("metrics", {}).get("hrm", {}).get(level) for r in records]
@@ -209,7 +209,7 @@ def _ratio(a: float, b: float) -> float:
     return a / b if b else 0.0
 
 
-def _bootstrap_ci(counts: np.ndarray) -> dict[str, list[float]] | None:
+def bootstrap_interval(counts: np.ndarray) -> dict[str, list[float]] | None:
     """95% document-bootstrap intervals of micro P/R/F1 from per-document counts."""
     return None
 
