@@ -37,7 +37,10 @@ def main() -> None:
         for f in sorted(runs.glob(f"{name}.*.json")):
             text = f.read_text().strip()
             if text:
-                entry[f.name.split(".")[1]] = json.loads(text.splitlines()[-1])
+                kind = f.name.split(".")[1]
+                data = json.loads(text.splitlines()[-1])
+                # `xlnel evaluate --json` keys its report by level; `candidates --json` does not.
+                entry[kind] = data[kind]["scores"] if kind in data else data
         report = runs / name / "train_report.json"
         if report.is_file():
             entry["train_report"] = json.loads(report.read_text())

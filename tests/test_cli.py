@@ -21,8 +21,8 @@ def test_train_link_evaluate_candidates(tmp_path, tiny_config):
     r = runner.invoke(app, ["evaluate", str(pipe / "test.jsonl"), str(pred), "--level", "span",
                             "--json"])
     assert r.exit_code == 0
-    scores = json.loads(r.stdout.strip().splitlines()[-1])
-    assert set(scores) == {"precision", "recall", "f1", "tp", "fp", "fn"}
+    report = json.loads(r.stdout.strip().splitlines()[-1])
+    assert set(report["span"]["scores"]) == {"precision", "recall", "f1", "tp", "fp", "fn"}
     r = runner.invoke(app, ["candidates", str(pipe), str(pipe / "test.jsonl"), "--json"])
     assert r.exit_code == 0
     assert json.loads(r.stdout.strip().splitlines()[-1])["span"]["recall"] > 0.9

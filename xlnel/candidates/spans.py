@@ -34,7 +34,7 @@ from xlnel.candidates.stopwords import load_stopwords
 from xlnel.normalization import hebrew_rules, normalize_string
 from xlnel.types import Span
 
-__all__ = ["HEBREW_PREFIXES", "generate_spans", "tokenize"]
+__all__ = ["HEBREW_PREFIXES", "HEBREW_PREFIX_LETTERS", "generate_spans", "tokenize"]
 
 # Word characters plus the combining marks that str.isalnum() rejects (Latin accents, niqqud).
 _W = r"[\w\u0300-\u036f\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7]"
@@ -51,7 +51,9 @@ _SENTENCE_END_RE = re.compile(r"[\n\r\v\f\u2028\u2029.!?]")
 _HYPHENS = "-‐‑‒–—־/"
 _BRACKETS = {"(": ")", "[": "]"}
 
-_HEBREW_PREFIX_LETTERS = "והבלמשכ"
+HEBREW_PREFIX_LETTERS = "והבלמשכ"
+"""Hebrew letters that attach to the next word as a one-letter prefix (and, the, in, to, from,
+that, as)."""
 
 
 def _hebrew_prefixes() -> frozenset[str]:
@@ -112,7 +114,7 @@ def _is_stop(norm: str, stopwords: frozenset[str], hebrew: bool) -> bool:
     # Hebrew glues one-letter prefixes onto function words too (והוא, ושל, מהם), and a prefix
     # cut off by a quote or hyphen (ה-A1C, ו"שושנה") is no word of its own.
     return (
-        hebrew and norm[0] in _HEBREW_PREFIX_LETTERS and (len(norm) == 1 or norm[1:] in stopwords)
+        hebrew and norm[0] in HEBREW_PREFIX_LETTERS and (len(norm) == 1 or norm[1:] in stopwords)
     )
 
 
@@ -151,7 +153,7 @@ def _word_facts(
     stop = _is_stop(norm, stopwords, hebrew)
     starts: list[tuple[int, str, bool]] = [(0, "", stop)]
     # A function word is a word of its own (שלום, כמו); its prefix variants would be noise.
-    if strip_prefixes and norm not in stopwords and word[0] in _HEBREW_PREFIX_LETTERS:
+    if strip_prefixes and norm not in stopwords and word[0] in HEBREW_PREFIX_LETTERS:
         for offset, prefix in _prefix_variants(word):
             stem = normalize_string(word[offset:], lang)
             starts.append((offset, prefix, _is_stop(stem, stopwords, hebrew)))

@@ -135,20 +135,40 @@ def link_cli(
 
 @app.command("evaluate")
 def evaluate_cli(
-    gold: Annotated[Path, typer.Argument(help="Gold documents (JSONL or PubTator).")],
-    pred: Annotated[Path, typer.Argument(help="Predicted documents.")],
-    level: Annotated[str, typer.Option(help="span, concept or overlap.")] = "span",
+    gold: Annotated[Path, typer.Argument(help="Gold documents (JSONL, PubTator or BRAT folder).")],
+    pred: Annotated[Path | None, typer.Argument(help="Predicted documents.")] = None,
+    level: Annotated[list[str] | None, typer.Option(
+        help="span (default), span-prefix, concept, overlap, document, or all; repeatable.")]
+    = None,
+    by_type: Annotated[bool, typer.Option("--by-type", help="Add scores per entity type.")]
+    = False,
+    ci: Annotated[bool, typer.Option("--ci/--no-ci", help="Bootstrap 95% intervals.")] = True,
+    bootstrap: Annotated[int, typer.Option(min=1, help="Bootstrap resamples.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    compare: Annotated[Path | None, typer.Option(
+        help="Predictions of a system B: paired bootstrap of F1(B) - F1(PRED).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Precision, recall and F1 of PRED against GOLD."""
-    from xlnel.evaluation.files import evaluate_files
+    """Precision, recall and F1 of PRED against GOLD, with bootstrap intervals per level."""
+    if pred is None:
+        raise typer.BadParameter("give PRED, the file of predicted documents")
+    _evaluate_prediction_file(gold, pred, level or ["span"], by_type, bootstrap if ci else None,
+                              seed, compare, as_json)
 
-    scores = evaluate_files(gold, pred, level)
+
+def _evaluate_prediction_file(gold: Path, pred: Path, levels: list[str], by_type: bool,
+                              n_resamples: int | None, seed: int, compare: Path | None,
+                              as_json: bool) -> None:
+    """Evaluate PRED against GOLD and print the report as text tables or one JSON object."""
+    from xlnel.evaluation.files import evaluate_files_report
+    from xlnel.evaluation.report import format_report
+
+    reports = evaluate_files_report(gold, pred, levels, by_type=by_type,
+                                    n_resamples=n_resamples, seed=seed, compare=compare)
     if as_json:
-        typer.echo(json.dumps(scores.to_dict()))
+        typer.echo(json.dumps({name: r.to_dict() for name, r in reports.items()}))
     else:
-        typer.echo(f"{level}: P {scores.precision:.4f}  R {scores.recall:.4f}  "
-                   f"F1 {scores.f1:.4f}  (tp {scores.tp}, fp {scores.fp}, fn {scores.fn})")
+        typer.echo(format_report(reports))
 
 
 @app.command("candidates")

@@ -1,7 +1,16 @@
-"""Evaluation stage: mention-level precision/recall/F1 and high-recall-matching recall."""
+"""Evaluation stage: precision/recall/F1 at five levels, bootstrap intervals, HRM recall."""
 
 from __future__ import annotations
 
+from xlnel.evaluation.bootstrap import (
+    PairedComparison,
+    ScoresWithCI,
+    bootstrap_counts,
+    bootstrap_scores,
+    document_counts,
+    paired_bootstrap,
+    paired_bootstrap_counts,
+)
 from xlnel.evaluation.hrm import HRM_LEVELS, HRMReport, hrm_recall
 from xlnel.evaluation.metrics import (
     LEVELS,
@@ -11,15 +20,26 @@ from xlnel.evaluation.metrics import (
     evaluate_by_type,
     evaluate_per_document,
 )
+from xlnel.evaluation.report import LevelReport, evaluate_report, format_report
 
 __all__ = [
     "HRM_LEVELS",
     "LEVELS",
     "UNTYPED",
     "HRMReport",
+    "LevelReport",
+    "PairedComparison",
     "Scores",
+    "ScoresWithCI",
+    "bootstrap_counts",
+    "bootstrap_scores",
+    "document_counts",
     "evaluate",
     "evaluate_by_type",
     "evaluate_per_document",
+    "evaluate_report",
+    "format_report",
     "hrm_recall",
+    "paired_bootstrap",
+    "paired_bootstrap_counts",
 ]

@@ -2,10 +2,40 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from xlnel.evaluation.metrics import Scores, evaluate
+from xlnel.evaluation.report import LevelReport, evaluate_report
 from xlnel.io import read_documents
+from xlnel.types import Document
+
+__all__ = ["evaluate_files", "evaluate_files_report", "read_corpus"]
+
+
+def read_corpus(path: str | Path, role: str = "corpus") -> list[Document]:
+    """Read documents for evaluation, refusing a folder that holds no BRAT files.
+
+    Args:
+        path: JSONL or PubTator file (optionally ``.gz``), or a BRAT folder.
+        role: What the corpus is (``gold``, ``predictions``), for messages.
+
+    Returns:
+        The documents.
+
+    Raises:
+        FileNotFoundError: When ``path`` does not exist.
+        ValueError: For a folder without ``.txt`` / ``.ann`` files, or a format that cannot be
+            told.
+        FormatError: When the file does not follow its format.
+    """
+    path = Path(path)
+    if path.is_dir() and not any(path.glob("*.txt")) and not any(path.glob("*.ann")):
+        raise ValueError(
+            f"{role} {path} is a folder without BRAT .txt/.ann files; give a JSONL or PubTator "
+            "file, or a BRAT folder"
+        )
+    return read_documents(path)
 
 
 def evaluate_files(gold: str | Path, pred: str | Path, level: str = "span") -> Scores:
@@ -13,4 +43,54 @@ def evaluate_files(gold: str | Path, pred: str | Path, level: str = "span") -> S
 
     Both files may be JSONL or PubTator (by extension); documents are matched by id.
     """
-    return evaluate(read_documents(gold), read_documents(pred), level)
+    return evaluate(read_corpus(gold, "gold"), read_corpus(pred, "predictions"), level)
+
+
+def evaluate_files_report(
+    gold: str | Path,
+    pred: str | Path,
+    levels: Sequence[str] = ("span",),
+    *,
+    by_type: bool = False,
+    n_resamples: int | None = 1000,
+    seed: int | None = 0,
+    confidence: float = 0.95,
+    compare: str | Path | None = None,
+) -> dict[str, LevelReport]:
+    """:func:`~xlnel.evaluation.report.evaluate_report` of files (``xlnel evaluate``).
+
+    Args:
+        gold: Gold corpus file or BRAT folder.
+        pred: Predicted corpus (system A when ``compare`` is given).
+        levels: Names from :data:`~xlnel.evaluation.LEVELS`, or ``["all"]``.
+        by_type: Add the per-type breakdown.
+        n_resamples: Bootstrap resamples; ``None`` or 0 skips the intervals.
+        seed: Seed of the bootstrap.
+        confidence: Coverage of the intervals.
+        compare: Predictions of a system B, compared with ``pred`` by paired bootstrap.
+
+    Returns:
+        One report per level.
+
+    Raises:
+        FileNotFoundError: When a file does not exist.
+        ValueError: For a predictions file with no document or no gold document id, an empty
+            BRAT folder, an unknown level, or an error of :func:`~xlnel.evaluation.evaluate`.
+        FormatError: When a file does not follow its format.
+    """
+    gold_docs = read_corpus(gold, "gold")
+    if not gold_docs:
+        raise ValueError(f"gold {gold} holds no document: nothing to evaluate against")
+    compared = None if compare is None else read_corpus(compare, "compared predictions")
+    return evaluate_report(
+        gold_docs,
+        read_corpus(pred, "predictions"),
+        levels,
+        by_type=by_type,
+        n_resamples=n_resamples,
+        seed=seed,
+        confidence=confidence,
+        compare=compared,
+        pred_name=str(pred),
+        compare_name=str(compare),
+    )

@@ -1,9 +1,14 @@
-"""Precision, recall and F1 of predicted mentions against gold annotations.
+"""Precision, recall and F1 of predictions against gold annotations.
 
-Three matching levels are offered (:data:`LEVELS`):
+Five levels are offered (:data:`LEVELS`); ``docs/evaluation.md`` works an example of each.
 
 ``span``
     A prediction is correct when a gold mention has exactly its offsets; concepts are ignored.
+``span-prefix``
+    As ``span``, but a start that differs by one attached Hebrew one-letter prefix (a letter of
+    :data:`~xlnel.candidates.spans.HEBREW_PREFIX_LETTERS`, on either side) is accepted when the
+    ends are equal: gold ``סוכרת`` matches predicted ``בסוכרת`` and the other way round. It is
+    reported beside ``span``, never instead of it.
 ``concept``
     A prediction is correct when a gold mention has exactly its offsets and lists the predicted
     concept (``pred.concept_id in gold.concept_ids``, so a composite gold ``A|B`` accepts ``A``
@@ -12,24 +17,31 @@ Three matching levels are offered (:data:`LEVELS`):
 ``overlap``
     A prediction is correct when it shares at least one character with a gold mention;
     concepts are ignored.
+``document``
+    The BioCreative V CDR measure: per document, the set of concept ids of the gold mentions
+    (composite ids split, mentions without an id left out) against the set of concept ids of
+    the predictions; offsets are ignored and an id counts once per document however often it
+    is mentioned. Counts are summed over documents.
 
-At every level matching is one-to-one: a gold mention is matched by at most one prediction, so
-duplicate predictions of one mention give one true positive and false positives for the rest.
+At the mention levels matching is one-to-one: a gold mention is matched by at most one
+prediction, so duplicate predictions of one mention give one true positive and false positives
+for the rest.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from xlnel.evaluation.matching import MENTION_MATCHERS, Matcher
 from xlnel.types import Document, Link
 
 logger = logging.getLogger(__name__)
 
-LEVELS: tuple[str, ...] = ("span", "concept", "overlap")
-"""Matching levels accepted by :func:`evaluate`."""
+LEVELS: tuple[str, ...] = ("span", "span-prefix", "concept", "overlap", "document")
+"""Levels accepted by :func:`evaluate`."""
 
 UNTYPED = "UNTYPED"
 """Key of :func:`evaluate_by_type` for mentions whose type is ``None``."""
@@ -101,111 +113,83 @@ class Scores:
         }
 
 
+def _type_key(link: Link) -> str:
+    return UNTYPED if link.type is None else link.type
+
+
 @dataclass
-class _Match:
-    """Result of matching one document: matched pairs and mentions left out of scoring."""
+class _DocumentCounts:
+    """``[tp, fp, fn]`` of one document, in all and per type."""
 
-    pairs: list[tuple[int, int]] = field(default_factory=list)
-    ignored_gold: set[int] = field(default_factory=set)
-    ignored_pred: set[int] = field(default_factory=set)
+    total: tuple[int, int, int]
+    by_type: dict[str, list[int]] = field(default_factory=dict)
 
 
-def _max_matching(edges: dict[int, list[int]]) -> list[tuple[int, int]]:
-    """Maximum bipartite matching (Kuhn's augmenting paths) of predictions to gold mentions.
+_Counter = Callable[[Sequence[Link], Sequence[Link]], _DocumentCounts]
 
-    Args:
-        edges: For each prediction index, the gold indices it may be matched to.
 
-    Returns:
-        ``(gold, pred)`` index pairs of a maximum one-to-one matching.
+def _mention_counter(matcher: Matcher) -> _Counter:
+    """Counts of a mention level: tp and fn under the gold type, fp under the prediction's."""
+
+    def count(gold: Sequence[Link], pred: Sequence[Link]) -> _DocumentCounts:
+        match = matcher(gold, pred)
+        by_type: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+        matched_gold = {j for j, _ in match.pairs}
+        matched_pred = {i for _, i in match.pairs}
+        for j, link in enumerate(gold):
+            if j not in match.ignored_gold:
+                by_type[_type_key(link)][0 if j in matched_gold else 2] += 1
+        for i, link in enumerate(pred):
+            if i not in matched_pred and i not in match.ignored_pred:
+                by_type[_type_key(link)][1] += 1
+        tp, fp, fn = (sum(c[k] for c in by_type.values()) for k in range(3))
+        return _DocumentCounts((tp, fp, fn), dict(by_type))
+
+    return count
+
+
+def _set_counts(gold: set[str], pred: set[str]) -> tuple[int, int, int]:
+    return len(gold & pred), len(pred - gold), len(gold - pred)
+
+
+def _count_document_level(gold: Sequence[Link], pred: Sequence[Link]) -> _DocumentCounts:
+    """Concept-id sets of one document; per type, ids of gold and predictions of that type.
+
+    A predicted id without a type takes the types of the gold mentions with that id, or
+    :data:`UNTYPED` when no gold mention has it.
     """
-    owner: dict[int, int] = {}  # gold index -> prediction index
-
-    def augment(pred: int, seen: set[int]) -> bool:
-        for gold in edges[pred]:
-            if gold in seen:
-                continue
-            seen.add(gold)
-            if gold not in owner or augment(owner[gold], seen):
-                owner[gold] = pred
-                return True
-        return False
-
-    for pred in sorted(edges):
-        augment(pred, set())
-    return sorted(owner.items())
-
-
-def _group_by_offsets(links: Sequence[Link]) -> dict[tuple[int, int], list[int]]:
-    groups: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for index, link in enumerate(links):
-        groups[(link.start, link.end)].append(index)
-    return groups
+    gold_types: dict[str, set[str]] = defaultdict(set)
+    for link in gold:
+        for concept_id in link.concept_ids:
+            gold_types[concept_id].add(_type_key(link))
+    pred_types: dict[str, set[str]] = defaultdict(set)
+    for link in pred:
+        for concept_id in link.concept_ids:
+            if link.type is not None:
+                pred_types[concept_id].add(link.type)
+            else:
+                pred_types[concept_id] |= gold_types.get(concept_id, {UNTYPED})
+    by_type: dict[str, list[int]] = {}
+    for name in set().union(*gold_types.values(), *pred_types.values()):
+        gold_ids = {c for c, types in gold_types.items() if name in types}
+        pred_ids = {c for c, types in pred_types.items() if name in types}
+        by_type[name] = list(_set_counts(gold_ids, pred_ids))
+    return _DocumentCounts(_set_counts(set(gold_types), set(pred_types)), by_type)
 
 
-def _match_span(gold: Sequence[Link], pred: Sequence[Link]) -> _Match:
-    by_offsets = _group_by_offsets(gold)
-    edges = {i: by_offsets.get((p.start, p.end), []) for i, p in enumerate(pred)}
-    return _Match(pairs=_max_matching(edges))
-
-
-def _match_concept(gold: Sequence[Link], pred: Sequence[Link]) -> _Match:
-    match = _Match()
-    match.ignored_gold = {i for i, g in enumerate(gold) if not g.concept_ids}
-    idless_offsets = {(gold[i].start, gold[i].end) for i in match.ignored_gold}
-    by_offsets = _group_by_offsets(gold)
-    edges: dict[int, list[int]] = {}
-    for i, p in enumerate(pred):
-        edges[i] = [
-            j
-            for j in by_offsets.get((p.start, p.end), [])
-            if p.concept_id is not None and p.concept_id in gold[j].concept_ids
-        ]
-    match.pairs = _max_matching(edges)
-    matched_pred = {p for _, p in match.pairs}
-    # A prediction on an id-less gold mention cannot be judged, so it is neither tp nor fp.
-    match.ignored_pred = {
-        i
-        for i, p in enumerate(pred)
-        if i not in matched_pred and (p.start, p.end) in idless_offsets
-    }
-    return match
-
-
-def _match_overlap(gold: Sequence[Link], pred: Sequence[Link]) -> _Match:
-    scored: list[tuple[int, int, int]] = []
-    for j, g in enumerate(gold):
-        for i, p in enumerate(pred):
-            overlap = min(g.end, p.end) - max(g.start, p.start)
-            if overlap > 0:
-                scored.append((-overlap, j, i))
-    scored.sort()  # largest overlap first; ties by gold then prediction order
-    match = _Match()
-    used_gold: set[int] = set()
-    used_pred: set[int] = set()
-    for _, j, i in scored:
-        if j not in used_gold and i not in used_pred:
-            used_gold.add(j)
-            used_pred.add(i)
-            match.pairs.append((j, i))
-    return match
-
-
-_MATCHERS: dict[str, Callable[[Sequence[Link], Sequence[Link]], _Match]] = {
-    "span": _match_span,
-    "concept": _match_concept,
-    "overlap": _match_overlap,
+_COUNTERS: dict[str, _Counter] = {
+    **{level: _mention_counter(matcher) for level, matcher in MENTION_MATCHERS.items()},
+    "document": _count_document_level,
 }
 
 
-def _check_level(level: str) -> Callable[[Sequence[Link], Sequence[Link]], _Match]:
+def _check_level(level: str) -> _Counter:
     try:
-        return _MATCHERS[level]
+        return _COUNTERS[level]
     except KeyError:
         raise ValueError(
             f"unknown evaluation level {level!r}; allowed: {', '.join(LEVELS)}"
         ) from None
-
 
 def _index_by_id(documents: Sequence[Document], role: str) -> dict[str, Document]:
     index: dict[str, Document] = {}
@@ -242,28 +226,22 @@ def _pair_documents(
     return [(doc, pred_by_id.get(doc.id)) for doc in gold]
 
 
-def _matched_documents(
+def _document_counts(
     gold: Sequence[Document], pred: Sequence[Document], level: str
-) -> Iterable[tuple[Document, tuple[Link, ...], _Match]]:
-    """Yield each gold document with its predicted mentions and their matching."""
-    matcher = _check_level(level)
-    for gold_doc, pred_doc in _pair_documents(gold, pred):
-        pred_links = pred_doc.entities if pred_doc is not None else ()
-        yield gold_doc, pred_links, matcher(gold_doc.entities, pred_links)
-
-
-def _counts(n_gold: int, n_pred: int, match: _Match) -> tuple[int, int, int]:
-    tp = len(match.pairs)
-    fp = n_pred - len(match.ignored_pred) - tp
-    fn = n_gold - len(match.ignored_gold) - tp
-    return tp, fp, fn
+) -> Iterator[tuple[str, _DocumentCounts]]:
+    """Each gold document's id with its counts at ``level`` (the level is checked first)."""
+    counter = _check_level(level)
+    return (
+        (gold_doc.id, counter(gold_doc.entities, () if pred_doc is None else pred_doc.entities))
+        for gold_doc, pred_doc in _pair_documents(gold, pred)
+    )
 
 
 def evaluate(gold: Sequence[Document], pred: Sequence[Document], level: str = "span") -> Scores:
-    """Micro-averaged precision, recall and F1 of predicted mentions over a corpus.
+    """Micro-averaged precision, recall and F1 of predictions over a corpus.
 
     Documents are matched by id. A gold document without a predicted document contributes its
-    gold mentions as false negatives.
+    gold mentions (at the ``document`` level: its gold concept ids) as false negatives.
 
     Args:
         gold: Documents with gold mentions.
@@ -278,8 +256,8 @@ def evaluate(gold: Sequence[Document], pred: Sequence[Document], level: str = "s
             is not in gold, or a predicted document whose text differs from the gold text.
     """
     tp = fp = fn = 0
-    for gold_doc, pred_links, match in _matched_documents(gold, pred, level):
-        d_tp, d_fp, d_fn = _counts(len(gold_doc.entities), len(pred_links), match)
+    for _, counts in _document_counts(gold, pred, level):
+        d_tp, d_fp, d_fn = counts.total
         tp, fp, fn = tp + d_tp, fp + d_fp, fn + d_fn
     return Scores.from_counts(tp, fp, fn)
 
@@ -287,7 +265,7 @@ def evaluate(gold: Sequence[Document], pred: Sequence[Document], level: str = "s
 def evaluate_per_document(
     gold: Sequence[Document], pred: Sequence[Document], level: str = "span"
 ) -> dict[str, Scores]:
-    """Scores of each gold document, keyed by document id (for error analysis).
+    """Scores of each gold document, keyed by document id (error analysis, bootstrap).
 
     Args:
         gold: Documents with gold mentions.
@@ -295,28 +273,34 @@ def evaluate_per_document(
         level: One of :data:`LEVELS`.
 
     Returns:
-        One :class:`Scores` per gold document, in gold order.
+        One :class:`Scores` per gold document, in gold order; their counts add up to those of
+        :func:`evaluate`.
 
     Raises:
         ValueError: As :func:`evaluate`.
     """
     return {
-        gold_doc.id: Scores.from_counts(*_counts(len(gold_doc.entities), len(pred_links), match))
-        for gold_doc, pred_links, match in _matched_documents(gold, pred, level)
+        doc_id: Scores.from_counts(*counts.total)
+        for doc_id, counts in _document_counts(gold, pred, level)
     }
-
-
-def _type_key(link: Link) -> str:
-    return UNTYPED if link.type is None else link.type
 
 
 def evaluate_by_type(
     gold: Sequence[Document], pred: Sequence[Document], level: str = "span"
 ) -> dict[str, Scores]:
-    """Scores broken down by entity type; the counts add up to those of :func:`evaluate`.
+    """Scores broken down by entity type.
 
-    Matching ignores types, as in :func:`evaluate`. A true positive and a false negative are
-    counted under the gold mention's type, a false positive under the prediction's type.
+    At the mention levels matching ignores types, as in :func:`evaluate`: a true positive and a
+    false negative are counted under the gold mention's type, a false positive under the
+    prediction's type, and the counts add up to those of :func:`evaluate`.
+
+    At the ``document`` level each type is scored on its own, as BioCreative scores chemicals
+    and diseases: the gold ids of a type are those of gold mentions of that type, the predicted
+    ids those of predictions of that type (an untyped prediction takes the types of the gold
+    mentions with its id in the document, else :data:`UNTYPED`). An id predicted under the wrong
+    type is then a false positive of one type and a false negative of the other, so the counts
+    add up to those of :func:`evaluate` only when every id has one type in gold and predictions.
+
     A missing type (``None``) is counted under :data:`UNTYPED`.
 
     Args:
@@ -330,14 +314,9 @@ def evaluate_by_type(
     Raises:
         ValueError: As :func:`evaluate`.
     """
-    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    for gold_doc, pred_links, match in _matched_documents(gold, pred, level):
-        matched_gold = {j for j, _ in match.pairs}
-        matched_pred = {i for _, i in match.pairs}
-        for j, link in enumerate(gold_doc.entities):
-            if j not in match.ignored_gold:
-                counts[_type_key(link)][0 if j in matched_gold else 2] += 1
-        for i, link in enumerate(pred_links):
-            if i not in matched_pred and i not in match.ignored_pred:
-                counts[_type_key(link)][1] += 1
-    return {name: Scores.from_counts(*counts[name]) for name in sorted(counts)}
+    totals: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for _, counts in _document_counts(gold, pred, level):
+        for name, (tp, fp, fn) in counts.by_type.items():
+            total = totals[name]
+            total[0], total[1], total[2] = total[0] + tp, total[1] + fp, total[2] + fn
+    return {name: Scores.from_counts(*totals[name]) for name in sorted(totals)}

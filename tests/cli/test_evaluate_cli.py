@@ -1,0 +1,118 @@
+"""``xlnel evaluate``: levels, intervals, comparison, JSON shape and refusals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from xlnel.cli.main import app
+from xlnel.evaluation import LEVELS
+from xlnel.io import write_pubtator
+from xlnel.types import Document, Link
+
+runner = CliRunner()
+
+TITLE, ABSTRACT = "Aspirin and headache.", "Fever in diabetes and hypertension."
+TEXT = f"{TITLE} {ABSTRACT}"
+
+
+def link(mention: str, *ids: str, type: str = "Disease") -> Link:
+    start = TEXT.index(mention)
+    return Link(start, start + len(mention), mention, ids, type)
+
+
+def write(path: Path, docs: list[Document]) -> Path:
+    write_pubtator(path, docs)
+    return path
+
+
+@pytest.fixture()
+def files(tmp_path: Path) -> dict[str, Path]:
+    gold = [
+        Document(f"{n}", TEXT, (
+            link("Aspirin", "D1", type="Chemical"), link("headache", "D2"),
+            link("Fever", "D3"), link("diabetes", "D4|D5"), link("hypertension"),
+        ), {"title": TITLE})
+        for n in range(4)
+    ]
+    good = [Document(d.id, d.text, d.entities[:4], d.metadata) for d in gold]
+    poor = [Document(d.id, d.text, d.entities[:1], d.metadata) for d in gold]
+    return {
+        "gold": write(tmp_path / "gold.pubtator", gold),
+        "good": write(tmp_path / "good.pubtator", good),
+        "poor": write(tmp_path / "poor.pubtator", poor),
+        "partial": write(tmp_path / "partial.pubtator", good[:2]),
+        "other": write(tmp_path / "other.pubtator", [
+            Document("x9", TEXT, (), {"title": TITLE})]),
+    }
+
+
+def invoke(*args: object) -> tuple[int, str, BaseException | None]:
+    result = runner.invoke(app, ["evaluate", *(str(a) for a in args)])
+    return result.exit_code, result.stdout, result.exception
+
+
+def test_json_shape_all_levels(files: dict[str, Path]) -> None:
+    code, out, _ = invoke(files["gold"], files["good"], "--level", "all", "--by-type", "--json",
+                          "--bootstrap", "50")
+    assert code == 0, out
+    report = json.loads(out)
+    assert list(report) == list(LEVELS)
+    for level in LEVELS:
+        assert set(report[level]) == {"scores", "ci", "by_type", "comparison"}
+        assert report[level]["ci"]["n_resamples"] == 50
+        assert report[level]["comparison"] is None
+    # four of five mentions (the id-less one missed); the composite D4|D5 found
+    assert report["span"]["scores"]["tp"] == 16 and report["span"]["scores"]["fn"] == 4
+    assert report["concept"]["scores"]["recall"] == pytest.approx(1.0)
+    assert report["document"]["scores"]["tp"] == 4 * 5  # D1..D5 in each of four documents
+    assert set(report["document"]["by_type"]) == {"Chemical", "Disease"}
+
+
+def test_compare_and_no_ci(files: dict[str, Path]) -> None:
+    code, out, _ = invoke(files["gold"], files["poor"], "--compare", files["good"], "--no-ci",
+                          "--level", "span", "--level", "document", "--json", "--seed", "3")
+    assert code == 0, out
+    report = json.loads(out)
+    assert list(report) == ["span", "document"]
+    assert report["span"]["ci"] is None
+    comparison = report["span"]["comparison"]
+    assert comparison["delta_f1"] > 0 and comparison["seed"] == 3
+    assert comparison["b"]["tp"] == 16 and comparison["a"]["tp"] == 4
+
+
+def test_text_output(files: dict[str, Path]) -> None:
+    code, out, _ = invoke(files["gold"], files["good"], "--level", "span-prefix")
+    assert code == 0, out
+    assert "== span-prefix ==" in out and "95% CI" in out and "1000 bootstrap resamples" in out
+
+
+def test_refuses_empty_and_unrelated_predictions(files: dict[str, Path], tmp_path: Path) -> None:
+    empty = tmp_path / "empty.pubtator"
+    empty.write_text("")
+    code, _, error = invoke(files["gold"], empty)
+    assert code != 0 and "empty.pubtator holds no document" in str(error)
+    code, _, error = invoke(files["gold"], files["other"])
+    assert code != 0 and "none of the 1 document ids" in str(error)
+    code, _, error = invoke(files["gold"], tmp_path / "sub")
+    assert code != 0 and isinstance(error, FileNotFoundError)
+    (tmp_path / "sub").mkdir()
+    code, _, error = invoke(files["gold"], tmp_path / "sub")
+    assert code != 0 and "folder without BRAT" in str(error)
+    result = runner.invoke(app, ["evaluate", str(files["gold"])])
+    assert result.exit_code != 0 and "give PRED" in result.output
+    code, _, error = invoke(files["gold"], files["good"], "--level", "token")
+    assert code != 0 and "'token'" in str(error)
+
+
+def test_partial_predictions_warn(
+    files: dict[str, Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    code, out, _ = invoke(files["gold"], files["partial"], "--json", "--no-ci")
+    assert code == 0
+    # two predicted documents miss one mention each, two unpredicted documents all five
+    assert json.loads(out)["span"]["scores"]["fn"] == 2 * 1 + 2 * 5
+    assert "2 of 4 gold documents have no predictions" in caplog.text

@@ -1,0 +1,162 @@
+"""One-to-one matching of predicted mentions to gold mentions within one document.
+
+Each matcher takes the gold and the predicted mentions of one document and returns a
+:class:`Match`: the ``(gold, prediction)`` index pairs that count as true positives, plus the
+mentions left out of scoring. :mod:`xlnel.evaluation.metrics` turns matches into counts.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from xlnel.candidates.spans import HEBREW_PREFIX_LETTERS
+from xlnel.types import Link
+
+__all__ = ["MENTION_MATCHERS", "Match", "Matcher", "prefix_equivalent"]
+
+
+@dataclass
+class Match:
+    """Result of matching one document: matched pairs and mentions left out of scoring.
+
+    Attributes:
+        pairs: ``(gold index, prediction index)`` pairs, each index at most once.
+        ignored_gold: Gold indices that are neither true positives nor false negatives.
+        ignored_pred: Prediction indices that are neither true nor false positives.
+    """
+
+    pairs: list[tuple[int, int]] = field(default_factory=list)
+    ignored_gold: set[int] = field(default_factory=set)
+    ignored_pred: set[int] = field(default_factory=set)
+
+
+Matcher = Callable[[Sequence[Link], Sequence[Link]], Match]
+
+
+def _max_matching(edges: dict[int, list[int]]) -> list[tuple[int, int]]:
+    """Maximum bipartite matching (Kuhn's augmenting paths) of predictions to gold mentions.
+
+    Args:
+        edges: For each prediction index, the gold indices it may be matched to.
+
+    Returns:
+        ``(gold, pred)`` index pairs of a maximum one-to-one matching.
+    """
+    owner: dict[int, int] = {}  # gold index -> prediction index
+
+    def augment(pred: int, seen: set[int]) -> bool:
+        for gold in edges[pred]:
+            if gold in seen:
+                continue
+            seen.add(gold)
+            if gold not in owner or augment(owner[gold], seen):
+                owner[gold] = pred
+                return True
+        return False
+
+    for pred in sorted(edges):
+        augment(pred, set())
+    return sorted(owner.items())
+
+
+def _group_by_offsets(links: Sequence[Link]) -> dict[tuple[int, int], list[int]]:
+    groups: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for index, link in enumerate(links):
+        groups[(link.start, link.end)].append(index)
+    return groups
+
+
+def match_span(gold: Sequence[Link], pred: Sequence[Link]) -> Match:
+    """Exact offsets; concepts ignored."""
+    by_offsets = _group_by_offsets(gold)
+    edges = {i: by_offsets.get((p.start, p.end), []) for i, p in enumerate(pred)}
+    return Match(pairs=_max_matching(edges))
+
+
+def prefix_equivalent(gold: Link, pred: Link) -> bool:
+    """Whether two mentions are the same up to one attached Hebrew one-letter prefix.
+
+    The end offsets must be equal and the starts equal, or one mention must start exactly one
+    character earlier on a letter of :data:`~xlnel.candidates.spans.HEBREW_PREFIX_LETTERS`
+    (``בסוכרת`` against ``סוכרת``, either side).
+    """
+    if gold.end != pred.end:
+        return False
+    if gold.start == pred.start:
+        return True
+    if pred.start == gold.start - 1:
+        return _starts_with_prefix_letter(pred)
+    if gold.start == pred.start - 1:
+        return _starts_with_prefix_letter(gold)
+    return False
+
+
+def _starts_with_prefix_letter(link: Link) -> bool:
+    return link.text != "" and link.text[0] in HEBREW_PREFIX_LETTERS
+
+
+def match_span_prefix(gold: Sequence[Link], pred: Sequence[Link]) -> Match:
+    """Offsets equal up to one attached Hebrew prefix letter (:func:`prefix_equivalent`)."""
+    by_end: dict[int, list[int]] = defaultdict(list)
+    for j, g in enumerate(gold):
+        by_end[g.end].append(j)
+    edges = {
+        i: [j for j in by_end.get(p.end, []) if prefix_equivalent(gold[j], p)]
+        for i, p in enumerate(pred)
+    }
+    return Match(pairs=_max_matching(edges))
+
+
+def match_concept(gold: Sequence[Link], pred: Sequence[Link]) -> Match:
+    """Exact offsets and ``pred.concept_id in gold.concept_ids``; id-less gold left out."""
+    match = Match()
+    match.ignored_gold = {i for i, g in enumerate(gold) if not g.concept_ids}
+    idless_offsets = {(gold[i].start, gold[i].end) for i in match.ignored_gold}
+    by_offsets = _group_by_offsets(gold)
+    edges: dict[int, list[int]] = {}
+    for i, p in enumerate(pred):
+        edges[i] = [
+            j
+            for j in by_offsets.get((p.start, p.end), [])
+            if p.concept_id is not None and p.concept_id in gold[j].concept_ids
+        ]
+    match.pairs = _max_matching(edges)
+    matched_pred = {p for _, p in match.pairs}
+    # A prediction on an id-less gold mention cannot be judged, so it is neither tp nor fp.
+    match.ignored_pred = {
+        i
+        for i, p in enumerate(pred)
+        if i not in matched_pred and (p.start, p.end) in idless_offsets
+    }
+    return match
+
+
+def match_overlap(gold: Sequence[Link], pred: Sequence[Link]) -> Match:
+    """At least one shared character; largest overlaps paired first; concepts ignored."""
+    scored: list[tuple[int, int, int]] = []
+    for j, g in enumerate(gold):
+        for i, p in enumerate(pred):
+            overlap = min(g.end, p.end) - max(g.start, p.start)
+            if overlap > 0:
+                scored.append((-overlap, j, i))
+    scored.sort()  # largest overlap first; ties by gold then prediction order
+    match = Match()
+    used_gold: set[int] = set()
+    used_pred: set[int] = set()
+    for _, j, i in scored:
+        if j not in used_gold and i not in used_pred:
+            used_gold.add(j)
+            used_pred.add(i)
+            match.pairs.append((j, i))
+    return match
+
+
+MENTION_MATCHERS: dict[str, Matcher] = {
+    "span": match_span,
+    "span-prefix": match_span_prefix,
+    "concept": match_concept,
+    "overlap": match_overlap,
+}
+"""Matcher of each mention-level evaluation level."""
