@@ -36,9 +36,9 @@ from xlnel.experiments.runner import plan_cells  # noqa: E402
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData  # noqa: E402
 from xlnel.experiments.summary import (  # noqa: E402
     bootstrap_interval,
-    pooled_counts,
     metric_value,
     pooled,
+    pooled_counts,
     t_interval,
 )
 from xlnel.linkers.decide import decide  # noqa: E402

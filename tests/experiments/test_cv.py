@@ -6,8 +6,9 @@ import pytest
 
 from xlnel.config import load_config
 from xlnel.errors import ConfigError
+from xlnel.evaluation import bootstrap_counts
 from xlnel.experiments import format_summary, parse_grid, read_runs, run_experiment, summarize
-from xlnel.experiments.runner import plan_cells
+from xlnel.experiments.runner import plan_cells, score_levels
 from xlnel.experiments.summary import pooled_counts, t_interval
 from xlnel.io import read_documents
 
@@ -62,6 +63,9 @@ def test_cv_summary_golden():
     assert pooled["precision"] == pytest.approx(8 / 11)
     assert pooled["f1"] == pytest.approx(2 * 8 / (2 * 8 + 3 + 2))
     assert row["pooled"]["hrm"] == {"span": 1.0}
+    ci = pooled["ci"]
+    assert ci == bootstrap_counts(counts, 1000, 0, 0.95).to_dict()
+    assert ci["n_documents"] == 4 and ci["f1"][0] <= pooled["f1"] <= ci["f1"][1]
     table = format_summary([row])
     assert "0.7333 ± 0.3795" in table and "95%" in table
 
@@ -92,7 +96,8 @@ def test_cross_validation_end_to_end(tmp_path, tiny_config, tiny_docs):
     pooled = row["pooled"]["span"]
     assert pooled["documents"] == 24
     assert pooled["tp"] == sum(r["metrics"]["span"]["tp"] for r in records)
-    assert set(row["pooled"]) >= {"span", "overlap", "concept", "hrm"}
+    assert set(row["pooled"]) >= {"span", "overlap", "concept", "document", "hrm"}
+    assert row["pooled"]["span"]["ci"]["n_documents"] == 24
     assert "pooled out-of-fold" in format_summary(summarize(records))
 
 
@@ -142,3 +147,11 @@ def test_an_interrupted_cross_validation_resumes_at_the_missing_fold(tmp_path, t
     assert [r["metrics"] for r in again] == [r["metrics"] for r in records]
     assert all(json.loads(x)["fold"] == i
                for i, x in enumerate(runs.read_text(encoding="utf-8").splitlines()))
+
+
+def test_levels_recorded(tiny_docs):
+    docs = read_documents(tiny_docs)
+    en, he = load_config(None, {"lang": "en"}), load_config(None, {"lang": "he"})
+    assert score_levels(en, docs) == ["span", "overlap", "concept", "document"]
+    assert score_levels(he, docs) == ["span", "overlap", "span-prefix", "concept", "document"]
+    assert score_levels(he, []) == ["span", "overlap", "span-prefix"]

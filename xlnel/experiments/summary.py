@@ -8,7 +8,7 @@ grid point in two ways:
   folds) gives a mean and a 95% t-interval, ``mean ± t(0.975, n-1) * sd / sqrt(n)``;
 - pooled out of fold: the per-document counts of all folds, so that every document is
   predicted once per seed (summed over seeds), give micro P/R/F1 with a 95% CI from resampling
-  documents (:func:`xlnel.evaluation.bootstrap.bootstrap_counts`).
+  documents (:func:`xlnel.evaluation.bootstrap_counts`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+
+from xlnel.evaluation import bootstrap_counts
 
 SUMMARY_METRICS = ("span_f1", "concept_f1", "hrm_span", "hrm_concept", "entries_added")
 """Columns of :func:`summarize`, each a path into a run record (see :func:`metric_value`)."""
@@ -209,9 +211,18 @@ def _ratio(a: float, b: float) -> float:
     return a / b if b else 0.0
 
 
-def bootstrap_interval(counts: np.ndarray) -> dict[str, list[float]] | None:
-    """95% document-bootstrap intervals of micro P/R/F1 from per-document counts."""
-    return None
+def bootstrap_interval(counts: np.ndarray, n_resamples: int = 1000, seed: int = 0
+                       ) -> dict[str, Any] | None:
+    """95% document-bootstrap intervals of micro P/R/F1 from per-document ``[tp, fp, fn]``.
+
+    Returns:
+        ``{"precision": [low, high], "recall": ..., "f1": ..., "confidence", "n_resamples",
+        "n_documents", "seed"}`` (see :func:`xlnel.evaluation.bootstrap_counts`), or ``None``
+        without documents.
+    """
+    if len(counts) == 0:
+        return None
+    return bootstrap_counts(counts, n_resamples, seed, CONFIDENCE).to_dict()
 
 
 def format_summary(rows: Sequence[Mapping[str, Any]]) -> str:
