@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Ablations also run on a lent GPU machine: folder -> how they ran there.
 GPU_RUNS = {
-    "window-gpu": "session 6 on one NVIDIA H100 (16 CPU cores), xlnel experiment "
+    "window-gpu": "one NVIDIA H100 (16 CPU cores), xlnel experiment "
                   "configs/ablations/window.yaml --grid filter.options.window=W --seeds ... with "
                   "4-5 experiments sharing the GPU (OMP_NUM_THREADS=2 each). On a GPU the "
                   "cross-encoder also trains its embeddings (freeze_embeddings: null freezes "

@@ -2,15 +2,16 @@
 
 On a GPU the cascade's throughput is bound by the work the host does for each document: the
 candidates, the GBDT prefilter's features and scores, the context windows, and tokenising and
-batching the (window, name) pairs the transformer reads (session 8 saw the GPU 30-48% busy).
+batching the (window, name) pairs the transformer reads (the GPU was 30-48% busy in
+``link_throughput_transformer_gpu.json``).
 This script times each of those stages on BC5CDR dev documents, linked in batches as
 ``xlnel link`` does, with any tokenizer (default: the e5 one that ``xlnel models build
 multilingual-e5-small`` writes). The pairs are the top ``--top-k`` names of each span, as the
-cascade reads them; the GBDT cut, which keeps 98% of the positives, removed only 1.4% more in
-session 8's profile (1,064 pairs a document), so it is not applied here.
+cascade reads them; the GBDT cut, which keeps 98% of the positives, removes only 1.4% more
+(1,064 pairs a document in the GPU run's profile), so it is not applied here.
 
-For comparison the same pairs are also tokenised as the cascade did before session 9: the
-tokenizer called on whole pairs, then padded through Python lists into tensors.
+For comparison the same pairs are also tokenised the plain way: the tokenizer called on
+whole pairs, then padded through Python lists into tensors.
 
     xlnel train configs/bc5cdr.yaml --out /tmp/bc5cdr-gbdt
     python benchmarks/cascade_host_time.py --pipeline /tmp/bc5cdr-gbdt --documents 400
@@ -41,7 +42,7 @@ DEV = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "bc5cdr" 
 
 def _whole_pairs(tokenizer: Any, windows: list[str], names: list[str], max_length: int,
                  batch_size: int) -> None:
-    """Tokenise and pad as before session 9 (the reference the encoder is compared with)."""
+    """Tokenise whole pairs and pad through lists (the reference the encoder is compared with)."""
     import torch
 
     enc = tokenizer(windows, names, truncation=True, max_length=max_length)

@@ -25,8 +25,8 @@ CONFIGS = {"diabetes": "configs/camoni-diabetes.yaml", "sclerosis": "configs/cam
 NOTES = {"bc5cdr": "Run as three processes sharing the stage cache (--seeds 0,1,2 into "
                    "benchmarks/results/r_sweep/bc5cdr, --seeds 3,4 and --seeds 2, into scratch "
                    "folders whose runs.jsonl were appended, cells already present skipped), "
-                   "with OMP_NUM_THREADS=1 while other jobs shared the 2 cores, over two "
-                   "sessions: the last cell (seed 2, R = 0.5) was resumed later with --cache "
+                   "with OMP_NUM_THREADS=1 while other jobs shared the 2 cores; the last cell "
+                   "(seed 2, R = 0.5) was resumed later with --cache "
                    "/tmp/xlnel-r-sweep-cache/bc5cdr. Scored at concept level on the whole "
                    "dev set (the shipped config's select_level)."}
 

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from tests.test_stream import pipe_dir, write_shards
 from xlnel.cli.main import app
 from xlnel.pipeline import link
-from xlnel.stream import link_shards
+from xlnel.stream import link_shards, record_writer, writer_identity
 
 __all__ = ["pipe_dir"]  # the tiny pipeline fixture, shared with test_stream
 
@@ -36,6 +36,7 @@ def test_ray_shards_equal_single_process_and_resume(ray_local: None, pipe_dir: P
     out = tmp_path / "out"
     out.mkdir()
     (out / "part-00.jsonl").write_text("done before\n", encoding="utf-8")
+    record_writer(out / "part-00.jsonl", writer_identity(pipe_dir))  # left by a run of pipe_dir
     (out / ".part-02.jsonl.abc.tmp").write_text("left by a killed run", encoding="utf-8")
 
     results = link_shards(pipe_dir, tmp_path / "in", out, batch_size=2, workers=2,
@@ -44,8 +45,9 @@ def test_ray_shards_equal_single_process_and_resume(ray_local: None, pipe_dir: P
     assert [(Path(r.source).name, r.skipped, r.documents) for r in results] == \
         [("part-00.jsonl", True, 0), ("part-01.jsonl.gz", False, 5), ("part-02.jsonl", False, 5)]
     assert (out / "part-00.jsonl").read_text(encoding="utf-8") == "done before\n"
-    assert sorted(p.name for p in out.iterdir()) == \
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == \
         ["part-00.jsonl", "part-01.jsonl.gz", "part-02.jsonl"]
+    assert not list(out.glob(".*.tmp"))
     for shard in shards[1:]:
         single = tmp_path / "single" / shard.name
         link(pipe_dir, shard, single, batch_size=2)

@@ -16,7 +16,14 @@ from xlnel.errors import FormatError
 from xlnel.io import read_documents
 from xlnel.io.documents import iter_documents
 from xlnel.pipeline import Pipeline, link, train
-from xlnel.stream import batched, find_shards, link_shards, link_stream, plan_shards
+from xlnel.stream import (
+    batched,
+    find_shards,
+    link_shards,
+    link_stream,
+    plan_shards,
+    record_writer,
+)
 
 
 def write_tiny_inputs(root: Path) -> tuple[Path, Path]:
@@ -147,13 +154,15 @@ def test_local_shards_resume(pipe: Pipeline, tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()
     (out / "part-00.jsonl").write_text("done before\n", encoding="utf-8")
+    record_writer(out / "part-00.jsonl", pipe.identity)  # as a run of this pipeline leaves it
     (out / ".part-02.jsonl.abc.tmp").write_text("left by a killed run", encoding="utf-8")
     results = link_shards(pipe, tmp_path / "in", out, batch_size=2)
     assert [(Path(r.source).name, r.skipped, r.documents) for r in results] == \
         [("part-00.jsonl", True, 0), ("part-01.jsonl.gz", False, 5), ("part-02.jsonl", False, 5)]
     assert (out / "part-00.jsonl").read_text(encoding="utf-8") == "done before\n"
-    assert sorted(p.name for p in out.iterdir()) == \
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == \
         ["part-00.jsonl", "part-01.jsonl.gz", "part-02.jsonl"]
+    assert not list(out.glob(".*.tmp"))
     link(pipe, shards[2], tmp_path / "single.jsonl", batch_size=2)
     assert (out / "part-02.jsonl").read_bytes() == (tmp_path / "single.jsonl").read_bytes()
 

@@ -22,7 +22,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_PIPELINES = ("default",)
 
 #: Bump when the default's config or sample changes, so cached builds are rebuilt.
-DEFAULT_VERSION = 3
+DEFAULT_VERSION = 5
 
 #: Filter options of the default pipeline (see :func:`default_config`).
 DEFAULT_GBDT_OPTIONS = {"max_iter": 100, "max_leaf_nodes": 8, "learning_rate": 0.05}
@@ -117,12 +117,21 @@ def sample_documents() -> list[Document]:
     return parse_sample(path.read_text(encoding="utf-8"), load_kb("hpo"), str(path))
 
 
+def default_pipeline_path() -> Path:
+    """Where the default pipeline lives in the cache (it may not be trained yet)."""
+    return cache_dir() / "pipelines" / f"default-v{DEFAULT_VERSION}"
+
+
 def default_pipeline_dir(progress: bool = False) -> Path:
-    """Folder of the default pipeline, trained into the cache on first use (seconds)."""
+    """Folder of the default pipeline, trained into the cache on first use (seconds).
+
+    Args:
+        progress: Show progress bars while training.
+    """
     from xlnel.io import write_documents
     from xlnel.pipeline import train
 
-    target = cache_dir() / "pipelines" / f"default-v{DEFAULT_VERSION}"
+    target = default_pipeline_path()
     if not (target / "config.yaml").is_file():
         logger.info("training the default HPO pipeline into %s (once)", target)
         data = cache_dir() / "pipelines" / f"default-v{DEFAULT_VERSION}-sample.jsonl"

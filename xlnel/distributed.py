@@ -22,7 +22,15 @@ from typing import Any
 import numpy as np
 
 from xlnel.pipeline import SavedPipeline
-from xlnel.stream import ShardResult, link_file, plan_shards, remove_stale_temporaries
+from xlnel.stream import (
+    ShardResult,
+    finished_shards,
+    link_file,
+    plan_shards,
+    record_writer,
+    remove_stale_temporaries,
+    writer_identity,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -103,7 +111,12 @@ def link_shards_ray(pipeline: str | Path | SavedPipeline, source: str | Path, ou
     spec = SavedPipeline.of(pipeline)
     saved = SavedPipeline(str(Path(spec.folder).resolve()), spec.overrides)
     plan = [(s.resolve(), t.resolve()) for s, t in plan_shards(source, out_dir)]
-    todo = [{"source": str(s), "target": str(t)} for s, t in plan if not t.exists()]
+    identity = writer_identity(saved)
+    finished = finished_shards(plan, identity)
+    todo = [{"source": str(s), "target": str(t)} for s, t in plan if t not in finished]
+    for _, target in plan:
+        if target not in finished:
+            record_writer(target, identity)
     logger.info("%d shards, %d to link", len(plan), len(todo))
     done: dict[str, ShardResult] = {}
     if todo:

@@ -27,3 +27,7 @@ class ConfigError(XlnelError, ValueError):
 
 class ArtifactError(XlnelError, FileNotFoundError):
     """A saved pipeline or model folder is missing a file or was written by another version."""
+
+
+class OutputError(XlnelError, ValueError):
+    """An output path would destroy an input or unrelated data, or names no known format."""

@@ -1,7 +1,8 @@
 """The trained pipeline: dictionary, candidate generator, filter and linking decision.
 
 A pipeline folder holds ``config.yaml`` (the resolved config), ``xlnel.json`` (version),
-``dictionary.tsv``, ``candidates/`` (the fitted generator), ``filter/`` and ``train_report.json``;
+``dictionary.tsv``, ``concepts.tsv`` (each concept's preferred name and type), ``candidates/``
+(the fitted generator), ``filter/`` and ``train_report.json``;
 with a mention tagger also ``ner/``; with a held-out split of the training file also
 ``test.jsonl``.
 """
@@ -10,55 +11,125 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import shutil
 import tempfile
 import time
+import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from tqdm import tqdm
 
 from xlnel import __version__
+from xlnel.artifacts import PIPELINE_FORMAT, check_pipeline_format, pipeline_identity
 from xlnel.candidates.base import CandidateGenerator, generator_class
 from xlnel.config import PipelineConfig, dump_config, load_config
+from xlnel.dictionary.concepts import ConceptTable
 from xlnel.dictionary.dft import fine_tune_dictionary, split_documents
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.errors import ArtifactError, ConfigError
 from xlnel.evaluation.folds import fold_split
 from xlnel.filtering.base import CandidateFilter, filter_class
 from xlnel.io import load_kb, read_documents, write_documents
+from xlnel.io._atomic import remove_stale_files, sigterm_as_interrupt
 from xlnel.linkers.base import Linker
 from xlnel.linkers.decide import decide
 from xlnel.ner.base import SpanTagger, tagger_class
-from xlnel.types import Candidate, Document, Span
+from xlnel.types import Candidate, Document, Link, Span
 
 logger = logging.getLogger(__name__)
 
-
 class Pipeline(Linker):
-    """Dictionary + (optional tagger) + candidate generator + filter, end to end."""
+    """Dictionary + (optional tagger) + candidate generator + filter, end to end.
+
+    ``concepts`` names and types the linked concepts (by default from the dictionary's
+    knowledge-base names, without types).
+    """
 
     def __init__(self, config: PipelineConfig, dictionary: Dictionary,
                  generator: CandidateGenerator, candidate_filter: CandidateFilter,
-                 tagger: SpanTagger | None = None) -> None:
+                 tagger: SpanTagger | None = None,
+                 concepts: ConceptTable | None = None) -> None:
         self.config = config
         self.dictionary = dictionary
         self.generator = generator
         self.filter = candidate_filter
         self.tagger = tagger
+        #: Which saved pipeline this is, with the load overrides (set by :meth:`load`);
+        #: recorded beside shard outputs so that a resumed run never mixes two pipelines.
+        self.identity: dict[str, Any] | None = None
+        self._name_ids: set[str] | None = None
+        self.concepts = ConceptTable.from_dictionary(dictionary) if concepts is None else concepts
 
     def candidates(self, documents: Sequence[Document]) -> list[list[Candidate]]:
         """High-recall candidates of each document (of the tagger's spans when there is one)."""
         return generate_candidates(self.generator, self.tagger, documents)
 
     def link_batch(self, documents: Sequence[Document]) -> list[Document]:
-        """Link documents: candidates, filter scores, best candidate per span, overlaps."""
+        """Link documents: candidates, filter scores, best candidate per span, overlaps.
+
+        Each link says what was found: the concept's preferred name and type, and the
+        dictionary name that matched with its source.
+        """
         cands = self.candidates(documents)
         scores = self.filter.score_batch(documents, cands)
-        return [decide(d, c, s, self.filter.threshold, self.config.linker.overlap)
+        return [self._with_id_kinds(self.concepts.describe(
+                    decide(d, c, s, self.filter.threshold, self.config.linker.overlap),
+                    self.dictionary))
                 for d, c, s in zip(documents, cands, scores, strict=True)]
+
+    @overload
+    def link(self, document: str) -> list[Link]: ...
+    @overload
+    def link(self, document: Document) -> Document: ...
+    @overload
+    def link(self, document: list[str] | tuple[str, ...]) -> list[list[Link]]: ...
+
+    def link(self, document: str | Document | list[str] | tuple[str, ...]
+             ) -> list[Link] | Document | list[list[Link]]:
+        """Link a text, a list of texts (one batch) or a :class:`~xlnel.types.Document`.
+
+        Args:
+            document: A text, a list or tuple of texts, or a document.
+
+        Returns:
+            The text's links (offsets into the text, best concept first in ``concept_ids``),
+            one list of links per text, or the document with its predicted ``entities``.
+        """
+        if isinstance(document, Document):
+            return self.link_batch([document])[0]
+        if isinstance(document, str):
+            return list(self.link_batch([Document("text-0", document)])[0].entities)
+        docs = [Document(f"text-{i}", t) for i, t in enumerate(document)]
+        return [list(d.entities) for d in self.link_batch(docs)]
+
+    def pipe(self, texts: Iterable[str], batch_size: int = 64) -> Iterator[list[Link]]:
+        """Link texts lazily, ``batch_size`` at a time, yielding each text's links in order.
+
+        For documents with ids, or several processes, see :func:`link_documents`.
+
+        Raises:
+            ValueError: When ``batch_size`` is below 1.
+        """
+        from xlnel.stream import batched
+
+        for batch in batched(texts, batch_size):
+            yield from self.link(batch)
+
+    def _with_id_kinds(self, doc: Document) -> Document:
+        """State of each link whether its id is a concept id or a dictionary name used as id."""
+        if self._name_ids is None:
+            # A name that is its own concept id: a names-list entry, or a DFT mention without
+            # a concept; knowledge-base ids (CUIs, HPO ids) are never among their own names.
+            d = self.dictionary
+            self._name_ids = {c for c in d.concept_ids() if c in d and c in d.concepts_of(c)}
+        names = self._name_ids
+        links = tuple(replace(e, id_kind="dictionary_name" if e.concept_id in names
+                              else "concept") for e in doc.entities)
+        return replace(doc, entities=links)
 
     def save(self, directory: str | Path, report: dict[str, Any] | None = None,
              test_documents: Sequence[Document] = ()) -> None:
@@ -71,24 +142,30 @@ class Pipeline(Linker):
         """
         target = Path(directory)
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
-        try:
-            self._write(tmp)
-            if test_documents:
-                write_documents(tmp / "test.jsonl", test_documents)
-            if report is not None:
-                (tmp / "train_report.json").write_text(json.dumps(report, indent=2),
-                                                       encoding="utf-8")
-            _replace_dir(tmp, target)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+        # Folders of a save that was killed (mkdtemp's 8 characters, or a replaced folder).
+        stale = re.compile(re.escape(f".{target.name}.") + r"(?:[a-z0-9_]{8}|old-\d+)")
+        remove_stale_files(target.parent, stale)
+        with sigterm_as_interrupt():
+            tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+            try:
+                self._write(tmp)
+                if test_documents:
+                    write_documents(tmp / "test.jsonl", test_documents)
+                if report is not None:
+                    (tmp / "train_report.json").write_text(json.dumps(report, indent=2),
+                                                           encoding="utf-8")
+                _replace_dir(tmp, target)
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
 
     def _write(self, d: Path) -> None:
         (d / "config.yaml").write_text(dump_config(self.config), encoding="utf-8")
-        (d / "xlnel.json").write_text(json.dumps({"xlnel_version": __version__}),
-                                      encoding="utf-8")
+        info = {"xlnel_version": __version__, "format": PIPELINE_FORMAT,
+                "pipeline_id": uuid.uuid4().hex}
+        (d / "xlnel.json").write_text(json.dumps(info), encoding="utf-8")
         self.dictionary.save(d / "dictionary.tsv")
+        self.concepts.save(d / "concepts.tsv")
         self.generator.save(d / "candidates")
         self.filter.save(d / "filter")
         if self.tagger is not None:
@@ -116,6 +193,7 @@ class Pipeline(Linker):
         if not (d / "config.yaml").is_file():
             raise ArtifactError(f"{d} is not a pipeline folder (no config.yaml); train one with "
                                 f"`xlnel train CONFIG --out {d}`")
+        check_pipeline_format(d)
         check_link_overrides(overrides or {})  # sections first, before values are validated
         config = load_config(d / "config.yaml", dict(overrides or {}))
         check_link_overrides(overrides or {}, config)
@@ -126,7 +204,12 @@ class Pipeline(Linker):
         tagger = None
         if config.ner.name is not None:
             tagger = tagger_class(config.ner.name).load(d / "ner", config.ner, config.lang)
-        return cls(config, dictionary, generator, filt, tagger)
+        concepts = None
+        if (d / "concepts.tsv").is_file():
+            concepts = ConceptTable.load(d / "concepts.tsv")
+        pipe = cls(config, dictionary, generator, filt, tagger, concepts)
+        pipe.identity = pipeline_identity(d, overrides)
+        return pipe
 
 
 LINK_TIME_SECTIONS = ("candidates", "filter", "linker")
@@ -201,6 +284,10 @@ class SavedPipeline:
         """Load the folder with the overrides."""
         return Pipeline.load(self.folder, dict(self.overrides))
 
+    def identity(self) -> dict[str, Any]:
+        """See :func:`pipeline_identity`."""
+        return pipeline_identity(self.folder, dict(self.overrides))
+
 
 def generate_candidates(generator: CandidateGenerator, tagger: SpanTagger | None,
                         documents: Sequence[Document]) -> list[list[Candidate]]:
@@ -223,17 +310,38 @@ def _replace_dir(new: Path, target: Path) -> None:
 
 def build_dictionary(config: PipelineConfig) -> Dictionary:
     """The dictionary from the config's knowledge bases and extra dictionaries (before DFT)."""
-    dictionary = Dictionary()
+    return build_dictionary_and_concepts(config)[0]
+
+
+def build_dictionary_and_concepts(config: PipelineConfig) -> tuple[Dictionary, ConceptTable]:
+    """:func:`build_dictionary`, and the preferred names and types of the KB concepts."""
+    dictionary, table = Dictionary(), ConceptTable()
     for spec in config.dictionary.kb:
         concepts = load_kb(spec)
+        table.update(ConceptTable.from_concepts(concepts))
         added = dictionary.extend(Dictionary.from_concepts(concepts))
         logger.info("dictionary: %d entries from %s", added, spec)
+    check_input_files(config)
     for path in config.dictionary.extra:
         added = dictionary.extend(Dictionary.load(path))
         logger.info("dictionary: %d entries from %s", added, path)
     if len(dictionary) == 0:
         raise ConfigError("the dictionary is empty: give dictionary.kb or dictionary.extra")
-    return dictionary
+    return dictionary, table
+
+
+def check_input_files(config: PipelineConfig) -> None:
+    """Check that the files a config names for training exist, before any work.
+
+    Raises:
+        ConfigError: Naming the config key, the path and the folder it is relative to.
+    """
+    named = [("data.train", config.data.train), ("data.test", config.data.test)]
+    named += [(f"dictionary.extra[{i}]", p) for i, p in enumerate(config.dictionary.extra)]
+    for key, value in named:
+        if value is not None and not Path(value).exists():
+            raise ConfigError(f"{key}: no such file {value!r} (relative paths are read from "
+                              f"the working folder {Path.cwd()})")
 
 
 def load_training_documents(config: PipelineConfig) -> tuple[list[Document], list[Document]]:
@@ -247,11 +355,17 @@ def load_training_documents(config: PipelineConfig) -> tuple[list[Document], lis
     if data.train is None:
         return [], []
     docs = read_documents(data.train)
+    if not docs:
+        raise ConfigError(f"data.train: no documents in {data.train}; give an annotated "
+                          "corpus file (JSONL, PubTator) or BRAT folder")
     test: list[Document] = []
     if data.folds is not None:
         docs, test = fold_split(docs, data.folds, data.fold, data.split_seed)
     elif data.test_fraction > 0:
         test, docs = split_documents(docs, data.test_fraction, data.split_seed)
+        if not docs:
+            raise ConfigError(f"data.test_fraction={data.test_fraction} leaves no "
+                              f"training documents of the {len(test)} in {data.train}")
     return docs[:data.max_documents], test
 
 
@@ -303,15 +417,34 @@ def fit_generator(config: PipelineConfig, dictionary: Dictionary) -> CandidateGe
     return generator
 
 
-def train(config: PipelineConfig, out: str | Path, progress: bool = False) -> dict[str, Any]:
+def train(config: PipelineConfig, out: str | Path, progress: bool = False, *,
+          overwrite: bool = False, inputs: Iterable[str | Path] = ()) -> dict[str, Any]:
     """Build the dictionary, apply DFT, fit candidates and filter, and save the pipeline.
+
+    ``out`` is checked before any work (see :func:`xlnel.outputs.check_pipeline_output`): it
+    may not be a file, the working folder, an input of the config (or of ``inputs``), a folder
+    holding one, or a non-empty folder that is not a pipeline unless ``overwrite``.
+
+    Args:
+        config: The pipeline config.
+        out: Pipeline folder to write; an earlier pipeline there is replaced.
+        progress: Show progress bars.
+        overwrite: Replace a non-empty folder that is not an xlnel pipeline.
+        inputs: Other files the caller read (the config file), also protected.
 
     Returns:
         The training report (also written to ``train_report.json`` in ``out``).
+
+    Raises:
+        OutputError: When ``out`` is refused.
     """
+    from xlnel.outputs import check_pipeline_output, config_inputs
+
+    target = check_pipeline_output(out, [*config_inputs(config), *inputs], overwrite)
+    check_input_files(config)
     t0 = time.perf_counter()
     train_docs, test_docs = load_training_documents(config)
-    dictionary = build_dictionary(config)
+    dictionary, concepts = build_dictionary_and_concepts(config)
     filter_docs, dft = fine_tune_dictionary(dictionary, train_docs, config.dft.R,
                                             config.dft.seed, config.dft.unlinked)
     tagger = fit_tagger(config, train_docs, progress)
@@ -320,7 +453,8 @@ def train(config: PipelineConfig, out: str | Path, progress: bool = False) -> di
     cands = _generate(generator, tagger, filter_docs, progress and bool(filter_docs),
                       "candidates (filter training)")
     filt.fit(filter_docs, cands, progress=progress)
-    pipeline = Pipeline(config, dictionary, generator, filt, tagger)
+    concepts.update(ConceptTable.from_dictionary(dictionary))  # concepts only DFT or extra name
+    pipeline = Pipeline(config, dictionary, generator, filt, tagger, concepts)
     report: dict[str, Any] = {
         "xlnel_version": __version__,
         "train_documents": len(train_docs), "test_documents": len(test_docs),
@@ -330,7 +464,7 @@ def train(config: PipelineConfig, out: str | Path, progress: bool = False) -> di
                                        "threshold": filt.threshold},
         "seconds": round(time.perf_counter() - t0, 2),
     }
-    pipeline.save(out, report=report, test_documents=test_docs)
+    pipeline.save(target, report=report, test_documents=test_docs)
     return report
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import json
 import logging
 import multiprocessing as mp
 import os
@@ -26,11 +27,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing.pool import AsyncResult, Pool
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from tqdm import tqdm
 
-from xlnel.io.documents import iter_documents, write_documents
+from xlnel.io.documents import guess_format, iter_documents, write_documents
+from xlnel.scripts import watch_script
 from xlnel.types import Document
 
 if TYPE_CHECKING:
@@ -38,8 +40,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ShardResult", "batched", "find_shards", "link_file", "link_shards", "link_stream",
-           "open_linker", "plan_shards", "remove_stale_temporaries"]
+__all__ = ["ShardResult", "batched", "check_link_output", "find_shards", "finished_shards",
+           "link_file", "link_shards", "link_stream", "open_linker", "pipeline_folder",
+           "plan_shards", "record_writer", "remove_stale_temporaries", "writer_identity"]
 
 T = TypeVar("T")
 
@@ -159,8 +162,9 @@ def link_stream(pipeline: str | Path | SavedPipeline | Pipeline, documents: Iter
         ValueError: When ``workers`` or ``batch_size`` is below 1, or ``workers > 1`` with a
             pipeline object instead of a folder.
     """
+    lang = pipeline_lang(pipeline)
     with open_linker(pipeline, workers) as linker:
-        yield from _linked(linker, documents, batch_size, progress)
+        yield from _linked(linker, watch_script(documents, lang), batch_size, progress)
 
 
 def _linked(linker: BatchLinker, documents: Iterable[Document], batch_size: int,
@@ -172,14 +176,19 @@ def _linked(linker: BatchLinker, documents: Iterable[Document], batch_size: int,
 
 
 class _Counter:
-    """Counts the documents passing through, for the number :func:`link_file` returns."""
+    """Counts the documents passing through, for the number :func:`link_file` returns, and
+    the links whose id is a dictionary name (see :attr:`~xlnel.types.Link.id_kind`)."""
 
     def __init__(self) -> None:
         self.n = 0
+        self.links = 0
+        self.name_ids = 0
 
     def __call__(self, docs: Iterable[Document]) -> Iterator[Document]:
         for doc in docs:
             self.n += 1
+            self.links += len(doc.entities)
+            self.name_ids += sum(e.id_kind == "dictionary_name" for e in doc.entities)
             yield doc
 
 
@@ -205,17 +214,64 @@ def link_file(pipeline: str | Path | SavedPipeline | Pipeline, source: str | Pat
     Raises:
         FileNotFoundError: When ``source`` does not exist.
         FormatError: Naming the file and line of a malformed input line.
+        OutputError: When ``out`` is the source, lies inside the pipeline folder or the source
+            folder, or has no known extension (checked before the pipeline is loaded).
     """
+    check_link_output(pipeline, source, out)
+    lang = pipeline_lang(pipeline)
     with open_linker(pipeline, workers) as linker:
-        return _link_file(linker, source, out, batch_size, progress)
+        return _link_file(linker, source, out, batch_size, progress, lang)
+
+
+def pipeline_lang(pipeline: str | Path | SavedPipeline | Pipeline) -> str | None:
+    """The language a pipeline links (from its saved config), ``None`` when unknown."""
+    from xlnel.config import load_config
+    from xlnel.pipeline import Pipeline
+
+    if isinstance(pipeline, Pipeline):
+        return pipeline.config.lang
+    folder = pipeline_folder(pipeline)
+    config = Path(folder) / "config.yaml" if folder is not None else None
+    return load_config(config).lang if config is not None and config.is_file() else None
+
+
+def pipeline_folder(pipeline: str | Path | SavedPipeline | Pipeline) -> str | None:
+    """The folder of a pipeline given by folder, ``None`` for a loaded pipeline object."""
+    from xlnel.pipeline import SavedPipeline
+
+    if isinstance(pipeline, SavedPipeline):
+        return pipeline.folder
+    if isinstance(pipeline, str | Path):
+        return str(pipeline)
+    return None
+
+
+def check_link_output(pipeline: str | Path | SavedPipeline | Pipeline | None,
+                      source: str | Path | None, out: str | Path) -> None:
+    """Refuse an output of ``xlnel link`` that would destroy an input or names no format.
+
+    Raises:
+        OutputError: See :func:`link_file`.
+    """
+    from xlnel.outputs import check_disjoint, corpus_output_format
+
+    folder = None if pipeline is None else pipeline_folder(pipeline)
+    inputs = [p for p in (folder, source) if p is not None]
+    check_disjoint(out, inputs, out_is_folder=Path(out).is_dir())
+    corpus_output_format(out)
 
 
 def _link_file(linker: BatchLinker, source: str | Path, out: str | Path, batch_size: int,
-               progress: bool) -> int:
+               progress: bool, lang: str | None = None) -> int:
     count = _Counter()
-    docs = iter_documents(source)
+    docs = watch_script(iter_documents(source), lang)
     write_documents(out, count(_linked(linker, docs, batch_size, progress)))
     logger.info("linked %d documents from %s into %s", count.n, source, out)
+    if count.name_ids and guess_format(out, for_writing=True) != "jsonl":
+        logger.warning("%d of the %d links in %s have a dictionary name as concept id (the "
+                       "dictionary gave those names no id), which this format cannot mark; "
+                       "write .jsonl to get each link's id_kind", count.name_ids, count.links,
+                       out)
     return count.n
 
 
@@ -278,6 +334,82 @@ def plan_shards(source: str | Path, out_dir: str | Path) -> list[tuple[Path, Pat
     return [(shard, out / shard.name) for shard in shards]
 
 
+def writer_identity(pipeline: str | Path | SavedPipeline | Pipeline) -> dict[str, Any] | None:
+    """What identifies the pipeline writing shard outputs (``None`` for an unsaved one)."""
+    from xlnel.pipeline import Pipeline, SavedPipeline
+
+    identity = (pipeline.identity if isinstance(pipeline, Pipeline)
+                else SavedPipeline.of(pipeline).identity())
+    # As read back from the record: JSON turns tuples into lists.
+    return cast(dict[str, Any] | None, json.loads(json.dumps(identity, default=str)))
+
+
+def _record_path(target: Path) -> Path:
+    return target.parent / f".{target.name}.xlnel.json"
+
+
+def record_writer(target: Path, identity: dict[str, Any] | None) -> None:
+    """Write beside ``target`` which pipeline writes it (before it is written)."""
+    from xlnel.io._atomic import atomic_write
+
+    with atomic_write(_record_path(target)) as f:
+        f.write(json.dumps({"writer": identity}, default=str))
+
+
+def _same_writer(recorded: Any, ours: dict[str, Any] | None) -> bool:
+    if ours is None or not isinstance(recorded, dict):
+        return False
+    if recorded.get("overrides") != ours.get("overrides"):
+        return False
+    if recorded.get("pipeline_id") and ours.get("pipeline_id"):
+        return bool(recorded["pipeline_id"] == ours["pipeline_id"])
+    return bool(recorded.get("pipeline") == ours.get("pipeline"))
+
+
+def finished_shards(plan: list[tuple[Path, Path]],
+                    identity: dict[str, Any] | None) -> set[Path]:
+    """The outputs of ``plan`` that this pipeline finished; refuse any other existing output.
+
+    An output counts as finished when it exists and its record (written beside it before it
+    was linked) names the same pipeline: the same trained folder (a retrained folder is
+    another pipeline) with the same load overrides.
+
+    Raises:
+        OutputError: When an output is a shard itself, or exists but was written by another
+            pipeline or by something that left no record.
+    """
+    from xlnel.errors import OutputError
+
+    finished: set[Path] = set()
+    for shard, target in plan:
+        if shard.resolve() == target.resolve():
+            raise OutputError(f"the output of shard {shard} is the shard itself: give an --out "
+                              "folder other than the one holding the shards")
+        if not target.exists():
+            continue
+        try:
+            recorded = json.loads(_record_path(target).read_text(encoding="utf-8"))["writer"]
+        except (OSError, ValueError, KeyError, TypeError):
+            raise OutputError(f"{target} exists but was not written by xlnel link --shards (no "
+                              f"record {_record_path(target).name}); give an empty or new --out "
+                              "folder") from None
+        if not _same_writer(recorded, identity):
+            raise OutputError(
+                f"{target} was written by another pipeline ({_describe(recorded)}), not by "
+                f"{_describe(identity)}; link into another --out folder or remove the outputs "
+                "of that run")
+        finished.add(target)
+    return finished
+
+
+def _describe(identity: Any) -> str:
+    if not isinstance(identity, dict):
+        return "an unsaved pipeline"
+    over = identity.get("overrides") or {}
+    return (f"{identity.get('pipeline')} trained as {identity.get('pipeline_id')}"
+            + (f" with --set {over}" if over else ""))
+
+
 def remove_stale_temporaries(target: Path) -> None:
     """Remove temporary files an interrupted writer of ``target`` left behind."""
     for tmp in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
@@ -291,9 +423,11 @@ def link_shards(pipeline: str | Path | SavedPipeline | Pipeline, source: str | P
                 ray_address: str | None = None, progress: bool = False) -> list[ShardResult]:
     """Link every shard of ``source`` into a file of the same name in ``out_dir``; resumable.
 
-    Shards whose output exists are skipped (outputs are written atomically, so an existing one
-    is complete). On one machine the shards are linked one after another, each with ``workers``
-    processes; with ``ray_address`` they are spread over a Ray cluster
+    Shards whose output exists and was written by the same pipeline are skipped (outputs are
+    written atomically, so an existing one is complete); an output of another pipeline, or one
+    with no record of its writer, is refused before any work (see :func:`finished_shards`).
+    On one machine the shards are linked one after another, each with ``workers`` processes;
+    with ``ray_address`` they are spread over a Ray cluster
     (:func:`xlnel.distributed.link_shards_ray`).
 
     Args:
@@ -319,17 +453,21 @@ def link_shards(pipeline: str | Path | SavedPipeline | Pipeline, source: str | P
         return link_shards_ray(pipeline, source, out_dir, ray_address, batch_size, workers,
                                progress)
     plan = plan_shards(source, out_dir)
+    identity = writer_identity(pipeline)
+    finished = finished_shards(plan, identity)
     results = [ShardResult(str(shard), str(target), 0, True, 0.0)
-               for shard, target in plan if target.exists()]
-    todo = [(shard, target) for shard, target in plan if not target.exists()]
+               for shard, target in plan if target in finished]
+    todo = [(shard, target) for shard, target in plan if target not in finished]
     for r in results:
         logger.info("skipping %s: %s exists", r.source, r.target)
     if todo:
+        lang = pipeline_lang(pipeline)
         with open_linker(pipeline, workers) as linker:
             for shard, target in todo:
                 remove_stale_temporaries(target)
+                record_writer(target, identity)
                 t0 = time.perf_counter()
-                n = _link_file(linker, shard, target, batch_size, progress)
+                n = _link_file(linker, shard, target, batch_size, progress, lang)
                 results.append(ShardResult(str(shard), str(target), n, False,
                                            round(time.perf_counter() - t0, 3)))
     order = {str(shard): i for i, (shard, _) in enumerate(plan)}

@@ -57,6 +57,10 @@ class Candidate:
     score: float
 
 
+#: Values of :attr:`Link.id_kind`.
+ID_KINDS = ("concept", "dictionary_name")
+
+
 @dataclass(frozen=True)
 class Link:
     """A mention linked (or not yet linked) to concepts: a gold annotation or a prediction.
@@ -69,6 +73,16 @@ class Link:
             composite mentions (PubTator ``A|B``).
         type: Entity type (``Disease``, ``Chemical or drug`` ...), if known.
         score: Confidence of a prediction; ``None`` for gold annotations.
+        id_kind: What the concept ids of a prediction are: ``concept`` (knowledge-base ids) or
+            ``dictionary_name`` (the dictionary gave the matched name no id, so the "id" is
+            that name itself, as for a plain list of names); ``None`` when not stated (gold
+            annotations, files without the field).
+        concept_name: Preferred name of the first concept in the knowledge base, for predictions.
+        concept_type: Type of the first concept in the knowledge base (several joined by
+            ``|``), when the knowledge base gives one.
+        matched_name: The dictionary name whose match produced the prediction.
+        matched_source: Where that dictionary entry came from (``kb``, ``translated``,
+            ``annotation``).
     """
 
     start: int
@@ -77,6 +91,11 @@ class Link:
     concept_ids: tuple[str, ...] = ()
     type: str | None = None
     score: float | None = None
+    id_kind: str | None = None
+    concept_name: str | None = None
+    concept_type: str | None = None
+    matched_name: str | None = None
+    matched_source: str | None = None
 
     @property
     def concept_id(self) -> str | None:

@@ -324,3 +324,27 @@ def test_packed_bounds_never_lower_a_bound():
         tfidf_kernels.pack_bounds(rest[:1], np.array([256]))
     with pytest.raises(ValueError, match="below 1"):
         tfidf_kernels.pack_bounds(np.array([1.0], np.float32), np.array([0]))
+
+
+@pytest.mark.parametrize("metric", ["cosine", "manhattan"])
+@pytest.mark.parametrize("pad_ends", [False, True])
+def test_pair_scores_equal_the_search_scores(metric, pad_ends):
+    rng = random.Random(7)
+    alphabet = "abcdefg h"
+    names = sorted({"".join(rng.choice(alphabet) for _ in range(rng.randint(2, 10))).strip()
+                    or "a" for _ in range(200)})
+    queries = ["".join(rng.choice(alphabet + "xy") for _ in range(rng.randint(1, 10)))
+               for _ in range(40)]
+    m = TfidfMatcher(MatcherConfig(threshold=0.0, top_m=5, metric=metric,
+                                   pad_ends=pad_ends)).fit(names)
+    found = m.search(queries)
+    pairs = [(q, names[hit.name_index], hit.score)
+             for q, row in zip(queries, found, strict=True) for hit in row]
+    got = m.pair_scores([q for q, _, _ in pairs], [n for _, n, _ in pairs])
+    assert got == pytest.approx([s for _, _, s in pairs], abs=1e-5)
+    # a name outside the dictionary is scored too; its unknown n-grams lower the score
+    assert m.pair_scores(["abc"], ["abc"])[0] == pytest.approx(1.0, abs=1e-5)
+    assert m.pair_scores(["abc"], ["abcxyz"])[0] < 1.0
+    assert m.pair_scores([], []).shape == (0,)
+    with pytest.raises(ValueError, match="names"):
+        m.pair_scores(["a"], [])

@@ -213,6 +213,37 @@ class TfidfMatcher:
             parts = [self._search_chunk(c) for c in chunks]
         return [row for part in parts for row in part]
 
+    def pair_scores(self, queries: Sequence[str], names: Sequence[str]) -> np.ndarray:
+        """The similarity :meth:`search` gives ``names[i]`` for ``queries[i]``, for any name:
+        n-grams unknown to the index weigh their unseen-n-gram IDF on both sides (so a name
+        identical to the query scores 1 whether or not it is indexed).
+
+        Raises:
+            ValueError: If the sequences differ in length.
+        """
+        if len(queries) != len(names):
+            raise ValueError(f"{len(queries)} queries but {len(names)} names")
+        l1 = self.config.metric == "manhattan"
+        out = np.zeros(len(queries))
+        for i, (query, name) in enumerate(zip(queries, names, strict=True)):
+            q, n = self._weights(query, l1), self._weights(name, l1)
+            shared = q.keys() & n.keys()
+            out[i] = sum(min(q[g], n[g]) if l1 else q[g] * n[g] for g in shared)
+        return np.clip(out, 0.0, 1.0)
+
+    def _weights(self, text: str, l1: bool) -> dict[str, float]:
+        """Normalised TF-IDF weight of each n-gram of ``text`` (as :meth:`_vectorize`)."""
+        cfg = self.config
+        grams = Counter(char_ngrams(f" {text} " if cfg.pad_ends else text, cfg.ngram_min,
+                                    cfg.ngram_max))
+        weights = {}
+        for gram, count in grams.items():
+            tf = 1 + math.log(count) if cfg.sublinear_tf else float(count)
+            j = self.vocabulary.get(gram)
+            weights[gram] = tf * (self._oov_idf if j is None else float(self.idf[j]))
+        size = sum(weights.values()) if l1 else math.sqrt(sum(w * w for w in weights.values()))
+        return {g: w / size for g, w in weights.items()} if size > 0 else {}
+
     def _default_chunk(self, n_queries: int) -> int:
         """Queries per chunk when ``chunk_size`` is None: 256 for the compiled cosine search
         (its memory grows with the surviving pairs only, and larger chunks reuse each block of
@@ -330,7 +361,7 @@ class TfidfMatcher:
             if not (d / f).is_file():
                 raise ArtifactError(f"saved matcher in {d} lacks {f}")
         self.names = json.loads((d / "names.json").read_text(encoding="utf-8"))
-        self.idf = np.load(d / "idf.npy")
+        self.idf = np.load(d / "idf.npy", allow_pickle=False)
         vectors = sp.load_npz(d / "name_vectors.npz").tocsr()
         vectors.sort_indices()
         self._set_vectors(sp.csr_matrix(vectors, dtype=np.float32))

@@ -7,6 +7,8 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
 from xlnel.candidates.base import CandidateGenerator, register_generator
 from xlnel.candidates.spans import generate_spans
 from xlnel.candidates.stopwords import load_stopwords
@@ -102,6 +104,12 @@ class TfidfCandidateGenerator(CandidateGenerator):
                 cands += [Candidate(span, cid, name, score) for cid, name, score in found[k]]
             out.append(cands)
         return out
+
+    def pair_scores(self, texts: Sequence[str], names: Sequence[str]) -> np.ndarray:
+        """The matcher's score of each (span text, name) pair, as :meth:`generate_batch`
+        would give it had the name been in the dictionary."""
+        return self.matcher.pair_scores([normalize_string(t, self.lang) for t in texts],
+                                        [normalize_string(n, self.lang) for n in names])
 
     def save(self, directory: Path) -> None:
         """Write the matcher and the indexed strings' targets."""

@@ -146,7 +146,7 @@ def weigh_rows(counts: sp.csr_matrix, idf: np.ndarray, sublinear: bool,
         part = data[a:b]
         part *= idf[counts.indices[a:b]]
         # one running sum over all rows, carried across chunks: the same float64 operations,
-        # so the same vectors bit for bit, as the unchunked code that built earlier indexes
+        # so the same vectors bit for bit whatever the chunk size
         cum = np.cumsum(np.concatenate(([total], part.astype(np.float64) ** 2)))
         total = cum[-1]
         sq = cum[indptr[r0 + 1:r1 + 1] - a] - cum[indptr[r0:r1] - a]
@@ -391,7 +391,7 @@ def load_arrays(directory: Path, names: Sequence[str], mmap: bool) -> dict[str, 
         path = directory / f"{name}.npy"
         if not path.is_file():
             raise ArtifactError(f"saved matcher in {directory} lacks {path.name}")
-        out[name] = np.load(path, mmap_mode="r" if mmap else None)
+        out[name] = np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
     return out
 
 

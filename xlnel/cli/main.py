@@ -46,9 +46,21 @@ def _overrides(pairs: list[str] | None, extra: list[str]) -> dict[str, Any]:
 
 
 def _pipeline_dir(name: str) -> Path:
-    from xlnel.defaults import DEFAULT_PIPELINES, default_pipeline_dir
+    from xlnel.defaults import DEFAULT_PIPELINES, default_pipeline_dir, default_pipeline_path
 
-    return default_pipeline_dir(progress=True) if name in DEFAULT_PIPELINES else Path(name)
+    if name not in DEFAULT_PIPELINES:
+        return Path(name)
+    if not (default_pipeline_path() / "config.yaml").is_file():
+        typer.echo(f"xlnel: training the default English->HPO pipeline once into "
+                   f"{default_pipeline_path()} (up to a minute; later runs load it)", err=True)
+    return default_pipeline_dir(progress=True)
+
+
+def _pipeline_path(name: str) -> Path:
+    """The folder ``name`` stands for, without training the default pipeline."""
+    from xlnel.defaults import DEFAULT_PIPELINES, default_pipeline_path
+
+    return default_pipeline_path() if name in DEFAULT_PIPELINES else Path(name)
 
 
 @app.command("train", context_settings=_EXTRA)
@@ -58,13 +70,20 @@ def train_cli(
     out: Annotated[Path, typer.Option("--out", "-o", help="Pipeline folder to write.")],
     set_: Annotated[list[str] | None, typer.Option("--set", help="Override: key.path=value.")]
     = None,
+    overwrite: Annotated[bool, typer.Option(
+        "--overwrite", help="Replace OUT even if it is a non-empty folder that is not an xlnel "
+        "pipeline (inputs are never overwritten).")] = False,
 ) -> None:
-    """Train a pipeline from CONFIG and save it to OUT (extra ``--key.path value`` override)."""
+    """Train a pipeline from CONFIG and save it to OUT (extra ``--key.path value`` override).
+
+    OUT must be a new or empty folder or an earlier pipeline folder; it is checked before
+    training.
+    """
     from xlnel.config import load_config
     from xlnel.pipeline import train
 
     cfg = load_config(config, _overrides(set_, ctx.args))
-    report = train(cfg, out, progress=True)
+    report = train(cfg, out, progress=True, overwrite=overwrite, inputs=[config])
     typer.echo(json.dumps(report, indent=2))
     typer.echo(f"pipeline saved to {out}", err=True)
 
@@ -97,11 +116,13 @@ def link_cli(
     from xlnel.io import document_to_dict, write_jsonl
     from xlnel.io.documents import iter_documents
     from xlnel.pipeline import SavedPipeline, link, link_documents
+    from xlnel.scripts import ScriptCheck
     from xlnel.stream import link_shards
     from xlnel.types import Document
 
     if (source is None) == (text is None):
         raise typer.BadParameter("give either SOURCE or --text")
+    _check_link_paths(pipeline, source, out, shards or ray is not None)
     saved = SavedPipeline.of(_pipeline_dir(pipeline), parse_overrides(set_ or []))
     if shards or ray is not None:
         if source is None or out is None:
@@ -122,15 +143,38 @@ def link_cli(
         return
     pipe = saved.load()
     if text is not None:
+        check = ScriptCheck(pipe.config.lang)
+        check.add(text)
+        check.finish()  # warns on stderr (logging) when the text is of another script
         linked = pipe.link_batch([Document("text-0", text)])
         if out is None:
-            names = pipe.dictionary.preferred_names()
             for ent in linked[0].entities:
-                cid = ent.concept_id or ""
-                typer.echo(f"{ent.start}\t{ent.end}\t{ent.text}\t{cid}\t{names.get(cid, '')}"
-                           f"\t{ent.score or 0.0:.3f}")
+                typer.echo(f"{ent.start}\t{ent.end}\t{ent.text}\t{ent.concept_id or ''}\t"
+                           f"{ent.concept_name or ''}\t{ent.score or 0.0:.3f}\t{ent.id_kind or ''}")
         else:
             write_jsonl(out, linked)
+
+
+def _check_link_paths(pipeline: str, source: Path | None, out: Path | None,
+                      shards: bool) -> None:
+    """Refuse, before any work, an output that would destroy an input (see xlnel.outputs)."""
+    from xlnel.io.documents import check_source
+    from xlnel.outputs import check_disjoint
+    from xlnel.stream import check_link_output
+
+    if source is not None and not shards:
+        check_source(source)
+    if out is None:
+        return
+    if shards:
+        if out.exists() and not out.is_dir():
+            raise typer.BadParameter(f"--out {out} is a file; --shards writes a folder")
+        # Shard outputs only add files named like the shards (an existing one must have been
+        # written by this pipeline, see finished_shards): the folder may hold other things.
+        inputs = [_pipeline_path(pipeline)] + ([source] if source and source.is_dir() else [])
+        check_disjoint(out, inputs, out_is_folder=False)
+        return
+    check_link_output(_pipeline_path(pipeline), source, out)
 
 
 @app.command("evaluate")
@@ -144,14 +188,25 @@ def evaluate_cli(
     = False,
     ci: Annotated[bool, typer.Option("--ci/--no-ci", help="Bootstrap 95% intervals.")] = True,
     bootstrap: Annotated[int, typer.Option(min=1, help="Bootstrap resamples.")] = 1000,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap and of --protocol's "
+                                          "sampling.")] = 0,
     compare: Annotated[Path | None, typer.Option(
         help="Predictions of a system B: paired bootstrap of F1(B) - F1(PRED).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    pipeline: Annotated[Path | None, typer.Option(
+        help="Pipeline folder whose candidates and filter --protocol scores.")] = None,
+    protocol: Annotated[str | None, typer.Option(
+        help="Score the filter by another system's protocol instead of PRED: galperin2022 "
+        "(sampled classifier; not end-to-end, see docs/evaluation-protocols.md).")] = None,
 ) -> None:
-    """Precision, recall and F1 of PRED against GOLD, with bootstrap intervals per level."""
+    """Precision, recall and F1 of PRED against GOLD, with bootstrap intervals per level
+    (or of --pipeline's filter by --protocol)."""
+    if protocol is not None:
+        _protocol_report(gold, pipeline, protocol, seed, as_json)
+        return
     if pred is None:
-        raise typer.BadParameter("give PRED, the file of predicted documents")
+        raise typer.BadParameter("give PRED, the file of predicted documents (or --protocol "
+                                 "with --pipeline)")
     _evaluate_prediction_file(gold, pred, level or ["span"], by_type, bootstrap if ci else None,
                               seed, compare, as_json)
 
@@ -169,6 +224,45 @@ def _evaluate_prediction_file(gold: Path, pred: Path, levels: list[str], by_type
         typer.echo(json.dumps({name: r.to_dict() for name, r in reports.items()}))
     else:
         typer.echo(format_report(reports))
+
+
+@app.command("serve")
+def serve_cli(
+    pipeline: Annotated[str, typer.Argument(help="Pipeline folder, or 'default' (HPO).")],
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535)] = 8000,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
+    max_text_chars: Annotated[int, typer.Option(min=1, help="Longest text accepted.")]
+    = 100_000,
+    max_batch: Annotated[int, typer.Option(min=1, help="Most texts in one request.")] = 64,
+) -> None:
+    """Serve PIPELINE over HTTP: POST /link, GET /concepts/ID, /health, /metadata, a web page
+    at / and the OpenAPI schema at /docs (needs ``pip install 'xlnel[serve]'``)."""
+    from xlnel.serve import serve
+    from xlnel.serve.app import Limits
+
+    serve(pipeline, host, port, workers, Limits(max_text_chars, max_batch))
+
+
+def _protocol_report(gold: Path, pipeline: Path | None, protocol: str, seed: int,
+                     as_json: bool) -> None:
+    """``xlnel evaluate --protocol``: the sampled-classifier scores of a pipeline on GOLD."""
+    from xlnel.evaluation.protocol import PROTOCOLS, galperin2022_pipeline
+
+    if protocol not in PROTOCOLS:
+        raise typer.BadParameter(f"unknown protocol {protocol!r}; allowed: "
+                                 f"{', '.join(PROTOCOLS)}", param_hint="--protocol")
+    if pipeline is None:
+        raise typer.BadParameter(f"--protocol {protocol} needs --pipeline DIR",
+                                 param_hint="--pipeline")
+    s = galperin2022_pipeline(pipeline, gold, seed=seed, progress=True)
+    if as_json:
+        typer.echo(json.dumps(s.to_dict()))
+    else:
+        typer.echo(f"{protocol} ({s.level}, seed {s.seed}; sampled, not end-to-end): "
+                   f"P {s.precision:.4f}  R {s.recall:.4f}  F1 {s.f1:.4f}  "
+                   f"(tp {s.tp}, fp {s.fp}, fn {s.fn}; {s.positives} positives, "
+                   f"{s.negatives} negatives, {s.unreached} unreached)")
 
 
 @app.command("candidates")

@@ -252,12 +252,18 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         FileNotFoundError: If the pair file or a knowledge-base file does not exist.
         ConfigError: On an invalid translator setting.
         ValueError: On an empty pair file or no knowledge base.
+        OutputError: When ``out_dir`` is a file, an input, holds one, or holds files of
+            something else (checked before any work).
     """
+    from xlnel.outputs import check_output_folder
+
     pairs = Path(pairs_path)
     if not pairs.is_file():
         raise FileNotFoundError(f"pair file not found: {pairs}")
+    kb_paths = [p for spec in kb_specs for p in (spec, spec.partition(":")[2]) if p]
+    out = check_output_folder(out_dir, [pairs, *(p for p in kb_paths if Path(p).exists())],
+                              (TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE), marker=REPORT_FILE)
     concepts, sources = load_concepts(kb_specs, limit)
-    out = Path(out_dir)
     translator_dir = out / TRANSLATOR_DIR
     train_report = train_translator_from_pairs(
         pairs, translator_dir, {**(overrides or {}), "target_lang": lang},

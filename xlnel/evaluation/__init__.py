@@ -1,4 +1,5 @@
-"""Evaluation stage: precision/recall/F1 at five levels, bootstrap intervals, HRM recall."""
+"""Evaluation stage: precision/recall/F1 at five levels, bootstrap intervals, HRM recall,
+and the reference system's sampled-classifier protocol (for comparison with its figures)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from xlnel.evaluation.metrics import (
     evaluate_by_type,
     evaluate_per_document,
 )
+from xlnel.evaluation.protocol import ProtocolScores, galperin2022, galperin2022_pipeline
 from xlnel.evaluation.report import LevelReport, evaluate_report, format_report
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "HRMReport",
     "LevelReport",
     "PairedComparison",
+    "ProtocolScores",
     "Scores",
     "ScoresWithCI",
     "bootstrap_counts",
@@ -39,6 +42,8 @@ __all__ = [
     "evaluate_per_document",
     "evaluate_report",
     "format_report",
+    "galperin2022",
+    "galperin2022_pipeline",
     "hrm_recall",
     "paired_bootstrap",
     "paired_bootstrap_counts",

@@ -360,9 +360,15 @@ def run_experiment(config: str | Path, grid: Mapping[str, Sequence[Any]],
     """
     from tqdm import tqdm
 
+    from xlnel.outputs import check_disjoint, check_output_folder, config_inputs
+
     seed_list = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
     planned = plan_cells(config, grid, seed_list, overrides, folds)
-    out_dir = Path(out)
+    inputs = [Path(config)] + [p for _, cfg in planned for p in config_inputs(cfg)]
+    writes = [RUNS_FILE] + (["cache"] if cache_dir is None else [])
+    out_dir = check_output_folder(out, inputs, writes)
+    if cache_dir is not None:
+        check_disjoint(cache_dir, inputs, out_is_folder=True, option="--cache")
     out_dir.mkdir(parents=True, exist_ok=True)
     runs = out_dir / RUNS_FILE
     done = _done_cells(runs, planned)

@@ -41,12 +41,14 @@ from typing import Any
 import numpy as np
 
 from xlnel import __version__
+from xlnel.artifacts import PIPELINE_FORMAT
 from xlnel.candidates.base import CandidateGenerator, generator_class
 from xlnel.config import PipelineConfig
 from xlnel.dictionary.dft import DFTResult, fine_tune_dictionary
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.filtering.base import CandidateFilter, filter_class
 from xlnel.io import atomic_path, atomic_write, read_documents
+from xlnel.io._atomic import sigterm_as_interrupt
 from xlnel.ner.base import SpanTagger, tagger_class
 from xlnel.pipeline import (
     build_dictionary,
@@ -104,7 +106,8 @@ def stage_keys(config: PipelineConfig) -> dict[str, str]:
 
 
 def _hash(*parts: Any) -> str:
-    text = json.dumps([__version__, *parts], sort_keys=True, ensure_ascii=False)
+    # The pipeline format too: a stage written in another layout is not reused.
+    text = json.dumps([__version__, PIPELINE_FORMAT, *parts], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
 
 
@@ -135,18 +138,21 @@ class StageCache:
             return None
         target = self.root / stage / key
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{key}."))
-        try:
-            write(tmp)
-            (tmp / "done.json").write_text(json.dumps({"xlnel_version": __version__}),
-                                           encoding="utf-8")
-            if target.exists():  # another run stored it meanwhile; keep theirs
-                shutil.rmtree(tmp)
-            else:
-                os.rename(tmp, target)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+        # No clean-up of folders left by a killed store here: the cache is shared by processes
+        # that may store the same stage at the same time.
+        with sigterm_as_interrupt():
+            tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{key}."))
+            try:
+                write(tmp)
+                (tmp / "done.json").write_text(json.dumps({"xlnel_version": __version__}),
+                                               encoding="utf-8")
+                if target.exists():  # another run stored it meanwhile; keep theirs
+                    shutil.rmtree(tmp)
+                else:
+                    os.rename(tmp, target)
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
         return target
 
 
@@ -181,7 +187,7 @@ def _write_scores(path: Path, scores: Sequence[np.ndarray]) -> None:
 
 
 def _read_scores(path: Path) -> list[np.ndarray]:
-    with np.load(path) as z:
+    with np.load(path, allow_pickle=False) as z:
         bounds = np.concatenate([[0], np.cumsum(z["lengths"])])
         flat = z["scores"]
     return [flat[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]

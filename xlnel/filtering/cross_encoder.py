@@ -205,8 +205,9 @@ class CrossEncoderFilter(CandidateFilter):
         head: dict[str, Any] = {"num_labels": 1, "ignore_mismatched_sizes": True}
         self._tokenizer = AutoTokenizer.from_pretrained(source)
         self._encoder = PairEncoder(self._tokenizer, self.options.max_length)
+        # A saved filter is read from safetensors only: a pickled weights file is never loaded.
         model = AutoModelForSequenceClassification.from_pretrained(
-            source, **(head if for_training else {}))
+            source, **(head if for_training else {"use_safetensors": True}))
         freeze = self.options.freeze_embeddings
         if freeze is None:
             freeze = self._device.type == "cpu"

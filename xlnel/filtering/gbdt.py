@@ -11,8 +11,8 @@ import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TypeAlias
 
-import joblib
 import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier
 
@@ -20,6 +20,7 @@ from xlnel import __version__
 from xlnel.candidates.stopwords import load_stopwords
 from xlnel.config import FilterConfig
 from xlnel.errors import ArtifactError
+from xlnel.filtering._trees import TreeEnsemble
 from xlnel.filtering.base import CandidateFilter, register_filter
 from xlnel.filtering.features import FeatureExtractor, Priors, count_priors
 from xlnel.filtering.labels import label_candidates
@@ -27,6 +28,9 @@ from xlnel.linkers.decide import choose_threshold
 from xlnel.types import Candidate, Document
 
 logger = logging.getLogger(__name__)
+
+_TREES = "trees.npz"
+_Model: TypeAlias = "TreeEnsemble | HistGradientBoostingClassifier"
 
 _DEFAULTS = {"folds": 5, "max_iter": 300, "learning_rate": 0.08, "max_leaf_nodes": 31,
              "l2_regularization": 1.0, "seed": 0, "unit": "auto",
@@ -71,7 +75,8 @@ class GradientBoostingFilter(CandidateFilter):
                          (self.options["unit"] == "auto" and config.select_level == "span"))
         self.extractor = FeatureExtractor(lang, load_stopwords(lang), int(self.options["window"]))
         self.priors = Priors()
-        self.model: HistGradientBoostingClassifier | None = None
+        #: The fitted trees, as plain arrays (saved without pickle, see :mod:`._trees`).
+        self.model: TreeEnsemble | None = None
         #: Out-of-fold scores of the training candidates (set by :meth:`fit`): each document
         #: scored by a model that did not see it, as a cascade's next stage needs them.
         self.oof_scores: list[np.ndarray] = []
@@ -110,7 +115,9 @@ class GradientBoostingFilter(CandidateFilter):
                         level, f1)
         self.priors = count_priors(self.extractor, documents, candidates, labels)
         xs, ys = self._rows(oof_x, labels, candidates)
-        self.model = self._new_model().fit(np.concatenate(xs), np.concatenate(ys))
+        fitted = self._new_model().fit(np.concatenate(xs), np.concatenate(ys))
+        # Scored from here on by the same code as after loading, so fit and load agree.
+        self.model = TreeEnsemble.from_sklearn(fitted)
         return self
 
     def _rows(self, xs: Sequence[np.ndarray], labels: Sequence[np.ndarray],
@@ -123,7 +130,7 @@ class GradientBoostingFilter(CandidateFilter):
         return [x[t] for x, t in zip(xs, tops, strict=True)], \
             [y[t] for y, t in zip(labels, tops, strict=True)]
 
-    def _predict(self, model: HistGradientBoostingClassifier, x: np.ndarray,
+    def _predict(self, model: _Model, x: np.ndarray,
                  candidates: Sequence[Candidate]) -> np.ndarray:
         """Per-candidate scores; per span, every candidate gets its span's score."""
         if not self.per_span or len(candidates) == 0:
@@ -173,11 +180,11 @@ class GradientBoostingFilter(CandidateFilter):
                 for d, c in zip(documents, candidates, strict=True)]
 
     def save(self, directory: Path) -> None:
-        """Write the model (joblib), priors (JSON) and threshold."""
+        """Write the trees (``trees.npz``, plain arrays), priors (JSON) and threshold."""
         if self.model is None:
             raise RuntimeError("cannot save an unfitted filter")
         directory.mkdir(parents=True, exist_ok=True)
-        joblib.dump(self.model, directory / "model.joblib")
+        self.model.save(directory / _TREES)
         priors = {"mention": self.priors.mention, "name": self.priors.name,
                   "context": self.priors.context, "window": self.priors.window}
         (directory / "priors.json").write_text(json.dumps(priors, ensure_ascii=False),
@@ -191,10 +198,19 @@ class GradientBoostingFilter(CandidateFilter):
     def load(cls, directory: Path, config: FilterConfig, lang: str) -> GradientBoostingFilter:
         """Read a filter written by :meth:`save`.
 
+        Never unpickles: a ``model.joblib`` (a pickled scikit-learn model) is refused, not
+        read, since unpickling a file can run any code.
+
         Raises:
-            ArtifactError: If a file is missing or the features differ from this version's.
+            ArtifactError: If a file is missing, the filter is a pickled model, or the features
+                differ from this version's.
         """
-        for name in ("model.joblib", "priors.json", "filter.json"):
+        if (directory / "model.joblib").exists() and not (directory / _TREES).is_file():
+            raise ArtifactError(
+                f"the filter in {directory} is a pickled model.joblib, which xlnel does not "
+                "load (unpickling a file can run any code); retrain the pipeline with this "
+                "xlnel version")
+        for name in (_TREES, "priors.json", "filter.json"):
             if not (directory / name).is_file():
                 raise ArtifactError(f"saved filter in {directory} lacks {name}")
         meta = json.loads((directory / "filter.json").read_text(encoding="utf-8"))
@@ -202,14 +218,19 @@ class GradientBoostingFilter(CandidateFilter):
         if meta.get("features") != list(f.extractor.feature_names):
             raise ArtifactError(f"filter in {directory} was trained with other features "
                                 f"(xlnel {meta.get('xlnel_version')}); retrain it")
-        f.model = joblib.load(directory / "model.joblib")
+        f.model = TreeEnsemble.load(directory / _TREES)
+        if f.model.n_features != len(f.extractor.feature_names):
+            raise ArtifactError(f"{directory / _TREES} expects {f.model.n_features} features, "
+                                f"not {len(f.extractor.feature_names)}; retrain it")
         raw = json.loads((directory / "priors.json").read_text(encoding="utf-8"))
         f.priors = Priors(raw["mention"], raw["name"], raw["context"], raw.get("window", {}))
         f.threshold = meta["threshold"] if config.threshold is None else config.threshold
         return f
 
 
-def _positive_proba(model: HistGradientBoostingClassifier, x: np.ndarray) -> np.ndarray:
+def _positive_proba(model: _Model, x: np.ndarray) -> np.ndarray:
     if len(x) == 0:
         return np.zeros(0)
+    if isinstance(model, TreeEnsemble):
+        return model.predict_positive(x)
     return np.asarray(model.predict_proba(x)[:, 1], dtype=np.float64)

@@ -1,17 +1,26 @@
 """File helpers shared by the readers and writers: atomic writes and gzip-transparent reading.
 
 Writers never leave a half-written file behind: they write to a temporary file in the target's
-folder and move it into place with :func:`os.replace` only once everything was written.
+folder and move it into place with :func:`os.replace` only once everything was written. A
+termination request (SIGTERM, as sent by ``kill``, a job scheduler or a container stop) is
+handled like Ctrl-C while a temporary file exists, so it is removed; one left by a process that
+was killed outright (SIGKILL, power loss) is removed by the next write of the same target.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import gzip
 import io
 import logging
 import os
+import re
 import secrets
+import shutil
+import signal
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, BinaryIO, cast
@@ -21,7 +30,12 @@ from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["atomic_write", "check_entities", "is_gzip", "iter_lines", "open_text"]
+__all__ = ["atomic_write", "check_entities", "is_gzip", "iter_lines", "open_text",
+           "remove_stale_files", "sigterm_as_interrupt"]
+
+#: When this process started (as far as xlnel can tell: when it was imported). A temporary file
+#: older than that cannot belong to a write of this process.
+PROCESS_START = time.time()
 
 
 def is_gzip(path: str | Path) -> bool:
@@ -88,6 +102,87 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
             raise FormatError(f"not a valid gzip file ({exc})", path, lineno + 1) from exc
 
 
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"terminated by signal {signum}")
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Turn SIGTERM into :class:`KeyboardInterrupt` inside the block, so clean-up code runs.
+
+    Only in the main thread and only where SIGTERM still has its default action (which kills
+    the process without running any ``finally``); a handler the application set is kept.
+    """
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def remove_stale_files(folder: Path, pattern: re.Pattern[str]) -> None:
+    """Remove the files and folders of ``folder`` whose names match ``pattern`` and that are
+    older than this process: the temporaries of a writer that was killed.
+
+    Raises nothing: a file another process removed first, or one that cannot be removed, is
+    left alone.
+    """
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if not pattern.fullmatch(entry.name):
+            continue
+        try:
+            if entry.stat(follow_symlinks=False).st_mtime >= PROCESS_START:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
+            logger.info("removed %s, left by an interrupted write", entry.path)
+        except OSError:
+            continue
+
+
+_TEMP_NAME = re.compile(r"\.(.+)\.[0-9a-f]{12}\.tmp")
+
+
+@functools.lru_cache(maxsize=256)
+def _stale_temporaries(folder: str) -> dict[str, list[str]]:
+    """The temporary files of ``folder`` older than this process, by target name.
+
+    Listed once per folder and process, so that writing many files into one folder (a BRAT
+    corpus) does not list it for each: a temporary created later is newer than the process,
+    hence never stale.
+    """
+    found: dict[str, list[str]] = {}
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return found
+    for entry in entries:
+        match = _TEMP_NAME.fullmatch(entry.name)
+        with contextlib.suppress(OSError):
+            if match and entry.stat(follow_symlinks=False).st_mtime < PROCESS_START:
+                found.setdefault(match.group(1), []).append(entry.path)
+    return found
+
+
+def _remove_stale_temporaries(path: Path) -> None:
+    """Remove the temporary files of writes of ``path`` that a killed process left."""
+    for name in _stale_temporaries(str(path.parent)).pop(path.name, []):
+        with contextlib.suppress(OSError):
+            if os.stat(name, follow_symlinks=False).st_mtime < PROCESS_START:  # still old
+                os.unlink(name)
+                logger.info("removed %s, left by an interrupted write", name)
+
+
 def _create_temp(path: Path) -> tuple[int, str]:
     # Unlike mkstemp (owner-only 0o600), mode 0o666 lets the umask decide, as for open().
     while True:
@@ -110,17 +205,19 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = _create_temp(path)
-    os.close(fd)
-    try:
-        yield Path(tmp_name)
-        if path.exists():
-            os.chmod(tmp_name, path.stat().st_mode & 0o777)
-        os.replace(tmp_name, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp_name)
-        raise
+    _remove_stale_temporaries(path)
+    with sigterm_as_interrupt():
+        fd, tmp_name = _create_temp(path)
+        os.close(fd)
+        try:
+            yield Path(tmp_name)
+            if path.exists():
+                os.chmod(tmp_name, path.stat().st_mode & 0o777)
+            os.replace(tmp_name, path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp_name)
+            raise
     logger.debug("wrote %s", path)
 
 

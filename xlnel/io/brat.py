@@ -23,7 +23,11 @@ from xlnel.types import Document, Link
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["read_brat", "read_brat_document", "write_brat"]
+__all__ = ["NO_BRAT_FILES", "read_brat", "read_brat_document", "write_brat"]
+
+#: Why a folder read as a BRAT corpus was refused: it holds no ``.txt`` file.
+NO_BRAT_FILES = ("a folder without BRAT .txt files; give a corpus file (.jsonl, .json, .pubtator, "
+                 "optionally .gz) or a folder of BRAT .txt + .ann files")
 
 
 @dataclass
@@ -163,12 +167,15 @@ def read_brat(folder: str | Path) -> list[Document]:
 
     Raises:
         FileNotFoundError: When ``folder`` is not an existing folder.
-        FormatError: For an ``.ann`` file without its ``.txt``, or a malformed ``.ann`` file.
+        FormatError: For a folder without ``.txt`` files, an ``.ann`` file without its
+            ``.txt``, or a malformed ``.ann`` file.
     """
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"no such BRAT folder: {folder}")
     texts = {p.stem for p in folder.glob("*.txt")}
+    if not texts:
+        raise FormatError(NO_BRAT_FILES, folder)
     for ann in sorted(folder.glob("*.ann")):
         if ann.stem not in texts:
             raise FormatError(f"annotation file has no text file {ann.stem}.txt", ann)

@@ -12,15 +12,17 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from xlnel.errors import FormatError
 from xlnel.io._atomic import iter_lines
-from xlnel.io.brat import read_brat, write_brat
+from xlnel.io.brat import NO_BRAT_FILES, read_brat, write_brat
 from xlnel.io.jsonl import iter_jsonl, write_jsonl
 from xlnel.io.pubtator import iter_pubtator, write_pubtator
 from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["FORMATS", "guess_format", "iter_documents", "read_documents", "write_documents"]
+__all__ = ["FORMATS", "check_source", "guess_format", "iter_documents", "read_documents",
+           "write_documents"]
 
 FORMATS = ("jsonl", "pubtator", "brat")
 _EXTENSIONS = {".jsonl": "jsonl", ".json": "jsonl", ".pubtator": "pubtator"}
@@ -66,6 +68,20 @@ def guess_format(path: str | Path, for_writing: bool = False) -> str:
         f"cannot tell the corpus format of {path}: give format= one of {FORMATS}, or use the "
         f"extension .jsonl, .json or .pubtator (optionally .gz), or a BRAT folder"
     )
+
+
+def check_source(path: str | Path) -> str:
+    """Check, without reading it, that ``path`` is a corpus that can be read; return its format.
+
+    Raises:
+        FileNotFoundError: When ``path`` does not exist.
+        ValueError: When the format cannot be told.
+        FormatError: When ``path`` is a folder without BRAT ``.txt`` files.
+    """
+    fmt = guess_format(path)
+    if fmt == "brat" and not any(Path(path).glob("*.txt")):
+        raise FormatError(NO_BRAT_FILES, path)
+    return fmt
 
 
 def _check_format(format: str) -> str:

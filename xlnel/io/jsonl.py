@@ -7,8 +7,12 @@ Each line is an object::
                    "concept_id": "C0011849"}]}
 
 ``concept_id`` is optional (``null`` or absent for no concept) and ``A|B`` for several concepts;
-``score`` is optional. Top-level keys other than ``id``, ``text`` and ``entities`` go to
-:attr:`Document.metadata` and are written back.
+``score`` is optional, and so are the fields that say what a prediction found:
+``id_kind`` (``concept`` for knowledge-base ids, ``dictionary_name`` when the dictionary gave
+the matched name no id and the "id" is the name itself; absent: not stated), ``concept_name``
+(the concept's preferred name), ``concept_type``, ``matched_name`` (the dictionary name that
+matched) and ``matched_source``. Top-level keys other than ``id``, ``text`` and ``entities``
+go to :attr:`Document.metadata` and are written back.
 """
 
 from __future__ import annotations
@@ -21,13 +25,15 @@ from typing import Any
 
 from xlnel.errors import FormatError
 from xlnel.io._atomic import atomic_write, check_entities, iter_lines
-from xlnel.types import Document, Link
+from xlnel.types import ID_KINDS, Document, Link
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["document_to_dict", "iter_jsonl", "read_jsonl", "write_jsonl"]
+__all__ = ["document_to_dict", "entity_to_dict", "iter_jsonl", "read_jsonl", "write_jsonl"]
 
 _RESERVED = ("id", "text", "entities")
+#: Optional entity fields describing what a prediction found, in output order.
+_FOUND = ("concept_name", "concept_type", "matched_name", "matched_source")
 
 
 def _is_int(value: Any) -> bool:
@@ -60,6 +66,13 @@ def _parse_score(value: Any, where: str, path: Path, lineno: int) -> float | Non
     return float(value)
 
 
+def _parse_optional_str(value: Any, key: str, where: str, path: Path,
+                        lineno: int) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise FormatError(f"{where}: {key} {value!r} is not a string or null", path, lineno)
+    return value
+
+
 def _parse_entity(raw: Any, index: int, text: str, path: Path, lineno: int) -> Link:
     where = f"entity {index}"
     if not isinstance(raw, dict):
@@ -90,7 +103,13 @@ def _parse_entity(raw: Any, index: int, text: str, path: Path, lineno: int) -> L
         raise FormatError(f"{where}: type {entity_type!r} is not a string", path, lineno)
     concept_ids = _parse_concept_ids(raw.get("concept_id"), where, path, lineno)
     score = _parse_score(raw.get("score"), where, path, lineno)
-    return Link(start, end, mention, concept_ids, entity_type, score)
+    id_kind = raw.get("id_kind")
+    if id_kind is not None and id_kind not in ID_KINDS:
+        raise FormatError(f"{where}: id_kind {id_kind!r} is not one of {', '.join(ID_KINDS)}",
+                          path, lineno)
+    found = {key: _parse_optional_str(raw.get(key), key, where, path, lineno)
+             for key in _FOUND}
+    return Link(start, end, mention, concept_ids, entity_type, score, id_kind, **found)
 
 
 def _parse_document(obj: Any, path: Path, lineno: int) -> Document:
@@ -153,7 +172,8 @@ def read_jsonl(path: str | Path) -> list[Document]:
     return docs
 
 
-def _entity_to_dict(link: Link) -> dict[str, Any]:
+def entity_to_dict(link: Link) -> dict[str, Any]:
+    """The JSON object of one entity, as in the JSONL output (``null`` fields left out)."""
     entity: dict[str, Any] = {"start": link.start, "end": link.end, "text": link.text}
     if link.type is not None:
         entity["type"] = link.type
@@ -161,6 +181,12 @@ def _entity_to_dict(link: Link) -> dict[str, Any]:
         entity["concept_id"] = "|".join(link.concept_ids)
     if link.score is not None:
         entity["score"] = link.score
+    if link.id_kind is not None and link.concept_ids:
+        entity["id_kind"] = link.id_kind
+    for key in _FOUND:
+        value = getattr(link, key)
+        if value is not None:
+            entity[key] = value
     return entity
 
 
@@ -184,7 +210,7 @@ def document_to_dict(doc: Document) -> dict[str, Any]:
         "id": doc.id,
         **metadata,
         "text": doc.text,
-        "entities": [_entity_to_dict(link) for link in doc.entities],
+        "entities": [entity_to_dict(link) for link in doc.entities],
     }
 
 

@@ -253,6 +253,7 @@ class _OboTerm:
     id: str = ""
     names: list[str] = field(default_factory=list)
     xrefs: list[str] = field(default_factory=list)
+    parents: list[str] = field(default_factory=list)
     obsolete: bool = False
 
 
@@ -297,19 +298,49 @@ def _iter_obo_terms(path: Path, scopes: frozenset[str] | None) -> Iterator[_OboT
                 term.names.append(text)
         elif tag == "xref" and value:
             term.xrefs.append(value.split()[0])
+        elif tag == "is_a" and value:
+            term.parents.append(value.split(" !")[0].split()[0])
         elif tag == "is_obsolete":
             term.obsolete = value.split(" !")[0].strip().lower() == "true"
     if term is not None:
         yield term
 
 
-def read_obo(path: str | Path, scopes: Collection[str] | None = None) -> list[Concept]:
+def _branches(terms: list[_OboTerm]) -> dict[str, tuple[str, ...]]:
+    """Per term, the names of its top-level branches: the ancestors whose parent is a root
+    (HPO's sub-ontologies under ``All``: ``Phenotypic abnormality``, ``Mode of inheritance``)."""
+    by_id = {t.id: t for t in terms}
+    memo: dict[str, dict[str, None]] = {}
+
+    def walk(term_id: str, seen: frozenset[str]) -> dict[str, None]:
+        if term_id in memo:
+            return memo[term_id]
+        term = by_id.get(term_id)
+        out: dict[str, None] = {}
+        for parent in term.parents if term else ():
+            if parent in seen:
+                continue  # a cycle; OBO files should have none
+            grand = by_id.get(parent)
+            if grand is not None and not grand.parents:
+                out[term.names[0] if term and term.names else term_id] = None
+            else:
+                out.update(walk(parent, seen | {parent}))
+        memo[term_id] = out
+        return out
+
+    return {t.id: tuple(walk(t.id, frozenset({t.id}))) for t in terms}
+
+
+def read_obo(path: str | Path, scopes: Collection[str] | None = None,
+             branch_types: bool = False) -> list[Concept]:
     """Read the terms of an OBO ontology (HPO, MONDO, DOID ...), skipping obsolete ones.
 
     Args:
         path: OBO file, optionally ``.gz``.
         scopes: Synonym scopes to keep (``EXACT``, ``RELATED``, ``BROAD``, ``NARROW``);
             ``None`` keeps all.
+        branch_types: Give each term, as its types, the names of the top-level branches it
+            falls under through ``is_a`` (HPO's sub-ontologies).
 
     Returns:
         One concept per term: its ``name`` first, then its synonyms; ``xref`` values such as
@@ -324,13 +355,16 @@ def read_obo(path: str | Path, scopes: Collection[str] | None = None) -> list[Co
     keep = None if scopes is None else frozenset(s.upper() for s in scopes)
     collector = _Collector()
     obsolete = 0
-    for term in _iter_obo_terms(path, keep):
+    terms = list(_iter_obo_terms(path, keep))
+    branches = _branches([t for t in terms if not t.obsolete]) if branch_types else {}
+    for term in terms:
         if not term.id:
             raise FormatError("[Term] stanza has no id", path, term.line)
         if term.obsolete:
             obsolete += 1
             continue
-        collector.add(term.id, term.names[:1], 0, xrefs=term.xrefs)
+        collector.add(term.id, term.names[:1], 0, types=branches.get(term.id, ()),
+                      xrefs=term.xrefs)
         collector.add(term.id, term.names[1:], 1)
     logger.info("read %d terms from %s (%d obsolete skipped)", len(collector), path, obsolete)
     return collector.concepts()
@@ -363,9 +397,9 @@ def read_hpo(use_umls_ids: bool = False, path: str | Path | None = None) -> list
         path: OBO file; by default :func:`hpo_default_path`.
 
     Returns:
-        The HPO concepts.
+        The HPO concepts, typed by their sub-ontology (``Phenotypic abnormality`` ...).
     """
-    terms = read_obo(hpo_default_path() if path is None else path)
+    terms = read_obo(hpo_default_path() if path is None else path, branch_types=True)
     if not use_umls_ids:
         return terms
     collector = _Collector()
@@ -373,7 +407,7 @@ def read_hpo(use_umls_ids: bool = False, path: str | Path | None = None) -> list
         cui = next((x for x in term.xrefs if x.upper().startswith("UMLS:")), None)
         concept_id = term.id if cui is None else normalize_concept_id(cui)
         xrefs = term.xrefs if cui is None else (term.id, *term.xrefs)
-        collector.add(concept_id, term.names[:1], 0, xrefs=xrefs)
+        collector.add(concept_id, term.names[:1], 0, types=term.types, xrefs=xrefs)
         collector.add(concept_id, term.names[1:], 1)
     return collector.concepts()
 

@@ -48,7 +48,8 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
         if overlap != "none" and any(s < te and ts < e for ts, te in taken):
             continue
         taken.append((s, e))
-        links.append(Link(s, e, cand.span.text, (cand.concept_id,), score=round(score, 6)))
+        links.append(Link(s, e, cand.span.text, (cand.concept_id,), score=round(score, 6),
+                          matched_name=cand.name))
     links.sort(key=lambda link: (link.start, link.end))
     return replace(document, entities=tuple(links))
 

@@ -374,7 +374,7 @@ class DenseCandidateGenerator(CandidateGenerator):
         faiss_index.set_search_params(gen._index, o.nprobe, o.ef_search)
         if (directory / "annotations.faiss").is_file() and o.switch_threshold is not None:
             gen._small = faiss_index.read_index(directory / "annotations.faiss")
-            gen._small_ids = np.load(directory / "annotation_ids.npy")
+            gen._small_ids = np.load(directory / "annotation_ids.npy", allow_pickle=False)
         if o.merge_tfidf:
             if not (directory / "tfidf").is_dir():
                 raise ArtifactError(f"merge_tfidf is set but {directory} has no tfidf/")

@@ -193,7 +193,7 @@ def cached_encode(encoder: EntityEncoder, texts: Sequence[str], progress: bool =
     folder = (root or cache_dir()) / "embeddings"
     path = folder / f"{digest.hexdigest()[:32]}.npy"
     if path.is_file():
-        vectors = np.load(path)
+        vectors = np.load(path, allow_pickle=False)
         if vectors.shape == (len(texts), encoder.dim):
             logger.info("embeddings of %d texts read from %s", len(texts), path)
             return vectors

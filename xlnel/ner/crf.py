@@ -142,7 +142,9 @@ class CrfTagger(SpanTagger):
         if self._tokenizer.cls_token_id is None or self._tokenizer.sep_token_id is None:
             raise ConfigError(f"ner.options.model={opts.model!r}: the tokenizer has no CLS/SEP "
                               "tokens; the tagger needs an encoder tokenizer (BERT, XLM-R)")
-        encoder = AutoModel.from_pretrained(source)
+        # A saved tagger is read from safetensors only: a pickled weights file is never loaded.
+        encoder = AutoModel.from_pretrained(source, **({} if for_training else
+                                                       {"use_safetensors": True}))
         self.labels = list(labels)
         network = TaggerNetwork(encoder, len(labels), opts.max_prefix + 1, opts.dropout)
         freeze = opts.freeze_embeddings

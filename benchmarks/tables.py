@@ -1,0 +1,393 @@
+"""Render the result tables of README.md and docs/ from ``benchmarks/results/*.json``.
+
+Every table in those files sits between marker comments::
+
+    <!-- table:link_throughput -->
+    ...generated...
+    <!-- /table -->
+
+``python benchmarks/tables.py`` rewrites what lies between the markers; ``--check`` only
+compares and exits with status 1 when a committed table differs from what the results files
+give (a test runs it). Each table ends with the results files it was read from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from config_tables import config_reference, options_reference  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+PAGES = ("README.md", "docs/*.md")
+MARKER = re.compile(r"(<!-- table:(?P<name>[a-z0-9_]+) -->\n)(?P<body>.*?)(<!-- /table -->)",
+                    re.DOTALL)
+
+Row = Sequence[str]
+
+
+def _load(name: str) -> dict[str, Any]:
+    path = RESULTS / name
+    if not path.is_file():
+        raise FileNotFoundError(f"results file {path} not found; run the benchmark that "
+                                "writes it, or remove the table's markers")
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def _table(header: Row, rows: Iterable[Row], sources: Iterable[str],
+           source: str | None = "") -> str:
+    """A Markdown table, then a line naming where its figures come from (``sources``: results
+    files; ``source``: anything else; ``None``: no line)."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    files = ", ".join([f"`benchmarks/results/{s}`" for s in sources] + ([source] if source else []))
+    return "\n".join(lines) + ("\n" if source is None else f"\n\nSource: {files}.\n")
+
+
+def pct(x: float) -> str:
+    """A share as a percentage with one decimal (0.9615 -> ``96.2``)."""
+    return f"{100 * x:.1f}"
+
+
+def num(x: float, digits: int = 0) -> str:
+    """A number with thousands separators."""
+    return f"{x:,.{digits}f}"
+
+
+def mib(x: float) -> str:
+    """Memory in MiB, or GiB above 1,024 MiB."""
+    return f"{x / 1024:.1f} GiB" if x >= 1024 else f"{x:.0f} MiB"
+
+
+def mean_std(m: dict[str, float]) -> str:
+    """``mean ± std`` with three decimals."""
+    return f"{m['mean']:.3f} ± {m['std']:.3f}"
+
+
+def recalls(tool: dict[str, Any]) -> str:
+    """recall@1 / @10 / @50 of a matcher."""
+    return " / ".join(f"{tool[f'recall@{k}']:.3f}" for k in (1, 10, 50))
+
+
+_CAMONI = {"diabetes": "Camoni diabetes", "sclerosis": "Camoni sclerosis",
+           "depression": "Camoni depression"}
+
+
+def hrm_recall() -> str:
+    """High-recall matching on the held-out Camoni posts and BC5CDR dev."""
+    res = _load("accuracy.json")["results"]
+    rows = []
+    for key, label in [*_CAMONI.items(), ("bc5cdr", "BC5CDR dev")]:
+        h = res[key]["hrm"]
+        span = f"{pct(h['span']['recall'])} ({h['span']['found']:,}/{h['span']['total']:,})"
+        concept = "—"
+        if key == "bc5cdr":
+            c = h["concept"]
+            concept = f"{pct(c['recall'])} ({c['found']:,}/{c['total']:,})"
+        rows.append([label, span, concept, f"{h['span']['candidates_per_span']:.1f}",
+                     num(h["span"]["spans"])])
+    return _table(["corpus", "HRM recall, span", "HRM recall, concept", "candidates per span",
+                   "candidate spans"], rows, ["accuracy.json"])
+
+
+def end_to_end() -> str:
+    """End-to-end precision, recall and F1 of the shipped GBDT configs."""
+    res = _load("accuracy.json")["results"]
+    rows = []
+    for key, label, level in [*((k, v, "span") for k, v in _CAMONI.items()),
+                              ("bc5cdr", "BC5CDR dev", "concept")]:
+        m, s = res[key][level], res[key]["seconds"]
+        rows.append([label, level, pct(m["precision"]), pct(m["recall"]), f"**{pct(m['f1'])}**",
+                     f"{s['train_s']:.0f} s + {s['link_s']:.0f} s"])
+    return _table(["corpus", "level", "P", "R", "F1", "train + link"], rows, ["accuracy.json"])
+
+
+def link_throughput() -> str:
+    """``xlnel link`` on 50,000 BC5CDR dev documents, GBDT pipeline, one thread a process."""
+    rows, sources = [], []
+    for name, label in [("w1", "1 worker"), ("w2", "2 workers"), ("ray", "Ray local, 2 actors")]:
+        source = f"link_throughput_50k_{name}.json"
+        run = _load(source)["feature_filter"]["runs"][1]
+        rows.append([label, num(run["documents"]), f"**{run['documents_per_second']:.2f}**",
+                     f"{run['seconds'] / 60:.0f} min", mib(run["peak_tree_rss_mib"])])
+        sources.append(source)
+    return _table(["mode", "documents", "docs/s", "wall time", "peak memory (process tree)"],
+                  rows, sources)
+
+
+def transformer_throughput() -> str:
+    """``xlnel link`` with the cascade (cross-encoder) BC5CDR pipeline on one GPU."""
+    d = _load("link_throughput_transformer_gpu.json")
+    rows = [[str(r["run"]["workers"]), num(r["run"]["documents"]),
+             f"**{r['run']['documents_per_second']:.2f}**", mib(r["run"]["peak_tree_rss_mib"])]
+            for r in d["runs"]]
+    return _table(["worker processes", "documents", "docs/s", "peak memory (process tree)"],
+                  rows, ["link_throughput_transformer_gpu.json"])
+
+
+def matcher_scale() -> str:
+    """The TF-IDF matcher on synthetic dictionaries, against scikit-learn."""
+    d = _load("hrm_speed.json")
+    rows = []
+    for size, r in sorted(d["xlnel"].items(), key=lambda kv: -int(kv[0])):
+        rows.append([f"xlnel, {num(int(size))} names",
+                     f"{num(r['spans_per_second'], 1)} / {num(r['spans_per_second_workers2'], 1)}",
+                     f"{r['build_seconds']:.1f} s", mib(r["peak_rss_mib"])])
+    sk = d["sklearn_subset"]
+    rows.append([f"scikit-learn `cosine_similarity`, chunked, {num(sk['names'])} names",
+                 num(sk["spans_per_second"], 1), "—", mib(sk["peak_rss_mib"])])
+    return _table(["matcher", "spans/s (1 / 2 threads)", "build", "peak memory"], rows,
+                  ["hrm_speed.json"])
+
+
+def _peer_row(label: str, tool: dict[str, Any]) -> Row:
+    return [label, num(tool["queries_per_second"]), f"{tool['build_seconds']:,.1f} s",
+            mib(tool["peak_rss_mib"]), recalls(tool)]
+
+
+_PEER_HEADER = ["tool", "queries/s", "build", "peak memory", "recall@1 / @10 / @50"]
+
+
+def matcher_vs_peers_mesh() -> str:
+    """xlnel, scispacy and QuickUMLS on the MeSH names with BC5CDR dev queries."""
+    tools = _load("hrm_vs_peers.json")["mesh"]["tools"]
+    rows = [_peer_row("xlnel (2 threads, pipeline settings)", tools["xlnel"]),
+            _peer_row("scispacy 0.6 `CandidateGenerator` (efSearch 200)", tools["scispacy"]),
+            _peer_row("QuickUMLS 1.4 (simstring)", tools["quickumls"])]
+    return _table(_PEER_HEADER, rows, ["hrm_vs_peers.json"])
+
+
+def _variant_label(tool: dict[str, Any]) -> str:
+    lo, hi = tool["ngram_min"], tool["ngram_max"]
+    grams = f"{lo}-grams" if lo == hi else f"{lo}–{hi}-grams"
+    pad = ", `pad_ends`" if tool.get("pad_ends") else ""
+    default = (lo, hi, tool["threshold"], bool(tool.get("pad_ends"))) == (1, 3, 0.4, False)
+    return f"{grams}{pad}, th {tool['threshold']}" + (" (pipeline default)" if default else "")
+
+
+def _variants(pattern: str, part: str) -> list[tuple[str, dict[str, Any]]]:
+    found = sorted(RESULTS.glob(pattern))
+    if not found:
+        raise FileNotFoundError(f"no results file matches {RESULTS / pattern}")
+    out = [(p.name, _load(p.name)[part]["tools"]["xlnel"]) for p in found]
+    return sorted(out, key=lambda nt: (nt[1].get("pad_ends", False), -nt[1]["ngram_max"] +
+                                       nt[1]["ngram_min"], -nt[1]["threshold"]))
+
+
+def matcher_variants_mesh() -> str:
+    """xlnel's matcher representations on MeSH (same queries as the peers table)."""
+    variants = _variants("hrm_vs_peers_mesh_xlnel_*.json", "mesh")
+    rows = [[_variant_label(t), num(t["queries_per_second"]), recalls(t)] for _, t in variants]
+    scispacy = _load("hrm_vs_peers.json")["mesh"]["tools"]["scispacy"]
+    rows.append(["scispacy 0.6 (as above)", num(scispacy["queries_per_second"]),
+                 recalls(scispacy)])
+    return _table(["xlnel matcher (2 threads)", "queries/s", "recall@1 / @10 / @50"], rows,
+                  [n for n, _ in variants] + ["hrm_vs_peers.json"])
+
+
+def matcher_vs_peers_3m() -> str:
+    """Matchers at 3,000,000 names (MeSH plus synthetic distractors)."""
+    variants = _variants("hrm_vs_peers_3m_xlnel_*.json", "synthetic")
+    scispacy = _load("hrm_vs_peers_3m_scispacy.json")["synthetic"]["tools"]["scispacy"]
+    quick = _load("hrm_vs_peers_3m.json")["synthetic"]["tools"]["quickumls"]
+    rows = [_peer_row(f"xlnel, {_variant_label(t)}", t) for _, t in variants]
+    rows.append(_peer_row(f"scispacy 0.6, efConstruction {scispacy['ef_construction']}",
+                          scispacy))
+    rows.append(_peer_row("QuickUMLS 1.4", quick))
+    return _table(_PEER_HEADER, rows, [n for n, _ in variants] +
+                  ["hrm_vs_peers_3m_scispacy.json", "hrm_vs_peers_3m.json"])
+
+
+def _axes(axes: dict[str, Any]) -> str:
+    return ", ".join(f"`{k}` {'all' if v is None else v}" for k, v in axes.items())
+
+
+_ABLATIONS = {
+    "tf-vs-tfidf": "matcher weights", "metric": "matcher similarity",
+    "max-words": "longest span k", "window-gbdt": "GBDT context-window features",
+    "window": "cross-encoder window (CPU, embeddings frozen)",
+    "window-gpu": "cross-encoder window (GPU, embeddings trained)",
+    "data-size": "training documents (BC5CDR dev, concept F1)",
+}
+
+
+def ablations() -> str:
+    """Ablations on Camoni diabetes (data size on BC5CDR), mean ± std over seeds."""
+    d = _load("ablations.json")["ablations"]
+    rows = []
+    for name, label in _ABLATIONS.items():
+        for cell in d[name]["summary"]:
+            f1 = cell["concept_f1"] if name == "data-size" else cell["span_f1"]
+            score = mean_std(f1) if cell["seeds"] > 1 else f"{f1['mean']:.3f}"
+            rows.append([label, _axes(cell["axes"]), str(cell["seeds"]), score,
+                         f"{cell['hrm_span']['mean']:.3f}"])
+    return _table(["ablation", "setting", "seeds", "F1", "HRM recall (span)"], rows,
+                  ["ablations.json"])
+
+
+def r_sweep() -> str:
+    """F1 against the share R of training documents given to the dictionary."""
+    corpora = _load("r_sweep.json")["corpora"]
+    order = ["diabetes", "sclerosis", "depression", "bc5cdr"]
+    values = [cell["axes"]["dft.R"] for cell in corpora["diabetes"]["by_R"]]
+    rows = []
+    for key in order:
+        metric = "concept_f1" if key == "bc5cdr" else "span_f1"
+        best = corpora[key][f"best_R_{metric}"]["R"]
+        cells = []
+        for cell in corpora[key]["by_R"]:
+            text = mean_std(cell[metric])
+            cells.append(f"**{text}**" if cell["axes"]["dft.R"] == best else text)
+        label = "BC5CDR dev (concept F1)" if key == "bc5cdr" else f"{_CAMONI[key]} (span F1)"
+        rows.append([label, *cells])
+    return _table(["corpus", *(f"R = {v}" for v in values)], rows, ["r_sweep.json"])
+
+
+def cascade_host_time() -> str:
+    """Host-side time per document of the cascade filter, one thread."""
+    d = _load("cascade_host_time.json")
+    parts = d["ms_per_document"]
+    labels = {"candidates": "candidate generation", "gbdt_prefilter": "GBDT prefilter",
+              "windows": "context windows", "pair_encoder": "pair tokenising",
+              "batches": "batching"}
+    rows = [[label, f"{parts[k]:.1f}"] for k, label in labels.items()]
+    rows.append(["**host total**", f"**{d['host_ms_per_document']:.1f}**"])
+    return _table(["step", "ms per document"], rows, ["cascade_host_time.json"])
+
+
+def alternative_linkers() -> str:
+    """Tagger and dense pipelines on Camoni diabetes (held-out 20%, span level), CPU."""
+    gbdt = _load("accuracy.json")["results"]["diabetes"]
+    tag = _load("tagger_accuracy.json")["results"]
+    dense = {r["experiment"]: r for r in _load("dense_accuracy.json")["results"]}
+    entries = [
+        ("TF-IDF + GBDT (`camoni-diabetes.yaml`)", gbdt["span"], gbdt["seconds"]),
+        ("tagger (e5-small + CRF) spans alone", tag["diabetes"]["tagger_alone"]["span"], None),
+        ("tagger + TF-IDF + GBDT (`camoni-diabetes-tagger.yaml`)",
+         tag["diabetes"]["pipeline_span"], tag["diabetes"]["seconds"]),
+        ("tagger + dense (`camoni-diabetes-tagger-dense.yaml`)",
+         tag["diabetes_tagger_dense"]["pipeline_span"], tag["diabetes_tagger_dense"]["seconds"]),
+    ]
+    e2e = dense["e2e camoni-diabetes-dense"]
+    entries.append(("dense e5-small + similarity threshold (`camoni-diabetes-dense.yaml`)",
+                    e2e["span"], {"train_s": e2e["train_seconds"], "link_s": e2e["link_seconds"]}))
+    rows = []
+    for label, m, sec in entries:
+        wall = "—" if sec is None else f"{sec['train_s']:,.0f} s + {sec['link_s']:,.0f} s"
+        rows.append([label, pct(m["precision"]), pct(m["recall"]), pct(m["f1"]), wall])
+    return _table(["pipeline", "P", "R", "F1", "train + link"], rows,
+                  ["accuracy.json", "tagger_accuracy.json", "dense_accuracy.json"])
+
+
+def top_k_recall() -> str:
+    """Gold concepts kept when the cross-encoder reads the top k names of each span."""
+    run = _load("top_k_recall.json")["runs"]["bc5cdr"]
+    total = run["by_k"][-1]["pairs"]
+    rows = [[str(r["k"]), pct(r["concept_recall"]), num(r["pairs"]), pct(r["pairs"] / total)]
+            for r in run["by_k"]]
+    return _table(["names per span (k)", "gold concept kept (%)", "pairs", "share of pairs (%)"],
+                  rows, ["top_k_recall.json"])
+
+
+def filter_speed() -> str:
+    """Cross-encoder scoring on one CPU thread, float32 against int8 quantisation."""
+    d = _load("filter_speed.json")
+    rows = [[kind, num(d["speed"][kind]["pairs_per_second"], 1),
+             f"{d['accuracy'][kind]['seconds']:.0f} s", pct(d["accuracy"][kind]["span_f1"])]
+            for kind in ("fp32", "int8")]
+    return _table(["weights", "pairs/s", "scoring the held-out posts", "span F1"], rows,
+                  ["filter_speed.json"])
+
+
+def dense_index_speed() -> str:
+    """FAISS indexes on 1,000,000 synthetic 384-dimensional vectors."""
+    f = _load("dense_speed.json")["faiss"]
+    rows = [["flat (exact)", "—", num(f["flat"]["qps"], 1), "exact",
+             f"{f['flat']['build_seconds']:,.0f} s"]]
+    for nprobe, r in f["ivf"]["by_nprobe"].items():
+        rows.append([f"IVF-{f['ivf']['nlist']}", f"nprobe {nprobe}", num(r["qps"], 1),
+                     f"{r['recall_at_10']:.3f}", f"{f['ivf']['build_seconds']:,.0f} s"])
+    for ef, r in f["hnsw"]["by_ef_search"].items():
+        rows.append([f"HNSW M={f['hnsw']['M']}", f"ef_search {ef}", num(r["qps"], 1),
+                     f"{r['recall_at_10']:.3f}", f"{f['hnsw']['build_seconds']:,.0f} s"])
+    return _table(["index", "search setting", "queries/s", "recall@10", "build"], rows,
+                  ["dense_speed.json"])
+
+
+def serve_load() -> str:
+    """``xlnel serve default`` under concurrent local clients (benchmarks/serve_load.py)."""
+    data = _load("serve_load.json")
+    rows = [[str(r["workers"]), f"{r['text']} ({r['chars']:,} chars)",
+             f"**{r['requests_per_s']:.1f}**", f"{r['latency_ms']['p50']:,.0f}",
+             f"{r['latency_ms']['p95']:,.0f}", f"{r['latency_ms']['p99']:,.0f}",
+             str(r["failures"]), f"{r['load_average_before'][0]:.1f}"] for r in data["runs"]]
+    return _table(["workers", "text", "requests/s", "p50 ms", "p95 ms", "p99 ms", "failures",
+                   "load average (1 min)"], rows, ["serve_load.json"])
+
+
+TABLES: dict[str, Callable[[], str]] = {
+    f.__name__: f for f in (hrm_recall, end_to_end, link_throughput, transformer_throughput,
+                            matcher_scale,
+                            matcher_vs_peers_mesh, matcher_variants_mesh, matcher_vs_peers_3m,
+                            ablations, r_sweep, cascade_host_time, alternative_linkers,
+                            top_k_recall, filter_speed, dense_index_speed, config_reference,
+                            options_reference, serve_load)
+}
+
+
+def render(text: str, where: str) -> str:
+    """``text`` with every marked table regenerated.
+
+    Raises:
+        KeyError: A marker names no known table.
+    """
+    def one(m: re.Match[str]) -> str:
+        name = m.group("name")
+        if name not in TABLES:
+            raise KeyError(f"{where}: unknown table {name!r}; known: {', '.join(TABLES)}")
+        return m.group(1) + TABLES[name]() + m.group(4)
+
+    return MARKER.sub(one, text)
+
+
+def pages(root: Path = ROOT) -> list[Path]:
+    """The Markdown files whose tables are generated."""
+    out: list[Path] = []
+    for pattern in PAGES:
+        out += sorted(root.glob(pattern))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Regenerate (or with ``--check`` compare) the tables; returns the exit status."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true",
+                    help="Exit 1 if a committed table differs from the results files.")
+    args = ap.parse_args(argv)
+    stale = []
+    for path in pages():
+        text = path.read_text(encoding="utf-8")
+        new = render(text, str(path.relative_to(ROOT)))
+        if new != text:
+            stale.append(str(path.relative_to(ROOT)))
+            if not args.check:
+                path.write_text(new, encoding="utf-8")
+    if args.check and stale:
+        print(f"tables out of date in {', '.join(stale)}; run python benchmarks/tables.py",
+              file=sys.stderr)
+        return 1
+    for name in stale:
+        print(f"updated {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

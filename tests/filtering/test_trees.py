@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.ensemble import HistGradientBoostingClassifier
+
+from xlnel.errors import ArtifactError
+from xlnel.filtering._trees import TreeEnsemble
+
+
+def _data(rng: np.random.Generator, n: int, missing: float) -> np.ndarray:
+    x = rng.normal(size=(n, 6))
+    x[:, 5] = rng.integers(0, 3, size=n)  # a few distinct values: thresholds between them
+    x[rng.random(x.shape) < missing] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.15])
+def test_predict_equals_sklearn_predict_proba(tmp_path, missing):
+    rng = np.random.default_rng(3)
+    x = _data(rng, 2000, missing)
+    y = (np.nan_to_num(x[:, 0]) + np.nan_to_num(x[:, 1]) ** 2 - x[:, 5] > 0.2)
+    model = HistGradientBoostingClassifier(max_iter=40, max_leaf_nodes=15, random_state=0)
+    model.fit(x, y)
+    trees = TreeEnsemble.from_sklearn(model)
+    test = _data(rng, 3000, 0.2)  # NaN at predict time even where training had none
+    test[:5] = np.nan
+    expected = model.predict_proba(test)[:, 1]
+    assert np.array_equal(trees.predict_positive(test), expected)
+    trees.save(tmp_path / "t.npz")
+    assert np.array_equal(TreeEnsemble.load(tmp_path / "t.npz").predict_positive(test), expected)
+    assert trees.predict_positive(np.zeros((0, 6))).shape == (0,)
+
+
+def test_load_refuses_cycles_and_pickles(tmp_path):
+    rng = np.random.default_rng(0)
+    x = _data(rng, 300, 0.0)
+    model = HistGradientBoostingClassifier(max_iter=3, random_state=0).fit(x, x[:, 0] > 0)
+    trees = TreeEnsemble.from_sklearn(model)
+    arrays = {k: getattr(trees, k) for k in ("feature", "threshold", "missing_left", "left",
+                                             "right", "is_leaf", "value", "tree_starts")}
+    arrays["left"] = np.zeros_like(arrays["left"])  # every left child points to the root
+    np.savez(tmp_path / "loop.npz", baseline=0.0, n_features=6, format=1, **arrays)
+    with pytest.raises(ArtifactError, match="valid trees"):
+        TreeEnsemble.load(tmp_path / "loop.npz")
+    np.savez(tmp_path / "obj.npz", format=np.array([object()], dtype=object))
+    with pytest.raises(ArtifactError, match="not a trees file"):
+        TreeEnsemble.load(tmp_path / "obj.npz")
+    np.savez(tmp_path / "old.npz", format=99)
+    with pytest.raises(ArtifactError, match="format 99"):
+        TreeEnsemble.load(tmp_path / "old.npz")

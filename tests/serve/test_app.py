@@ -1,0 +1,142 @@
+"""The linking service through FastAPI's TestClient: answers, limits and bad requests."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+from fastapi.testclient import TestClient  # noqa: E402
+
+import xlnel  # noqa: E402
+from xlnel.io.jsonl import document_to_dict  # noqa: E402
+from xlnel.serve.app import Limits, create_app  # noqa: E402
+from xlnel.types import Document  # noqa: E402
+
+TEXT = "She has diabetes and high blood pressure."
+
+
+@pytest.fixture(scope="module")
+def client(en_pipeline: Path) -> TestClient:
+    return TestClient(create_app(en_pipeline, Limits(max_text_chars=200, max_batch=3,
+                                                     max_body_bytes=5000)))
+
+
+def test_link_one_text_as_the_jsonl_output(client: TestClient, en_pipeline: Path) -> None:
+    r = client.post("/link", json={"text": TEXT})
+    assert r.status_code == 200
+    expected = document_to_dict(xlnel.load(en_pipeline).link(Document("text-0", TEXT)))
+    assert r.json() == json.loads(json.dumps(expected))
+    first = r.json()["entities"][0]
+    assert (first["text"], first["concept_id"], first["concept_name"], first["concept_type"],
+            first["matched_source"]) == ("diabetes", "C1", "diabetes mellitus", "Disorder", "kb")
+
+
+def test_link_a_batch_of_texts_and_documents(client: TestClient) -> None:
+    r = client.post("/link", json={"texts": [TEXT, "Nothing here."]})
+    assert [d["id"] for d in r.json()["documents"]] == ["text-0", "text-1"]
+    assert r.json()["documents"][1]["entities"] == []
+    r = client.post("/link", json={"documents": [{"id": "p1", "text": "asthma", "site": "x"}]})
+    doc = r.json()["documents"][0]
+    assert (doc["id"], doc["site"], doc["entities"][0]["concept_id"]) == ("p1", "x", "C4")
+
+
+@pytest.mark.parametrize("body, status, words", [
+    ({"text": "x" * 201}, 413, "201 characters, over the limit of 200"),
+    ({"texts": ["a"] * 4}, 413, "batch of 4 texts is over the limit of 3"),
+    ({"text": 5}, 422, "string"),
+    ({"texts": "one"}, 422, "list"),
+    ({"text": "a", "texts": ["b"]}, 422, "exactly one of"),
+    ({}, 422, "exactly one of"),
+    ({"txt": "a"}, 422, "txt"),
+    ({"documents": [{"id": "d", "text": "a", "entities": []}]}, 422, "clash"),
+    ([1, 2], 422, "valid dictionary"),
+])
+def test_bad_requests_are_refused_clearly(client: TestClient, body: object, status: int,
+                                          words: str) -> None:
+    r = client.post("/link", json=body)
+    assert r.status_code == status
+    assert words in json.dumps(r.json())
+
+
+def test_malformed_json_is_400(client: TestClient) -> None:
+    for raw in (b"{not json", b'{"text": "a"', b"\xff\xfe"):
+        r = client.post("/link", content=raw, headers={"content-type": "application/json"})
+        assert r.status_code == 400, raw
+        assert "not valid JSON" in r.json()["detail"]
+
+
+def test_oversized_body_is_413(client: TestClient) -> None:
+    r = client.post("/link", content=b'{"text": "' + b"a" * 6000 + b'"}',
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 413 and "5000 bytes" in r.json()["detail"]
+
+
+def test_concepts_health_metadata_openapi(client: TestClient) -> None:
+    r = client.get("/concepts/C2")
+    assert r.json() == {"id": "C2", "name": "hypertension", "type": "Disorder",
+                        "names": ["hypertension", "high blood pressure"]}
+    assert client.get("/concepts/NOPE").status_code == 404
+    assert client.get("/health").json() == {"status": "ok"}
+    meta = client.get("/metadata").json()
+    assert meta["languages"] == ["en"] and meta["xlnel_version"] == xlnel.__version__
+    assert meta["config"]["filter"]["name"] == "xlnel.similarity.v1"
+    assert meta["limits"]["max_batch"] == 3
+    schema = client.get("/openapi.json").json()
+    assert {"/link", "/concepts/{concept_id}", "/health", "/metadata"} <= set(schema["paths"])
+
+
+def test_web_page_and_its_files_are_served(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and 'dir="auto"' in page.text
+    for name in ("app.js", "style.css"):
+        assert client.get(f"/static/{name}").status_code == 200
+    assert "http" not in page.text.replace("http-equiv", "")  # nothing fetched from elsewhere
+
+
+def test_concurrent_requests_get_their_own_answers(client: TestClient) -> None:
+    texts = ["asthma", "migraine", "insulin", "metformin"] * 5
+
+    def one(text: str) -> str:
+        return client.post("/link", json={"text": text}).json()["entities"][0]["text"]
+
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(one, texts)) == texts
+
+
+def test_serve_refuses_a_folder_that_is_no_pipeline(tmp_path: Path) -> None:
+    from xlnel.errors import ArtifactError
+    from xlnel.serve import serve
+
+    with pytest.raises(ArtifactError, match="no config.yaml"):
+        serve(tmp_path)
+
+
+def test_limits_round_trip_through_the_environment() -> None:
+    limits = Limits(10, 2, 300)
+    assert Limits.decode(limits.encode()) == limits
+
+
+def test_cli_link_writes_the_found_fields_and_serve_has_help(en_pipeline: Path,
+                                                             tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from xlnel.cli.main import app
+
+    runner = CliRunner()
+    out = tmp_path / "o.jsonl"
+    r = runner.invoke(app, ["link", str(en_pipeline), "--text", TEXT, "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    entity = json.loads(out.read_text(encoding="utf-8"))["entities"][0]
+    assert {k: entity[k] for k in ("concept_name", "concept_type", "matched_name")} == {
+        "concept_name": "diabetes mellitus", "concept_type": "Disorder",
+        "matched_name": "diabetes"}
+    r = runner.invoke(app, ["link", str(en_pipeline), "--text", TEXT])
+    assert r.stdout.splitlines()[0].split("\t")[:5] == ["8", "16", "diabetes", "C1",
+                                                        "diabetes mellitus"]
+    r = runner.invoke(app, ["serve", "--help"])
+    assert r.exit_code == 0 and "--workers" in r.stdout

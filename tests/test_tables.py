@@ -1,0 +1,80 @@
+"""The generated tables of README.md and docs/ match the results files they come from."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "tables.py"
+
+
+@pytest.fixture(scope="module")
+def tables() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("tables", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_committed_tables_are_current() -> None:
+    run = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True,
+                         text=True)
+    assert run.returncode == 0, run.stderr
+
+
+def test_render_fills_markers_and_refuses_unknown_names(tables: ModuleType) -> None:
+    text = "intro\n<!-- table:cascade_host_time -->\nstale\n<!-- /table -->\nend\n"
+    out = tables.render(text, "page.md")
+    assert out.startswith("intro\n<!-- table:cascade_host_time -->\n| step |")
+    assert "stale" not in out and out.endswith("<!-- /table -->\nend\n")
+    assert "Source: `benchmarks/results/cascade_host_time.json`." in out
+    assert tables.render(out, "page.md") == out
+    with pytest.raises(KeyError, match="page.md: unknown table 'nope'"):
+        tables.render("<!-- table:nope -->\n<!-- /table -->", "page.md")
+
+
+def test_check_fails_on_a_stale_table(tables: ModuleType, tmp_path: Path,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "README.md").write_text("<!-- table:r_sweep -->\nold\n<!-- /table -->\n",
+                                        encoding="utf-8")
+    monkeypatch.setattr(tables, "ROOT", tmp_path)
+    monkeypatch.setattr(tables, "pages", lambda: [tmp_path / "README.md"])
+    assert tables.main(["--check"]) == 1
+    assert tables.main([]) == 0
+    assert tables.main(["--check"]) == 0
+    assert "| corpus | R = 0 |" in (tmp_path / "README.md").read_text(encoding="utf-8")
+
+
+def test_formatting_helpers(tables: ModuleType) -> None:
+    assert tables.pct(0.96154) == "96.2"
+    assert tables.num(11777.7) == "11,778"
+    assert tables.mib(524.0) == "524 MiB" and tables.mib(2048.0) == "2.0 GiB"
+    assert tables.mean_std({"mean": 0.7719, "std": 0.0091}) == "0.772 ± 0.009"
+
+
+def test_missing_results_file_is_named(tables: ModuleType, tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tables, "RESULTS", tmp_path)
+    with pytest.raises(FileNotFoundError, match="accuracy.json"):
+        tables.end_to_end()
+
+
+def test_config_reference_lists_every_key(tables: ModuleType) -> None:
+    from pydantic import BaseModel
+
+    from xlnel.config import PipelineConfig
+
+    text = tables.config_reference()
+    for section, field in PipelineConfig.model_fields.items():
+        default = field.get_default(call_default_factory=True)
+        keys = [f"{section}.{k}" for k in type(default).model_fields] \
+            if isinstance(default, BaseModel) else [section]
+        for key in keys:
+            assert f"| `{key}` |" in text
+    assert "| `dft.R` | float | `0.2` |" in text

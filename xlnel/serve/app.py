@@ -1,0 +1,224 @@
+"""The linking service: a FastAPI app around one loaded pipeline.
+
+Routes: ``POST /link``, ``GET /concepts/{id}``, ``GET /health``, ``GET /metadata``, the web
+page at ``/`` (static files shipped in ``xlnel/serve/static``) and FastAPI's ``/openapi.json``
+and ``/docs``. The pipeline is loaded once, when the app is created; requests link under a lock,
+so concurrent requests are safe whatever the pipeline's parts do with shared state (more
+throughput comes from more worker processes, ``xlnel serve --workers N``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from xlnel import __version__
+from xlnel.io.jsonl import document_to_dict
+from xlnel.pipeline import Pipeline
+from xlnel.serve.schemas import (
+    BatchOut,
+    ConceptOut,
+    DocumentOut,
+    ErrorOut,
+    LinkRequest,
+)
+from xlnel.types import Document
+
+logger = logging.getLogger(__name__)
+
+STATIC_DIR = Path(__file__).parent / "static"
+#: Environment variables read by :func:`app_from_env` (set by :func:`xlnel.serve.serve`).
+ENV_PIPELINE, ENV_LIMITS = "XLNEL_SERVE_PIPELINE", "XLNEL_SERVE_LIMITS"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Request limits: beyond them the service answers 413 with the limit in the message.
+
+    Attributes:
+        max_text_chars: Characters of one text.
+        max_batch: Texts or documents in one request.
+        max_body_bytes: Bytes of a request body.
+    """
+
+    max_text_chars: int = 100_000
+    max_batch: int = 64
+    max_body_bytes: int = 2_000_000
+
+    def encode(self) -> str:
+        """``chars,batch,bytes``, for :data:`ENV_LIMITS`."""
+        return f"{self.max_text_chars},{self.max_batch},{self.max_body_bytes}"
+
+    @classmethod
+    def decode(cls, value: str) -> Limits:
+        """The inverse of :meth:`encode`."""
+        chars, batch, body = (int(v) for v in value.split(","))
+        return cls(chars, batch, body)
+
+
+class _Linker:
+    """The pipeline, a lock around it, and an index of each concept's dictionary names."""
+
+    def __init__(self, pipeline: Pipeline, folder: str) -> None:
+        self.pipeline, self.folder = pipeline, folder
+        self.lock = threading.Lock()
+        self._names: dict[str, list[str]] | None = None
+
+    def link(self, documents: list[Document]) -> list[Document]:
+        with self.lock:
+            return self.pipeline.link_batch(documents)
+
+    def names_of(self, concept_id: str) -> list[str]:
+        with self.lock:
+            if self._names is None:  # built on first use: most services never ask
+                index: dict[str, list[str]] = {}
+                entries = sorted(self.pipeline.dictionary, key=lambda e: e.source != "kb")
+                for entry in entries:
+                    index.setdefault(entry.concept_id, []).append(entry.name)
+                self._names = index
+        return self._names.get(concept_id, [])
+
+
+def create_app(pipeline: Pipeline | str | Path, limits: Limits | None = None) -> FastAPI:
+    """The service for a loaded pipeline, a pipeline folder or ``"default"``.
+
+    Args:
+        pipeline: The pipeline, loaded once here when a folder or name is given.
+        limits: Request limits; :class:`Limits` defaults when ``None``.
+
+    Returns:
+        The FastAPI app (serve it with uvicorn, or test it with ``TestClient``).
+    """
+    import xlnel
+
+    limits = Limits() if limits is None else limits
+    folder = "<in memory>" if isinstance(pipeline, Pipeline) else str(pipeline)
+    pipe = pipeline if isinstance(pipeline, Pipeline) else xlnel.load(pipeline)
+    linker = _Linker(pipe, folder)
+    app = FastAPI(title="xlnel", version=__version__,
+                  description="Cross-lingual biomedical entity linking: find mentions of "
+                              "knowledge-base concepts in a text and link them.")
+    _add_error_handlers(app, limits)
+    _add_routes(app, linker, limits)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    logger.info("serving pipeline %s (lang %s)", folder, pipe.config.lang)
+    return app
+
+
+def app_from_env() -> FastAPI:
+    """The app for the pipeline folder in :data:`ENV_PIPELINE`: the factory each uvicorn worker
+    process calls, so each loads the pipeline once.
+
+    Raises:
+        RuntimeError: When the variable is not set.
+    """
+    folder = os.environ.get(ENV_PIPELINE)
+    if not folder:
+        raise RuntimeError(f"{ENV_PIPELINE} is not set; start the service with `xlnel serve`")
+    limits = os.environ.get(ENV_LIMITS)
+    return create_app(folder, Limits.decode(limits) if limits else None)
+
+
+def _add_error_handlers(app: FastAPI, limits: Limits) -> None:
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = exc.errors()
+        if any(e.get("type") == "json_invalid" for e in errors):
+            return JSONResponse({"detail": "the request body is not valid JSON: "
+                                 + "; ".join(str(e.get("ctx", {}).get("error", e.get("msg")))
+                                             for e in errors)}, status_code=400)
+        return JSONResponse({"detail": _plain(errors)}, status_code=422)
+
+    @app.middleware("http")
+    async def _body_size(request: Request, call_next: Any) -> Any:
+        size = request.headers.get("content-length")
+        if size is not None and size.isdigit() and int(size) > limits.max_body_bytes:
+            return JSONResponse({"detail": f"request body of {size} bytes is over the limit of "
+                                 f"{limits.max_body_bytes} bytes"}, status_code=413)
+        return await call_next(request)
+
+
+def _plain(errors: Any) -> list[dict[str, Any]]:
+    """Validation errors without the echoed input (which may be a whole text)."""
+    return [{"loc": list(e.get("loc", ())), "msg": e.get("msg"), "type": e.get("type")}
+            for e in errors]
+
+
+def _documents(request: LinkRequest, limits: Limits) -> tuple[list[Document], bool]:
+    """The request's documents, and whether it was a single text; raises 413/422."""
+    given = [k for k in ("text", "texts", "documents") if getattr(request, k) is not None]
+    if len(given) != 1:
+        raise HTTPException(422, "give exactly one of 'text', 'texts' or 'documents' "
+                                 f"(got {given or 'none'})")
+    if request.text is not None:
+        docs = [Document("text-0", request.text)]
+    elif request.texts is not None:
+        docs = [Document(f"text-{i}", t) for i, t in enumerate(request.texts)]
+    else:
+        assert request.documents is not None
+        docs = [Document(d.id or f"text-{i}", d.text, metadata=dict(d.model_extra or {}))
+                for i, d in enumerate(request.documents)]
+    if len(docs) > limits.max_batch:
+        raise HTTPException(413, f"batch of {len(docs)} texts is over the limit of "
+                                 f"{limits.max_batch}; split it into smaller requests")
+    for i, doc in enumerate(docs):
+        if len(doc.text) > limits.max_text_chars:
+            raise HTTPException(413, f"text {i} has {len(doc.text)} characters, over the limit "
+                                     f"of {limits.max_text_chars}; split it")
+    return docs, request.text is not None
+
+
+def _add_routes(app: FastAPI, linker: _Linker, limits: Limits) -> None:
+    errors: dict[int | str, dict[str, Any]] = {
+        code: {"model": ErrorOut} for code in (400, 413, 422)}
+
+    @app.post("/link", response_model=DocumentOut | BatchOut, response_model_exclude_none=True,
+              responses=errors, summary="Link one text or a batch")
+    def link(request: LinkRequest) -> dict[str, Any]:
+        """Link ``text`` (answer: one document) or ``texts`` / ``documents`` (answer:
+        ``{"documents": [...]}``), each document as a line of ``xlnel link``'s JSONL output."""
+        docs, single = _documents(request, limits)
+        try:
+            linked = linker.link(docs)
+            out = [document_to_dict(d) for d in linked]
+        except ValueError as exc:  # metadata keys clashing with the JSONL keys
+            raise HTTPException(422, str(exc)) from None
+        return out[0] if single else {"documents": out}
+
+    @app.get("/concepts/{concept_id}", response_model=ConceptOut,
+             responses={404: {"model": ErrorOut}}, summary="A concept's names and type")
+    def concept(concept_id: str) -> ConceptOut:
+        info = linker.pipeline.concepts.get(concept_id)
+        names = linker.names_of(concept_id)
+        if info is None and not names:
+            raise HTTPException(404, f"concept {concept_id!r} is not in the pipeline")
+        return ConceptOut(id=concept_id, name=info.name if info else names[0],
+                          type=info.type if info else None, names=names)
+
+    @app.get("/health", summary="Liveness")
+    def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get("/metadata", summary="Pipeline config, version, languages, limits")
+    def metadata() -> dict[str, Any]:
+        config = linker.pipeline.config
+        return {"xlnel_version": __version__, "pipeline": linker.folder,
+                "languages": [config.lang], "knowledge_bases": list(config.dictionary.kb),
+                "concepts": len(linker.pipeline.concepts),
+                "limits": {"max_text_chars": limits.max_text_chars,
+                           "max_batch": limits.max_batch,
+                           "max_body_bytes": limits.max_body_bytes},
+                "config": config.model_dump(mode="json")}
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(STATIC_DIR / "index.html")

@@ -1,0 +1,171 @@
+"""A spaCy pipeline component that links with an xlnel pipeline (extra ``xlnel[spacy]``).
+
+    >>> import spacy, xlnel.spacy_component  # doctest: +SKIP
+    >>> nlp = spacy.blank("en")  # doctest: +SKIP
+    >>> nlp.add_pipe("xlnel_linker", config={"pipeline": "default"})  # doctest: +SKIP
+    >>> [(e.text, e.kb_id_) for e in nlp("She had seizures.").ents]  # doctest: +SKIP
+    [('seizures', 'HP:0001250')]
+
+Each link becomes a span with ``kb_id_`` = the concept id and ``span._.xlnel`` = a dict of the
+link's score, concept name and type, the matched dictionary name and its source, and the
+link's exact character offsets. The spans go to ``doc.ents`` when they do not overlap and the
+doc has no entities yet (``target="auto"``), otherwise to ``doc.spans["xlnel"]``.
+
+Alignment: xlnel's offsets are characters, spaCy's spans are tokens. A link whose offsets fall
+on token boundaries becomes exactly that span (``_.xlnel["alignment"] == "exact"``); one that
+does not, such as a Hebrew mention after a one-letter prefix that the tokenizer leaves attached
+(``בסוכרת``: xlnel links ``סוכרת``), becomes the smallest span of whole tokens covering it
+(``alignment_mode="expand"``, recorded as ``"expand"``), and ``_.xlnel["start_char"]`` /
+``["end_char"]`` keep xlnel's offsets. ``alignment_mode="strict"`` drops such links instead.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.util import filter_spans, minibatch
+
+from xlnel.types import Link
+
+if TYPE_CHECKING:
+    from xlnel.pipeline import Pipeline
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["XlnelLinker", "make_linker"]
+
+TARGETS = ("auto", "ents", "spans")
+ALIGNMENTS = ("expand", "contract", "strict")
+_REFERENCE = "xlnel_pipeline.json"
+
+if not Span.has_extension("xlnel"):
+    Span.set_extension("xlnel", default=None)
+
+
+class XlnelLinker:
+    """The ``xlnel_linker`` component; see the module docstring.
+
+    Args:
+        nlp: The spaCy pipeline (unused; spaCy passes it).
+        name: The component's name.
+        pipeline: ``"default"`` or an xlnel pipeline folder; loaded on first use.
+        batch_size: Texts linked at once by ``nlp.pipe``.
+        target: ``auto``, ``ents`` (overlapping spans are dropped, longest kept) or ``spans``.
+        spans_key: Key of ``doc.spans`` for the ``spans`` target.
+        alignment_mode: For links off token boundaries: ``expand``, ``contract`` or
+            ``strict`` (drop them).
+        label: Span label; ``None`` uses the concept's type, ``CONCEPT`` when it has none.
+
+    Raises:
+        ValueError: For an unknown target or alignment mode, or a batch size below 1.
+    """
+
+    def __init__(self, nlp: Language | None, name: str, pipeline: str, batch_size: int = 64,
+                 target: str = "auto", spans_key: str = "xlnel",
+                 alignment_mode: str = "expand", label: str | None = None) -> None:
+        if target not in TARGETS:
+            raise ValueError(f"target {target!r} is not one of {', '.join(TARGETS)}")
+        if alignment_mode not in ALIGNMENTS:
+            raise ValueError(f"alignment_mode {alignment_mode!r} is not one of "
+                             f"{', '.join(ALIGNMENTS)}")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        self.name, self.pipeline_ref, self.batch_size = name, str(pipeline), batch_size
+        self.target, self.spans_key = target, spans_key
+        self.alignment_mode, self.label = alignment_mode, label
+        self._pipeline: Pipeline | None = None
+
+    @property
+    def pipeline(self) -> Pipeline:
+        """The xlnel pipeline, loaded once on first use."""
+        if self._pipeline is None:
+            import xlnel
+
+            self._pipeline = xlnel.load(self.pipeline_ref)
+        return self._pipeline
+
+    def __call__(self, doc: Doc) -> Doc:
+        """Link one doc."""
+        return self.set_links(doc, self.pipeline.link(doc.text))
+
+    def pipe(self, stream: Iterable[Doc], batch_size: int | None = None) -> Iterator[Doc]:
+        """Link docs a batch at a time, each batch one call of xlnel's batch linking.
+
+        Batches hold at most the component's ``batch_size`` texts, fewer when ``nlp.pipe`` is
+        given a smaller ``batch_size``.
+        """
+        size = self.batch_size if batch_size is None else min(batch_size, self.batch_size)
+        for batch in minibatch(stream, size=size):
+            docs = list(batch)
+            for doc, links in zip(docs, self.pipeline.link([d.text for d in docs]), strict=True):
+                yield self.set_links(doc, links)
+
+    def set_links(self, doc: Doc, links: list[Link]) -> Doc:
+        """Put the links on ``doc`` as spans (see the module docstring)."""
+        spans = [span for span in (self._span(doc, link) for link in links) if span is not None]
+        target = self.target
+        if target == "auto":
+            overlap = len(filter_spans(spans)) < len(spans)
+            target = "spans" if overlap or len(doc.ents) else "ents"
+        if target == "ents":
+            kept = filter_spans(spans)
+            if len(kept) < len(spans):
+                logger.info("%d overlapping links left out of doc.ents", len(spans) - len(kept))
+            doc.ents = kept
+        else:
+            doc.spans[self.spans_key] = spans
+        return doc
+
+    def _span(self, doc: Doc, link: Link) -> Span | None:
+        label = self.label or link.concept_type or "CONCEPT"
+        cid = "|".join(link.concept_ids)
+        span = doc.char_span(link.start, link.end, label=label, kb_id=cid)
+        alignment = "exact"
+        if span is None and self.alignment_mode != "strict":
+            span = doc.char_span(link.start, link.end, label=label, kb_id=cid,
+                                 alignment_mode=self.alignment_mode)
+            alignment = self.alignment_mode
+        if span is None:
+            logger.debug("link %d-%d %r is off token boundaries: left out", link.start,
+                         link.end, link.text)
+            return None
+        span._.xlnel = {"concept_id": link.concept_id, "score": link.score,
+                        "concept_name": link.concept_name, "concept_type": link.concept_type,
+                        "matched_name": link.matched_name, "source": link.matched_source,
+                        "start_char": link.start, "end_char": link.end, "alignment": alignment}
+        return span
+
+    def to_disk(self, path: str | Path, exclude: Iterable[str] = ()) -> None:
+        """Write a reference to the xlnel pipeline (``default`` or an absolute folder path)."""
+        ref = self.pipeline_ref
+        if Path(ref).is_dir():
+            ref = str(Path(ref).resolve())
+        folder = Path(path)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / _REFERENCE).write_text(json.dumps({"pipeline": ref}), encoding="utf-8")
+
+    def from_disk(self, path: str | Path, exclude: Iterable[str] = ()) -> XlnelLinker:
+        """Read the reference written by :meth:`to_disk`; the pipeline loads on first use."""
+        file = Path(path) / _REFERENCE
+        if file.is_file():
+            ref = json.loads(file.read_text(encoding="utf-8"))["pipeline"]
+            if ref != self.pipeline_ref:
+                self.pipeline_ref, self._pipeline = ref, None
+        return self
+
+
+@Language.factory(
+    "xlnel_linker",
+    default_config={"pipeline": "default", "batch_size": 64, "target": "auto",
+                    "spans_key": "xlnel", "alignment_mode": "expand", "label": None},
+)
+def make_linker(nlp: Language, name: str, pipeline: str, batch_size: int, target: str,
+                spans_key: str, alignment_mode: str, label: str | None) -> XlnelLinker:
+    """The factory behind ``nlp.add_pipe("xlnel_linker", config={...})``."""
+    return XlnelLinker(nlp, name, pipeline, batch_size, target, spans_key, alignment_mode, label)
