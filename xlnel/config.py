@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from xlnel.errors import ConfigError
 
@@ -30,6 +37,10 @@ class DataConfig(_Section):
         split_seed: Seed of that split.
         max_documents: Keep only the first N training documents (after the held-out split),
             to study data size; ``None`` = all.
+        folds: Cross-validation by document: the documents of ``train`` are dealt into this
+            many folds (seeded by ``split_seed``), fold ``fold`` is the test set and the others
+            train; ``test`` and ``test_fraction`` are then not used. ``None`` = no folds.
+        fold: The held-out fold, ``0 <= fold < folds``.
     """
 
     train: str | None = None
@@ -37,6 +48,15 @@ class DataConfig(_Section):
     test_fraction: float = Field(default=0.0, ge=0.0, lt=1.0)
     split_seed: int = 0
     max_documents: int | None = Field(default=None, ge=1)
+    folds: int | None = Field(default=None, ge=2)
+    fold: int = Field(default=0, ge=0)
+
+    @model_validator(mode="after")
+    def _fold_in_range(self) -> DataConfig:
+        if self.folds is not None and self.fold >= self.folds:
+            raise ValueError(f"data.fold must be below data.folds ({self.folds}), "
+                             f"got {self.fold}")
+        return self
 
 
 class DictionaryConfig(_Section):

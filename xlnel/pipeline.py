@@ -31,6 +31,7 @@ from xlnel.dictionary.concepts import ConceptTable
 from xlnel.dictionary.dft import fine_tune_dictionary, split_documents
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.errors import ArtifactError, ConfigError
+from xlnel.evaluation.folds import fold_split
 from xlnel.filtering.base import CandidateFilter, filter_class
 from xlnel.io import load_kb, read_documents, write_documents
 from xlnel.io._atomic import remove_stale_files, sigterm_as_interrupt
@@ -344,20 +345,28 @@ def check_input_files(config: PipelineConfig) -> None:
 
 
 def load_training_documents(config: PipelineConfig) -> tuple[list[Document], list[Document]]:
-    """Training documents and held-out test documents (split off when test_fraction > 0)."""
-    if config.data.train is None:
+    """Training documents and held-out test documents.
+
+    With ``data.folds`` the test documents are fold ``data.fold`` of ``data.train`` and the
+    other folds train; else they are split off when ``data.test_fraction`` > 0.
+    ``data.max_documents`` then cuts the training documents only.
+    """
+    data = config.data
+    if data.train is None:
         return [], []
-    docs = read_documents(config.data.train)
+    docs = read_documents(data.train)
     if not docs:
-        raise ConfigError(f"data.train: no documents in {config.data.train}; give an annotated "
+        raise ConfigError(f"data.train: no documents in {data.train}; give an annotated "
                           "corpus file (JSONL, PubTator) or BRAT folder")
     test: list[Document] = []
-    if config.data.test_fraction > 0:
-        test, docs = split_documents(docs, config.data.test_fraction, config.data.split_seed)
+    if data.folds is not None:
+        docs, test = fold_split(docs, data.folds, data.fold, data.split_seed)
+    elif data.test_fraction > 0:
+        test, docs = split_documents(docs, data.test_fraction, data.split_seed)
         if not docs:
-            raise ConfigError(f"data.test_fraction={config.data.test_fraction} leaves no "
-                              f"training documents of the {len(test)} in {config.data.train}")
-    return docs[:config.data.max_documents], test
+            raise ConfigError(f"data.test_fraction={data.test_fraction} leaves no "
+                              f"training documents of the {len(test)} in {data.train}")
+    return docs[:data.max_documents], test
 
 
 def fit_tagger(config: PipelineConfig, train_docs: Sequence[Document],

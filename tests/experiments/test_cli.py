@@ -31,3 +31,16 @@ def test_parse_seeds():
     for bad in ("0", "x", "1,1", "-1,2", ","):
         with pytest.raises(typer.BadParameter):
             parse_seeds(bad)
+
+
+def test_experiment_with_folds_prints_intervals(tmp_path, tiny_config):
+    runner = CliRunner()
+    out = tmp_path / "cv"
+    res = runner.invoke(app, ["experiment", str(tiny_config), "--folds", "2", "--out", str(out),
+                              "--cache", str(tmp_path / "c")])
+    assert res.exit_code == 0, res.output
+    assert "95% t-interval" in res.output and "pooled out-of-fold" in res.output
+    assert "span_f1" in res.output and "folds" in res.output
+    assert len((out / "runs.jsonl").read_text().splitlines()) == 2
+    res = runner.invoke(app, ["experiment", str(tiny_config), "--folds", "1", "--out", str(out)])
+    assert res.exit_code != 0

@@ -55,3 +55,19 @@ def test_best_point(tmp_path):
     best = best_point(read_runs(tmp_path / "d" / "runs.jsonl"))
     assert best is not None and best["axes"] == {"dft.R": 0.3}
     assert best_point([]) is None
+
+
+def test_report_of_a_cross_validation(tmp_path):
+    folder = tmp_path / "cv"
+    folder.mkdir()
+    lines = []
+    for r, f1s in {0.0: [0.5, 0.7], 0.2: [0.6, 0.8]}.items():
+        for fold, f1 in enumerate(f1s):
+            lines.append({"cell": Cell((("dft.R", r),), 0, fold, 2).id, "axes": {"dft.R": r},
+                          "seed": 0, "fold": fold, "folds": 2, "dictionary_entries_added": 3,
+                          "metrics": {"span": {"f1": f1}, "hrm": {"span": {"recall": 0.9}}}})
+    (folder / "runs.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    report([folder], tmp_path / "rep")
+    md = (tmp_path / "rep" / "report.md").read_text()
+    # Two folds 0.6 and 0.8: mean 0.7, t(0.975, 1) * 0.1 = 1.2706.
+    assert "t-interval" in md and "0.7000 ± 1.2706" in md

@@ -26,11 +26,17 @@ def experiment_cli(
     = None,
     cache: Annotated[Path | None, typer.Option(
         help="Stage cache folder (default $XLNEL_CACHE/experiments, else OUT/cache).")] = None,
+    folds: Annotated[int | None, typer.Option(
+        "--folds", min=2, help="K-fold cross-validation by document over data.train "
+                               "(folds seeded by data.split_seed).")] = None,
 ) -> None:
-    """Run every grid cell x seed (skipping those already in OUT/runs.jsonl); print a summary.
+    """Run every grid cell x seed [x fold] (skipping those in OUT/runs.jsonl); print a summary.
 
-    Seed s sets seed, dft.seed and the filter's options.seed; the held-out test documents
-    (data.test, or the data.split_seed split) stay the same, so every run is scored on them.
+    Seed s sets seed, dft.seed and the filter's options.seed. Without --folds the held-out
+    test documents (data.test, or the data.split_seed split) stay the same, so every run is
+    scored on them; with --folds K each cell trains on K-1 folds of data.train and is scored
+    on the remaining one, and the summary gives the mean over folds with a 95% t-interval and
+    the pooled out-of-fold scores with 95% document-bootstrap intervals.
     A finished cell is skipped only if it ran with the same config; a setting that a later
     xlnel version added counts as the same when it holds its default.
     """
@@ -39,7 +45,7 @@ def experiment_cli(
 
     records = run_experiment(config, parse_grid(grid or []), parse_seeds(seeds), out,
                              overrides=parse_overrides(list(set_ or [])), cache_dir=cache,
-                             progress=True)
+                             progress=True, folds=folds)
     typer.echo(format_summary(summarize(records)))
     typer.echo(f"{len(records)} runs in {out / 'runs.jsonl'}", err=True)
 

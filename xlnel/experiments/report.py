@@ -2,8 +2,9 @@
 
 ``report(dirs, out)`` reads ``runs.jsonl`` of one or more experiment folders and writes
 ``hrm_recall_vs_R.png``, ``f1_vs_R.png``, ``entries_added_vs_R.png`` and ``report.md``: the mean
-over seeds with the standard deviation as error bars, one line per folder (and per value of the
-other grid axes, if any). Needs matplotlib (the ``report`` extra).
+over seeds with the standard deviation as error bars (for a cross-validation, the mean over
+folds with the 95% t-interval), one line per folder (and per value of the other grid axes, if
+any). Needs matplotlib (the ``report`` extra).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def _plot(path: Path, lines: Mapping[str, Sequence[Mapping[str, Any]]], x_key: s
             pts = [(float(r["axes"][x_key]), r[metric]) for r in rows if metric in r]
             if pts:  # one colour per experiment across panels
                 ax.errorbar([p[0] for p in pts], [p[1]["mean"] for p in pts],
-                            yerr=[p[1]["std"] for p in pts], fmt="-o", capsize=3, label=name,
+                            yerr=[_error(p[1]) for p in pts], fmt="-o", capsize=3, label=name,
                             color=f"C{k % 10}")
         ax.set_xlabel(x_key)
         ax.set_ylabel(f"{ylabel}, {level} level" if level else ylabel)
@@ -69,9 +70,16 @@ def _plot(path: Path, lines: Mapping[str, Sequence[Mapping[str, Any]]], x_key: s
     plt.close(fig)
 
 
+def _error(stats: Mapping[str, Any]) -> float:
+    """Error bar: half the 95% interval over folds in a cross-validation, else the sd."""
+    if stats.get("ci_low") is not None:
+        return float(stats["ci_high"] - stats["ci_low"]) / 2
+    return float(stats["std"])
+
+
 def _fmt(row: Mapping[str, Any], metric: str, digits: int = 4) -> str:
     v = row.get(metric)
-    return "-" if v is None else f"{v['mean']:.{digits}f} ± {v['std']:.{digits}f}"
+    return "-" if v is None else f"{v['mean']:.{digits}f} ± {_error(v):.{digits}f}"
 
 
 def _dft_table(experiments: Sequence[tuple[str, list[dict[str, Any]]]], x_key: str) -> str:
@@ -141,9 +149,13 @@ def report(dirs: Sequence[str | Path], out: str | Path, x_key: str = "dft.R") ->
 
 
 def _markdown(experiments: Sequence[tuple[str, list[dict[str, Any]]]], x_key: str) -> str:
-    parts = ["# Experiment report\n",
-             f"Mean ± standard deviation over seeds; x axis `{x_key}`. All runs of an "
-             "experiment are scored on the same held-out test documents.\n",
+    cv = any(r.get("fold") is not None for _, records in experiments for r in records)
+    spread = ("Cross-validation by document: mean over folds ± half-width of the 95% "
+              "t-interval; every document is scored once per seed, by a model that did not "
+              "train on it." if cv else
+              "Mean ± standard deviation over seeds. All runs of an experiment are scored on "
+              "the same held-out test documents.")
+    parts = ["# Experiment report\n", f"{spread} x axis `{x_key}`.\n",
              "![HRM recall](hrm_recall_vs_R.png)\n", "![F1](f1_vs_R.png)\n",
              "![entries added](entries_added_vs_R.png)\n"]
     table = _dft_table(experiments, x_key) if x_key == "dft.R" else ""

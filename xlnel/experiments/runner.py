@@ -1,10 +1,17 @@
-"""Grid experiments: every cell of (grid axes x seeds) trained, linked and scored, resumable.
+"""Grid experiments: every cell of (grid axes x seeds [x folds]) trained, linked and scored.
 
 Each finished cell appends one JSON line to ``OUT/runs.jsonl`` (written, flushed and synced
 before the next cell starts); a rerun skips the cells already there. Seed ``s`` sets ``seed``,
-``dft.seed`` and the filter's ``options.seed`` (when the filter takes one); the held-out test
-split (``data.split_seed``, ``data.test_fraction``) stays fixed, so every run of an experiment
-is scored on the same test documents.
+``dft.seed`` and the filter's ``options.seed`` (when the filter takes one).
+
+Without folds the held-out test split (``data.split_seed``, ``data.test_fraction``, or
+``data.test``) stays fixed, so every run of an experiment is scored on the same test documents.
+With ``folds=K`` every grid point and seed is cross-validated by document over ``data.train``:
+fold ``f`` sets ``data.folds=K`` and ``data.fold=f`` (see :class:`xlnel.config.DataConfig`),
+trains on the other folds (the DFT share, the filter's own threshold selection and everything
+else learnt come from them) and is scored on fold ``f``; its record holds ``fold``.
+Records keep per-document counts of every level, for pooled out-of-fold scores and document
+bootstrap intervals (see :mod:`xlnel.experiments.summary`).
 """
 
 from __future__ import annotations
@@ -13,7 +20,6 @@ import hashlib
 import itertools
 import json
 import logging
-import math
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -27,20 +33,32 @@ from xlnel import __version__
 from xlnel.cache import CACHE_ENV
 from xlnel.config import PipelineConfig, load_config
 from xlnel.errors import ConfigError, FormatError
-from xlnel.evaluation import evaluate, hrm_recall
+from xlnel.evaluation import LEVELS, Scores, evaluate_per_document, hrm_recall
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData
+from xlnel.experiments.summary import (
+    SUMMARY_METRICS,
+    format_summary,
+    mean_std,
+    metric_value,
+    summarize,
+)
 from xlnel.filtering.base import filter_class
 from xlnel.io import atomic_write
 from xlnel.linkers.decide import decide
+from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
+
+__all__ = ["SUMMARY_METRICS", "Cell", "format_summary", "iter_runs", "mean_std",
+           "metric_value", "parse_grid", "plan_cells", "read_runs", "run_cell",
+           "run_experiment", "summarize"]
 
 RUNS_FILE = "runs.jsonl"
 SEED_KEYS = ("seed", "dft.seed", "filter.options.seed")
 """Config keys set from a run's seed; they cannot be grid axes."""
 
-SUMMARY_METRICS = ("span_f1", "concept_f1", "hrm_span", "hrm_concept", "entries_added")
-"""Columns of :func:`summarize`, each a path into a run record (see :func:`metric_value`)."""
+FOLD_KEYS = ("data.folds", "data.fold")
+"""Config keys set from ``folds``; they cannot be grid axes."""
 
 
 def parse_grid(items: Iterable[str]) -> dict[str, list[Any]]:
@@ -62,6 +80,8 @@ def parse_grid(items: Iterable[str]) -> dict[str, list[Any]]:
             raise ConfigError(f"grid axis {key!r} is given twice")
         if key in SEED_KEYS:
             raise ConfigError(f"grid axis {key!r} is set by --seeds; sweep seeds with --seeds")
+        if key in FOLD_KEYS:
+            raise ConfigError(f"grid axis {key!r} is set by --folds")
         parsed = [yaml.safe_load(v) for v in values.split(",") if v.strip()]
         if not parsed:
             raise ConfigError(f"grid axis {key!r} has no values")
@@ -71,23 +91,30 @@ def parse_grid(items: Iterable[str]) -> dict[str, list[Any]]:
 
 @dataclass(frozen=True)
 class Cell:
-    """One run of an experiment: a value per grid axis and a seed."""
+    """One run of an experiment: a value per grid axis, a seed and, in a cross-validation,
+    the held-out fold of ``folds``."""
 
     axes: tuple[tuple[str, Any], ...]
     seed: int
+    fold: int | None = None
+    folds: int | None = None
 
     @property
     def id(self) -> str:
-        """A stable name such as ``dft.R=0.1|seed=2``."""
+        """A stable name such as ``dft.R=0.1|seed=2`` or ``dft.R=0.1|seed=2|fold=3/5``."""
         parts = [f"{k}={json.dumps(v)}" for k, v in self.axes] + [f"seed={self.seed}"]
+        if self.fold is not None:
+            parts.append(f"fold={self.fold}/{self.folds}")
         return "|".join(parts)
 
     def overrides(self, seeded_filter: bool) -> dict[str, Any]:
-        """Dotted-key overrides of this cell (axis values and seed keys)."""
+        """Dotted-key overrides of this cell (axis values, seed keys and fold keys)."""
         out: dict[str, Any] = dict(self.axes)
         out["seed"] = out["dft.seed"] = self.seed
         if seeded_filter:
             out["filter.options.seed"] = self.seed
+        if self.fold is not None:
+            out["data.folds"], out["data.fold"] = self.folds, self.fold
         return out
 
 
@@ -99,35 +126,48 @@ def _filter_takes_seed(config: PipelineConfig) -> bool:
 
 
 def plan_cells(config: str | Path, grid: Mapping[str, Sequence[Any]], seeds: Sequence[int],
-               overrides: Mapping[str, Any] | None = None
+               overrides: Mapping[str, Any] | None = None, folds: int | None = None
                ) -> list[tuple[Cell, PipelineConfig]]:
     """Every cell with its resolved config, each validated before anything runs.
 
-    Cells come seed by seed: all grid points of the first seed, then of the next.
+    Cells come seed by seed: all grid points of the first seed, then of the next; with
+    ``folds``, all folds of a grid point one after the other.
 
     Raises:
-        ConfigError: If a grid value is invalid for its key (the message names the cell), or
-            a filter rejects its options.
+        ConfigError: If a grid value is invalid for its key (the message names the cell),
+            a filter rejects its options, ``folds`` is below 2, or the overrides set a key
+            that the seeds or folds set.
     """
     if not seeds:
         raise ConfigError("an experiment needs at least one seed")
+    if folds is not None and folds < 2:
+        raise ConfigError(f"cross-validation needs at least 2 folds, got {folds}")
     base = dict(overrides or {})
+    if folds is not None and set(base) & set(FOLD_KEYS):
+        raise ConfigError(f"{', '.join(FOLD_KEYS)} are set by folds; do not override them")
     axes = list(grid.items())
     points = [tuple((k, v) for (k, _), v in zip(axes, values, strict=True))
               for values in itertools.product(*(v for _, v in axes))]
+    fold_ids: list[int | None] = list(range(folds)) if folds is not None else [None]
     planned = []
     # Seed-major: an interrupted sweep still holds whole curves, over fewer seeds.
     for seed in seeds:
         for point in points:
-            cell = Cell(point, int(seed))
-            try:
-                seeded = _filter_takes_seed(load_config(config, {**base, **dict(point)}))
-                cfg = load_config(config, {**base, **cell.overrides(seeded)})
-                filter_class(cfg.filter.name)(cfg.filter, cfg.lang)
-            except (ConfigError, ValueError) as e:
-                raise ConfigError(f"cell {cell.id}: {e}") from e
-            planned.append((cell, cfg))
+            for fold in fold_ids:
+                cell = Cell(point, int(seed), fold, folds if fold is not None else None)
+                planned.append((cell, _cell_config(config, base, cell)))
     return planned
+
+
+def _cell_config(config: str | Path, base: Mapping[str, Any], cell: Cell) -> PipelineConfig:
+    """The validated config of one cell (a ``ConfigError`` names the cell)."""
+    try:
+        seeded = _filter_takes_seed(load_config(config, {**base, **dict(cell.axes)}))
+        cfg = load_config(config, {**base, **cell.overrides(seeded)})
+        filter_class(cfg.filter.name)(cfg.filter, cfg.lang)
+    except (ConfigError, ValueError) as e:
+        raise ConfigError(f"cell {cell.id}: {e}") from e
+    return cfg
 
 
 def config_hash(config: PipelineConfig) -> str:
@@ -177,6 +217,31 @@ def append_run(path: Path, record: Mapping[str, Any]) -> None:
         os.fsync(f.fileno())
 
 
+def score_levels(config: PipelineConfig, gold: Sequence[Document]) -> list[str]:
+    """Evaluation levels recorded for a cell: ``span``, ``overlap``, ``span-prefix`` for Hebrew,
+    and ``concept`` and ``document`` when some gold mention has a concept id (each level only
+    where :data:`xlnel.evaluation.LEVELS` has it)."""
+    levels = ["span", "overlap"]
+    if config.lang == "he":
+        levels.append("span-prefix")
+    if any(e.concept_ids for d in gold for e in d.entities):
+        levels += ["concept", "document"]
+    return [lvl for lvl in levels if lvl in LEVELS]
+
+
+def _scores(gold: Sequence[Document], pred: Sequence[Document], levels: Sequence[str]
+            ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Micro scores per level, and per-document ``[tp, fp, fn]`` per level."""
+    metrics: dict[str, Any] = {}
+    counts: dict[str, list[list[int]]] = {}
+    for level in levels:
+        per_doc = evaluate_per_document(gold, pred, level)
+        counts[level] = [[s.tp, s.fp, s.fn] for s in per_doc.values()]
+        totals = [sum(c[i] for c in counts[level]) for i in range(3)]
+        metrics[level] = Scores.from_counts(*totals).to_dict()
+    return metrics, {"ids": [d.id for d in gold], "counts": counts}
+
+
 def run_cell(cell: Cell, config: PipelineConfig, stages: CellStages) -> dict[str, Any]:
     """Train (through the cached stages), link and score one cell; returns its record."""
     t0 = time.perf_counter()
@@ -190,19 +255,21 @@ def run_cell(cell: Cell, config: PipelineConfig, stages: CellStages) -> dict[str
             for d, c, s in zip(gold, test_cands, scores, strict=True)]
     stages.seconds["decide"] = round(time.perf_counter() - t_dec, 3)
     t_eval = time.perf_counter()
-    levels = ["span"] + (["concept"] if any(e.concept_ids for d in gold for e in d.entities)
-                         else [])
+    metrics, per_document = _scores(gold, pred, score_levels(config, gold))
     by_doc = {d.id: c for d, c in zip(gold, test_cands, strict=True)}
-    metrics: dict[str, Any] = {level: evaluate(gold, pred, level).to_dict() for level in levels}
-    metrics["hrm"] = {level: hrm_recall(gold, by_doc, level).to_dict() for level in levels}
+    metrics["hrm"] = {level: hrm_recall(gold, by_doc, level).to_dict()
+                      for level in ("span", "concept") if level in metrics}
     stages.seconds["evaluate"] = round(time.perf_counter() - t_eval, 3)
     return {
         "cell": cell.id, "axes": dict(cell.axes), "seed": cell.seed,
+        "fold": cell.fold, "folds": cell.folds,
         "config_hash": config_hash(config), "config": config.model_dump(mode="json"),
         "metrics": metrics, "threshold": threshold, "test_documents": len(gold),
+        "train_documents": len(stages.train_documents()),
         "dft": asdict(dft), "dictionary_entries_added": dft.entries_added,
         "seconds": {**stages.seconds, "total": round(time.perf_counter() - t0, 3)},
         "cached": stages.cached, "xlnel_version": __version__,
+        "per_document": per_document,
     }
 
 
@@ -270,9 +337,9 @@ def run_experiment(config: str | Path, grid: Mapping[str, Sequence[Any]],
                    seeds: int | Sequence[int], out: str | Path,
                    overrides: Mapping[str, Any] | None = None,
                    cache_dir: str | Path | None = None, progress: bool = False,
-                   on_cell: Callable[[dict[str, Any]], None] | None = None
-                   ) -> list[dict[str, Any]]:
-    """Run every cell of ``grid`` x ``seeds`` not yet in ``OUT/runs.jsonl``.
+                   on_cell: Callable[[dict[str, Any]], None] | None = None,
+                   folds: int | None = None) -> list[dict[str, Any]]:
+    """Run every cell of ``grid`` x ``seeds`` (x ``folds``) not yet in ``OUT/runs.jsonl``.
 
     Args:
         config: The experiment's base config (YAML).
@@ -284,6 +351,9 @@ def run_experiment(config: str | Path, grid: Mapping[str, Sequence[Any]],
             else ``OUT/cache``.
         progress: Show a progress bar over cells.
         on_cell: Called with each new record once it is written.
+        folds: Cross-validate by document over ``data.train`` with this many folds (seeded
+            by ``data.split_seed``; ``data.test`` and ``data.test_fraction`` are not used);
+            ``None`` scores every cell on the config's test documents.
 
     Returns:
         The records of all planned cells, finished before or now, in plan order.
@@ -293,7 +363,7 @@ def run_experiment(config: str | Path, grid: Mapping[str, Sequence[Any]],
     from xlnel.outputs import check_disjoint, check_output_folder, config_inputs
 
     seed_list = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
-    planned = plan_cells(config, grid, seed_list, overrides)
+    planned = plan_cells(config, grid, seed_list, overrides, folds)
     inputs = [Path(config)] + [p for _, cfg in planned for p in config_inputs(cfg)]
     writes = [RUNS_FILE] + (["cache"] if cache_dir is None else [])
     out_dir = check_output_folder(out, inputs, writes)
@@ -318,75 +388,6 @@ def run_experiment(config: str | Path, grid: Mapping[str, Sequence[Any]],
             bar.update(1)
     by_id = {r["cell"]: r for r in read_runs(runs)}
     return [by_id[c.id] for c, _ in planned if c.id in by_id]
-
-
-def metric_value(record: Mapping[str, Any], name: str) -> float | None:
-    """One of :data:`SUMMARY_METRICS` from a run record (``None`` when not measured)."""
-    m = record.get("metrics", {})
-    paths = {"span_f1": ("span", "f1"), "concept_f1": ("concept", "f1"),
-             "hrm_span": ("hrm", "span", "recall"), "hrm_concept": ("hrm", "concept", "recall")}
-    if name == "entries_added":
-        return float(record.get("dictionary_entries_added", 0))
-    node: Any = m
-    for part in paths[name]:
-        if not isinstance(node, Mapping) or part not in node:
-            return None
-        node = node[part]
-    return float(node)
-
-
-def mean_std(values: Sequence[float]) -> tuple[float, float]:
-    """Mean and sample standard deviation (0.0 for a single value)."""
-    n = len(values)
-    mean = sum(values) / n
-    if n < 2 or min(values) == max(values):
-        return mean, 0.0
-    return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-
-
-def summarize(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Mean and standard deviation over seeds of each grid point, in first-seen order.
-
-    Returns:
-        One row per grid point: ``axes``, ``seeds`` (count) and, per metric of
-        :data:`SUMMARY_METRICS` measured in every run, ``{"mean": m, "std": s}``.
-    """
-    groups: dict[str, list[Mapping[str, Any]]] = {}
-    axes_of: dict[str, dict[str, Any]] = {}
-    for r in records:
-        key = json.dumps(r.get("axes", {}), sort_keys=True)
-        groups.setdefault(key, []).append(r)
-        axes_of[key] = dict(r.get("axes", {}))
-    rows = []
-    for key, group in groups.items():
-        row: dict[str, Any] = {"axes": axes_of[key], "seeds": len(group)}
-        for name in SUMMARY_METRICS:
-            values = [metric_value(r, name) for r in group]
-            if values and all(v is not None for v in values):
-                mean, std = mean_std([v for v in values if v is not None])
-                row[name] = {"mean": mean, "std": std}
-        rows.append(row)
-    return rows
-
-
-def format_summary(rows: Sequence[Mapping[str, Any]]) -> str:
-    """The summary as a plain-text table (``mean ± std`` per metric)."""
-    if not rows:
-        return "no runs"
-    axes = list(rows[0]["axes"])
-    metrics = [m for m in SUMMARY_METRICS if any(m in r for r in rows)]
-    header = [*axes, "seeds", *metrics]
-    body = []
-    for r in rows:
-        cells = [str(r["axes"].get(a)) for a in axes] + [str(r["seeds"])]
-        for m in metrics:
-            v = r.get(m)
-            fmt = "{:.1f} ± {:.1f}" if m == "entries_added" else "{:.4f} ± {:.4f}"
-            cells.append(fmt.format(v["mean"], v["std"]) if v else "-")
-        body.append(cells)
-    widths = [max(len(x) for x in col) for col in zip(header, *body, strict=True)]
-    return "\n".join("  ".join(x.ljust(w) for x, w in zip(line, widths, strict=True))
-                     for line in [header, *body])
 
 
 def iter_runs(paths: Iterable[str | Path]) -> Iterator[tuple[str, list[dict[str, Any]]]]:

@@ -5,7 +5,8 @@ depends on, the size and modification time of the input files it reads, the xlne
 the keys of the stages it consumes:
 
 - ``dictionary`` (dictionary after DFT, documents left for the filter): ``lang``, ``data.*``,
-  ``dictionary.*``, ``dft.*`` (``dft.seed`` only when 0 < R < 1) and the KB and corpus files;
+  ``dictionary.*``, ``dft.*`` (``dft.seed`` only when 0 < R < 1) and the KB and corpus files
+  (``data.folds`` and ``data.fold`` among them, so each cross-validation fold has its own);
 - ``tagger`` (only with ``ner.name``): ``lang``, ``data.*``, ``ner.*``;
 - ``generator`` (fitted matcher): dictionary + ``candidates.*``;
 - ``candidates`` (of the filter's and the test documents): generator (+ tagger);
@@ -200,15 +201,21 @@ class TrainingData:
         self._dicts: dict[str, Dictionary] = {}
 
     def documents(self, config: PipelineConfig) -> tuple[list[Document], list[Document]]:
-        """(training documents, test documents): ``data.test`` or the held-out split."""
+        """(training documents, test documents).
+
+        The test documents are the held-out fold with ``data.folds``, else ``data.test``,
+        else the ``data.test_fraction`` split.
+        """
         key = _hash(config.model_dump(mode="json")["data"],
                     file_fingerprint(config.data.train), file_fingerprint(config.data.test))
         if key not in self._docs:
             train, held_out = load_training_documents(config)
-            test = read_documents(config.data.test) if config.data.test else held_out
+            test = held_out
+            if config.data.test and config.data.folds is None:
+                test = read_documents(config.data.test)
             if not test:
-                raise ValueError("an experiment needs test documents: set data.test or "
-                                 "data.test_fraction > 0 in the config")
+                raise ValueError("an experiment needs test documents: set data.test, "
+                                 "data.test_fraction > 0 or data.folds in the config")
             self._docs[key] = (train, test)
         return self._docs[key]
 
@@ -259,8 +266,12 @@ class CellStages:
         return value
 
     def test_documents(self) -> list[Document]:
-        """The documents every cell is scored on."""
+        """The documents the cell is scored on."""
         return self.data.documents(self.config)[1]
+
+    def train_documents(self) -> list[Document]:
+        """The documents the cell learns from (DFT share, tagger, filter)."""
+        return self.data.documents(self.config)[0]
 
     def dictionary(self) -> tuple[Dictionary, list[Document], DFTResult]:
         """The dictionary after DFT, the documents left for the filter, and the DFT summary."""

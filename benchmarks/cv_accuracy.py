@@ -1,0 +1,201 @@
+"""Accuracy by 5-fold cross-validation by document, with 95% intervals; writes cv_accuracy.json.
+
+Camoni (``configs/camoni-{diabetes,sclerosis,depression}.yaml``, GBDT filter): every visible
+post of the community's file is dealt into 5 folds (seeded by ``data.split_seed``); each fold
+trains on the other 4 (DFT share, filter, its threshold) and is scored on its own posts. Per
+config: the per-fold scores, the mean over folds with its 95% t-interval, and the pooled
+out-of-fold micro scores (every post predicted once) with a 95% document-bootstrap interval, at
+every recorded level; HRM recall; wall seconds.
+
+BC5CDR (``configs/bc5cdr.yaml``): trained on train.pubtator, scored on dev.pubtator, with 95%
+document-bootstrap intervals at levels span, concept and document.
+
+    python benchmarks/cv_accuracy.py [--folds 5] [--cache DIR] [--work DIR] [NAME ...]
+
+NAME is among diabetes, sclerosis, depression, bc5cdr (default: all). Runs resume from
+``WORK/NAME/runs.jsonl``; the stage cache (default ``/tmp/xlnel-cv-cache``) is shared with
+``benchmarks/r_sweep_cv.py``. Run with ``OMP_NUM_THREADS=1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import write_result  # noqa: E402
+
+from xlnel.config import PipelineConfig  # noqa: E402
+from xlnel.experiments import run_experiment  # noqa: E402
+from xlnel.experiments.runner import plan_cells  # noqa: E402
+from xlnel.experiments.stages import CellStages, StageCache, TrainingData  # noqa: E402
+from xlnel.experiments.summary import (  # noqa: E402
+    bootstrap_interval,
+    metric_value,
+    pooled,
+    pooled_counts,
+    t_interval,
+)
+from xlnel.linkers.decide import decide  # noqa: E402
+from xlnel.types import Document  # noqa: E402
+
+CAMONI = {c: f"configs/camoni-{c}.yaml" for c in ("diabetes", "sclerosis", "depression")}
+BC5CDR = "configs/bc5cdr.yaml"
+BC5CDR_LEVELS = ("span", "concept", "document")
+SEED = 0
+
+FoldMeasure = Callable[[PipelineConfig, Sequence[Document], Sequence[Document]],
+                       dict[str, Any]]
+EXTRA_FOLD_MEASURES: dict[str, FoldMeasure] = {}
+"""Further per-fold measures: ``name -> f(config, gold, predicted)`` returning a JSON-able dict,
+stored under ``per_fold[i]["extra"][name]`` (the predictions come back from the stage cache)."""
+
+
+def fold_predictions(config: PipelineConfig, cache: StageCache, data: TrainingData
+                     ) -> tuple[list[Document], list[Document]]:
+    """Gold and predicted documents of one cell, from its cached stages."""
+    stages = CellStages(config, cache, data)
+    gold = stages.test_documents()
+    scores, _ = stages.scores()
+    threshold = stages.threshold()
+    _, cands = stages.candidates()
+    pred = [decide(d, c, s, threshold, config.linker.overlap)
+            for d, c, s in zip(gold, cands, scores, strict=True)]
+    return gold, pred
+
+
+def level_names(records: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Evaluation levels present in every record (in record order)."""
+    first = [k for k, v in records[0]["metrics"].items() if k != "hrm" and "f1" in v]
+    return [lvl for lvl in first if all(lvl in r["metrics"] for r in records)]
+
+
+def over_folds(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Mean, sd and 95% t-interval over folds of P/R/F1 per level and of HRM recall."""
+    out: dict[str, Any] = {}
+    names = [f"{lvl}_{k}" for lvl in level_names(records) for k in ("precision", "recall", "f1")]
+    names += [f"hrm_{lvl}" for lvl in ("span", "concept")
+              if all(lvl in r["metrics"].get("hrm", {}) for r in records)]
+    for name in names:
+        values = [metric_value(r, name) for r in records]
+        clean = [float(v) for v in values if v is not None]
+        mean, low, high = t_interval(clean)
+        out[name] = {"mean": mean, "ci_low": low, "ci_high": high,
+                     "half_width": (high - low) / 2, "n": len(clean)}
+    return out
+
+
+def per_fold(records: Sequence[Mapping[str, Any]], extra: Sequence[dict[str, Any]]
+             ) -> list[dict[str, Any]]:
+    """The scores of each fold, with its sizes, threshold, DFT summary and extra measures."""
+    rows = []
+    for r, more in zip(records, extra, strict=True):
+        rows.append({
+            "fold": r["fold"], "test_documents": r["test_documents"],
+            "train_documents": r["train_documents"], "threshold": r["threshold"],
+            "levels": {lvl: r["metrics"][lvl] for lvl in level_names(records)},
+            "hrm": r["metrics"].get("hrm", {}), "dft": r["dft"],
+            "seconds": r["seconds"], "cached": r["cached"], "extra": more})
+    return rows
+
+
+def extra_measures(planned: Sequence[tuple[Any, PipelineConfig]], cache: StageCache
+                   ) -> list[dict[str, Any]]:
+    """:data:`EXTRA_FOLD_MEASURES` of every planned cell (empty dicts when there are none)."""
+    if not EXTRA_FOLD_MEASURES:
+        return [{} for _ in planned]
+    data = TrainingData()
+    out = []
+    for _, cfg in planned:
+        gold, pred = fold_predictions(cfg, cache, data)
+        out.append({name: f(cfg, gold, pred) for name, f in EXTRA_FOLD_MEASURES.items()})
+    return out
+
+
+def cross_validate(config: str, folds: int, work: Path, cache: Path,
+                   grid: Mapping[str, Sequence[Any]] | None = None
+                   ) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Run (or resume) the cross-validation; returns (axes, fold records) per grid point."""
+    records = run_experiment(config, grid or {}, [SEED], work, cache_dir=cache, progress=True,
+                             folds=folds)
+    points: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
+    for r in records:
+        points.setdefault(repr(sorted(r["axes"].items())), (r["axes"], []))[1].append(r)
+    return list(points.values())
+
+
+def summary(records: Sequence[Mapping[str, Any]], extra: Sequence[dict[str, Any]]
+            ) -> dict[str, Any]:
+    """Per-fold scores, mean ± 95% t-interval over folds, pooled scores with bootstrap CIs."""
+    return {"folds": len(records),
+            "documents": sum(r["test_documents"] for r in records),
+            "per_fold": per_fold(records, extra),
+            "over_folds": over_folds(records),
+            "pooled": pooled(records),
+            "cell_seconds": round(sum(r["seconds"]["total"] for r in records), 1)}
+
+
+def camoni(name: str, folds: int, work: Path, cache: Path) -> dict[str, Any]:
+    """The cross-validation of one Camoni community."""
+    t0 = time.perf_counter()
+    ((_, records),) = cross_validate(CAMONI[name], folds, work / name, cache)
+    planned = plan_cells(CAMONI[name], {}, [SEED], folds=folds)
+    out = {"config": CAMONI[name], **summary(records, extra_measures(planned, StageCache(cache)))}
+    out["seconds"] = round(time.perf_counter() - t0, 1)
+    return out
+
+
+def bc5cdr(work: Path, cache: Path) -> dict[str, Any]:
+    """BC5CDR trained on train, scored on dev, with document-bootstrap intervals."""
+    t0 = time.perf_counter()
+    (record,) = run_experiment(BC5CDR, {}, [SEED], work / "bc5cdr", cache_dir=cache,
+                               progress=True)
+    levels: dict[str, Any] = {}
+    for level in BC5CDR_LEVELS:
+        got = pooled_counts([record], level)
+        if got is None:
+            continue
+        levels[level] = {**record["metrics"][level], "ci": bootstrap_interval(got[1])}
+    return {"config": BC5CDR, "train": "train.pubtator", "scored_on": "dev.pubtator",
+            "documents": record["test_documents"], "levels": levels,
+            "hrm": record["metrics"]["hrm"], "threshold": record["threshold"],
+            "cell_seconds": record["seconds"]["total"],
+            "seconds": round(time.perf_counter() - t0, 1)}
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("names", nargs="*", default=[*CAMONI, "bc5cdr"])
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
+    parser.add_argument("--work", type=Path, default=Path("/tmp/xlnel-cv-accuracy"))
+    args = parser.parse_args(argv)
+    results: dict[str, Any] = {}
+    for name in args.names:
+        if name == "bc5cdr":
+            results[name] = bc5cdr(args.work, args.cache)
+        else:
+            results[name] = camoni(name, args.folds, args.work, args.cache)
+        print(name, "done", flush=True)
+    write_result("cv_accuracy", {
+        "protocol": f"{args.folds}-fold cross-validation by document over data.train "
+                    "(folds seeded by data.split_seed; test_fraction not used), seed "
+                    f"{SEED}; intervals: 95% t over folds, 95% document bootstrap (pooled "
+                    "out-of-fold counts, and BC5CDR dev)",
+        "filter": "xlnel.gbdt.v1 (shipped configs)",
+        "threads": os.environ.get("OMP_NUM_THREADS", "default"),
+        "timing": "seconds: wall time of this run on a 2-core machine shared with other jobs; "
+                  "per_fold[i].seconds are the stage times of the fold and cached tells which "
+                  "stages came from the stage cache (filled by an earlier run of the same "
+                  "cells), so cached stages cost only their loading",
+        "results": results,
+    })
+
+
+if __name__ == "__main__":
+    main()
