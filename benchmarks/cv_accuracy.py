@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import write_result  # noqa: E402
 
 from xlnel.config import PipelineConfig  # noqa: E402
+from xlnel.evaluation.protocol import matcher_scorer, protocol_sample  # noqa: E402
 from xlnel.experiments import run_experiment  # noqa: E402
 from xlnel.experiments.runner import plan_cells  # noqa: E402
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData  # noqa: E402
@@ -41,32 +42,50 @@ from xlnel.experiments.summary import (  # noqa: E402
     pooled_counts,
     t_interval,
 )
-from xlnel.linkers.decide import decide  # noqa: E402
-from xlnel.types import Document  # noqa: E402
 
 CAMONI = {c: f"configs/camoni-{c}.yaml" for c in ("diabetes", "sclerosis", "depression")}
 BC5CDR = "configs/bc5cdr.yaml"
 BC5CDR_LEVELS = ("span", "concept", "document")
 SEED = 0
 
-FoldMeasure = Callable[[PipelineConfig, Sequence[Document], Sequence[Document]],
-                       dict[str, Any]]
-EXTRA_FOLD_MEASURES: dict[str, FoldMeasure] = {}
-"""Further per-fold measures: ``name -> f(config, gold, predicted)`` returning a JSON-able dict,
-stored under ``per_fold[i]["extra"][name]`` (the predictions come back from the stage cache)."""
+PROTOCOL_SEEDS = range(5)
+
+FoldMeasure = Callable[[PipelineConfig, CellStages], dict[str, Any]]
 
 
-def fold_predictions(config: PipelineConfig, cache: StageCache, data: TrainingData
-                     ) -> tuple[list[Document], list[Document]]:
-    """Gold and predicted documents of one cell, from its cached stages."""
-    stages = CellStages(config, cache, data)
+def protocol_galperin2022(config: PipelineConfig, stages: CellStages) -> dict[str, Any]:
+    """The reference system's sampled-classifier scores of one fold's filter on its test
+    documents (``xlnel.evaluation.protocol``), one draw per seed of :data:`PROTOCOL_SEEDS`."""
     gold = stages.test_documents()
-    scores, _ = stages.scores()
-    threshold = stages.threshold()
     _, cands = stages.candidates()
-    pred = [decide(d, c, s, threshold, config.linker.overlap)
-            for d, c, s in zip(gold, cands, scores, strict=True)]
-    return gold, pred
+    sample = protocol_sample(gold, cands, stages.filter(),
+                             name_scores=matcher_scorer(stages.generator()))
+    return {"level": sample.level, "threshold": sample.threshold,
+            "draws": [sample.draw(seed).to_dict() for seed in PROTOCOL_SEEDS]}
+
+
+EXTRA_FOLD_MEASURES: dict[str, FoldMeasure] = {"galperin2022": protocol_galperin2022}
+"""Further per-fold measures: ``name -> f(config, stages)`` returning a JSON-able dict, stored
+under ``per_fold[i]["extra"][name]`` (the stages come back from the stage cache)."""
+
+
+def protocol_summary(extra: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """Micro P/R/F1 of the protocol over folds (counts summed per seed), mean over seeds."""
+    folds = [e["galperin2022"] for e in extra if "galperin2022" in e]
+    if not folds:
+        return None
+    per_seed = []
+    for i, seed in enumerate(PROTOCOL_SEEDS):
+        tp, fp, fn = (sum(f["draws"][i][k] for f in folds) for k in ("tp", "fp", "fn"))
+        p = tp / (tp + fp) if tp + fp else 0.0
+        r = tp / (tp + fn) if tp + fn else 0.0
+        per_seed.append({"seed": seed, "precision": p, "recall": r,
+                         "f1": 2 * p * r / (p + r) if p + r else 0.0, "tp": tp, "fp": fp,
+                         "fn": fn})
+    mean = {k: sum(d[k] for d in per_seed) / len(per_seed) for k in ("precision", "recall", "f1")}
+    return {"level": folds[0]["level"], "seeds": list(PROTOCOL_SEEDS), "mean": mean,
+            "f1_range": [min(d["f1"] for d in per_seed), max(d["f1"] for d in per_seed)],
+            "per_seed": per_seed}
 
 
 def level_names(records: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -112,8 +131,8 @@ def extra_measures(planned: Sequence[tuple[Any, PipelineConfig]], cache: StageCa
     data = TrainingData()
     out = []
     for _, cfg in planned:
-        gold, pred = fold_predictions(cfg, cache, data)
-        out.append({name: f(cfg, gold, pred) for name, f in EXTRA_FOLD_MEASURES.items()})
+        stages = CellStages(cfg, cache, data)
+        out.append({name: f(cfg, stages) for name, f in EXTRA_FOLD_MEASURES.items()})
     return out
 
 
@@ -137,6 +156,7 @@ def summary(records: Sequence[Mapping[str, Any]], extra: Sequence[dict[str, Any]
             "per_fold": per_fold(records, extra),
             "over_folds": over_folds(records),
             "pooled": pooled(records),
+            "galperin2022": protocol_summary(extra),
             "cell_seconds": round(sum(r["seconds"]["total"] for r in records), 1)}
 
 
@@ -161,8 +181,11 @@ def bc5cdr(work: Path, cache: Path) -> dict[str, Any]:
         if got is None:
             continue
         levels[level] = {**record["metrics"][level], "ci": bootstrap_interval(got[1])}
+    (_, cfg), = plan_cells(BC5CDR, {}, [SEED])
+    extra = extra_measures([(None, cfg)], StageCache(cache))
     return {"config": BC5CDR, "train": "train.pubtator", "scored_on": "dev.pubtator",
             "documents": record["test_documents"], "levels": levels,
+            "galperin2022": protocol_summary(extra),
             "hrm": record["metrics"]["hrm"], "threshold": record["threshold"],
             "cell_seconds": record["seconds"]["total"],
             "seconds": round(time.perf_counter() - t0, 1)}
