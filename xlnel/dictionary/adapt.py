@@ -275,6 +275,8 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         ValueError: On an empty pair file or no knowledge base.
     """
     started = time.monotonic()
+    if not Path(pairs_path).is_file():
+        raise FileNotFoundError(f"pair file not found: {pairs_path}")
     settings = settings if settings is not None else BuildSettings()
     profile = load_profile(lang, language_file)
     concepts, sources = load_concepts(kb_specs, limit)
