@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from xlnel import __version__
+from xlnel.cli.coverage import coverage_cli
 from xlnel.cli.dictionary import adapt_cli
 from xlnel.cli.dictionary import app as dictionary_app
 from xlnel.cli.encoder import app as encoder_app
@@ -169,6 +170,7 @@ def candidates_cli(
                        f"{r['candidates_per_span']:.1f} candidates per span")
 
 
+dictionary_app.command("coverage")(coverage_cli)
 app.add_typer(dictionary_app, name="dictionary")
 app.add_typer(encoder_app, name="encoder")
 app.command("adapt")(adapt_cli)

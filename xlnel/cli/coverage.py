@@ -1,0 +1,42 @@
+"""``xlnel dictionary coverage``: how well a dictionary covers gold texts.
+
+A thin wrapper over :func:`xlnel.dictionary.coverage.coverage`; registered on the dictionary
+app by :mod:`xlnel.cli.main`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from xlnel.errors import XlnelError
+
+
+def coverage_cli(
+    dictionary: Annotated[str, typer.Argument(
+        help="Dictionary TSV, 'xlnel adapt' folder, or KB spec ('hpo', 'names:PATH'...).")],
+    gold: Annotated[list[Path], typer.Argument(
+        help="Gold corpora (JSONL, PubTator) or TSVs of concept_id, english, translation.")],
+    lang: Annotated[str | None, typer.Option(
+        help="Normalisation language (default: the adapt report's, else he/en by script).")]
+    = None,
+    threshold: Annotated[float, typer.Option(min=0.0, max=1.0,
+                                             help="Fuzzy TF-IDF cosine threshold.")] = 0.8,
+    k: Annotated[int, typer.Option("--k", min=1, help="Larger accuracy cut-off.")] = 10,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Share of GOLD texts found in DICTIONARY exactly and fuzzily, and lookup accuracy."""
+    from xlnel.dictionary.coverage import coverage, format_table
+
+    try:
+        report = coverage(dictionary, gold, lang, threshold, k)
+    except (XlnelError, FileNotFoundError, ValueError) as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(1) from e
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        typer.echo(format_table(report))
