@@ -185,3 +185,18 @@ def test_adapt_names_the_bad_kb_line(tmp_path: Path) -> None:
     kb = write(tmp_path / "kb.tsv", "concept_id\tname\nC1\tRed cell\nC2\t\n")
     with pytest.raises(FormatError, match=r"kb\.tsv:3"):
         adapt("zz", pairs, [f"tsv:{kb}"], tmp_path / "out")
+
+
+def test_transliteration_pairs_and_script(tmp_path: Path) -> None:
+    from xlnel.dictionary.transliterate import (
+        is_latin_script,
+        train_transliterator,
+        transliteration_pairs,
+    )
+
+    lexicon = Lexicon([("insulin", "インスリン"), ("heart", "心臓"), ("dose", "ドーズ")])
+    pattern = write(tmp_path / "kk.yaml", "transliteration_pattern: '^[\\u30a0-\\u30ff]+$'\n")
+    pairs = transliteration_pairs(lexicon, load_profile("kk", pattern))
+    assert pairs == [("insulin", "インスリン"), ("dose", "ドーズ")]
+    assert not is_latin_script(lexicon) and is_latin_script(Lexicon([("red", "rouge")]))
+    assert train_transliterator(pairs, "kk", tmp_path / "tr", seconds=1.0) is None  # too few
