@@ -20,7 +20,7 @@ N concepts. ``--limit N`` evaluates a seeded sample of N rows per language. Both
 Run from the repository root::
 
     python -m benchmarks.adapt_new_language [--langs fr de it ja] [--limit N]
-        [--kb-concepts N] [--max-seconds 120] [--jobs N] [--rebuild] [--no-e5]
+        [--kb-concepts N] [--max-seconds S] [--jobs N] [--rebuild] [--no-e5]
 
 ``--jobs N`` builds N languages at the same time (wall times then include the others' load).
 
@@ -167,7 +167,7 @@ def main() -> None:
     parser.add_argument("--kb-concepts", type=int, default=None,
                         help="HPO subset: gold concepts plus random others up to N.")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--max-seconds", type=float, default=120.0,
+    parser.add_argument("--max-seconds", type=float, default=0.0,
                         help="Translator training budget passed to xlnel adapt (0: not passed).")
     parser.add_argument("--adapt-args", default="",
                         help="More xlnel adapt options, as one string ('--n-best 5').")

@@ -13,7 +13,7 @@ normalised gold entity texts found exactly and fuzzily (TF-IDF char 1-3-gram cos
 ``xlnel adapt`` folder (its ``benchmark_build.json``, when there, is recorded as the build).
 Run from the repository root::
 
-    python -m benchmarks.dictionary_coverage [--kb-limit N] [--max-seconds 120] [--rebuild]
+    python -m benchmarks.dictionary_coverage [--kb-limit N] [--max-seconds S] [--rebuild]
         [--dictionary DIR]
 
 Writes ``benchmarks/results/dictionary_coverage.json`` and prints its table;
@@ -55,7 +55,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kb-limit", type=int, default=None,
                         help="Translate only the first N concepts of each knowledge base.")
-    parser.add_argument("--max-seconds", type=float, default=120.0,
+    parser.add_argument("--max-seconds", type=float, default=0.0,
                         help="Translator training budget passed to xlnel adapt (0: not passed).")
     parser.add_argument("--adapt-args", default="",
                         help="More xlnel adapt options, as one string ('--n-best 5').")

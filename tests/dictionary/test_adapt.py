@@ -153,10 +153,10 @@ def test_dictionary_path(tmp_path: Path) -> None:
     assert dictionary_path(tmp_path) == tmp_path / "dictionary.tsv"
 
 
-def test_adapt_fails_fast_before_training(tmp_path: Path) -> None:
+def test_adapt_fails_fast_on_missing_inputs(tmp_path: Path) -> None:
     pairs = write_cipher_pairs(tmp_path / "pairs.tsv", n=20)
     with pytest.raises(FileNotFoundError, match="absent.tsv"):
-        adapt("xx", tmp_path / "absent.tsv", ["hpo"], tmp_path / "out", TINY)
+        adapt("xx", tmp_path / "absent.tsv", ["hpo"], tmp_path / "out")
     with pytest.raises(FileNotFoundError, match="no_kb.tsv"):
-        adapt("xx", pairs, [f"tsv:{tmp_path / 'no_kb.tsv'}"], tmp_path / "out", TINY)
+        adapt("xx", pairs, [f"tsv:{tmp_path / 'no_kb.tsv'}"], tmp_path / "out")
     assert not (tmp_path / "out").exists()

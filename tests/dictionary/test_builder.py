@@ -91,7 +91,8 @@ def test_build_dictionary_keeps_concept_ids() -> None:
     assert d.concepts_of("מחלה כרונית") == ["C1"]
     assert d.concepts_of("לב") == ["C2"]
     assert len([e for e in d if e.concept_id == "C1"]) == 2
-    assert d.count_by_source() == {"kb": 0, "translated": 3, "annotation": 0}
+    assert d.count_by_source() == {"kb": 0, "translated": 3, "annotation": 0, "composed": 0,
+                                   "transliterated": 0, "corpus": 0}
 
 
 def test_build_dictionary_checks_arguments() -> None:

@@ -23,7 +23,8 @@ def test_dictionary_dedup_sources_and_round_trip(tmp_path):
     d.save(tmp_path / "d.tsv")
     loaded = Dictionary.load(tmp_path / "d.tsv")
     assert list(loaded) == list(d)
-    assert loaded.count_by_source() == {"kb": 3, "translated": 0, "annotation": 1}
+    assert loaded.count_by_source() == {"kb": 3, "translated": 0, "annotation": 1, "composed": 0,
+                                        "transliterated": 0, "corpus": 0}
 
 
 def test_dictionary_rejects_bad_entries(tmp_path):

@@ -91,27 +91,32 @@ def build_cli(
 
 def adapt_cli(
     lang: Annotated[str, typer.Option(help="Language code of the pair targets.")],
-    pairs: Annotated[Path, typer.Option(help="English-to-LANG pairs TSV.")],
+    pairs: Annotated[Path, typer.Option(help="English-to-LANG word pairs TSV (MUSE format).")],
     kb: KbOpt,
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")],
-    epochs: EpochsOpt = None, max_seconds: SecondsOpt = None, hidden_size: HiddenOpt = None,
-    embedding_dim: EmbeddingOpt = None, batch_size: BatchOpt = None, device: DeviceOpt = None,
-    n_best: NBestOpt = 3, max_names: MaxNamesOpt = 5, limit: LimitOpt = None,
-    test_fraction: TestOpt = 0.05,
+    corpus: Annotated[list[Path] | None, typer.Option(
+        help="LANG texts (plain text, JSONL, PubTator) to rank renderings (repeatable).")] = None,
+    language_file: Annotated[Path | None, typer.Option(
+        help="Language grammar file (YAML) instead of the shipped one.")] = None,
+    n_best: NBestOpt = 6, max_names: Annotated[int | None, typer.Option(
+        min=1, help="Most names per concept (default: no limit).")] = None,
+    limit: LimitOpt = None,
+    translit_seconds: Annotated[float, typer.Option(
+        min=0.0, help="Training budget of the transliteration model (0: none).")] = 180.0,
 ) -> None:
-    """Adapt to a new language: train a translator on PAIRS, then translate the KBs.
+    """Adapt to a new language: render the KBs into LANG from word PAIRS.
 
-    Writes OUT/translator/, OUT/dictionary.tsv (use it as ``dictionary.extra`` of a pipeline
-    config) and OUT/report.json.
+    Writes OUT/dictionary.tsv (use it as ``dictionary.extra`` of a pipeline config) and
+    OUT/report.json (counts by source, timings, peak memory).
     """
     from xlnel.dictionary.adapt import adapt
+    from xlnel.dictionary.render import BuildSettings
 
-    overrides = _overrides(epochs, max_seconds, hidden_size, embedding_dim, batch_size, device)
-    report = _run(lambda: adapt(lang, pairs, kb, out, overrides, n_best=n_best,
-                                max_names_per_concept=max_names, limit=limit,
-                                test_fraction=test_fraction, progress=True))
-    summary = {"translator_held_out": report["translator"]["held_out"],
-               "dictionary": {k: report["dictionary"][k] for k in
-                              ("concepts", "entries", "distinct_names", "out")}}
+    settings = BuildSettings(n_best=n_best, max_names_per_concept=max_names)
+    report = _run(lambda: adapt(lang, pairs, kb, out, corpus=corpus or (),
+                                language_file=language_file, settings=settings,
+                                transliteration_seconds=translit_seconds, limit=limit,
+                                progress=True))
+    summary = {k: report[k] for k in ("dictionary", "seconds", "peak_memory_mb")}
     typer.echo(json.dumps(summary, ensure_ascii=False, indent=2))
     typer.echo(f"adapted to {lang!r} in {out}", err=True)

@@ -1,6 +1,6 @@
 """Adapt xlnel to a new language: train a name translator, then translate a knowledge base.
 
-The three public functions are what ``xlnel dictionary train-translator``, ``xlnel dictionary
+The public functions are what ``xlnel dictionary train-translator``, ``xlnel dictionary
 build`` and ``xlnel adapt`` run:
 
 * :func:`train_translator_from_pairs` reads a bilingual pair file (``source<TAB>target[<TAB>kind]``;
@@ -9,13 +9,18 @@ build`` and ``xlnel adapt`` run:
   evaluates it on the held-out pairs.
 * :func:`build_dictionary_from_kb` translates the English names of one or more knowledge bases with
   a saved translator and writes the source-language dictionary TSV.
-* :func:`adapt` does both into one folder: ``translator/``, ``dictionary.tsv`` and ``report.json``.
+* :func:`adapt` renders knowledge bases into a new language from word pairs used as a lexicon,
+  the language's grammar file and fallbacks for missing words (see :mod:`xlnel.dictionary.render`),
+  writing ``dictionary.tsv`` and ``report.json`` (and ``translator/`` when a transliteration
+  model is trained).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
+import resource
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -25,8 +30,19 @@ from pydantic import ValidationError
 
 import xlnel
 from xlnel.dictionary.builder import build_dictionary, evaluate_translator
+from xlnel.dictionary.cognates import CognateRules
+from xlnel.dictionary.corpus_evidence import CorpusEvidence
+from xlnel.dictionary.langdata import LanguageProfile, load_profile
+from xlnel.dictionary.lexicon import Lexicon
 from xlnel.dictionary.pairs import WordPair, load_pairs, normalize_name, split_pairs
+from xlnel.dictionary.render import BuildSettings, WordSenses, kb_words, render_kb
 from xlnel.dictionary.translator import CharTranslator, TranslatorConfig, train_translator
+from xlnel.dictionary.transliterate import (
+    is_latin_script,
+    train_transliterator,
+    transliterate,
+    transliteration_pairs,
+)
 from xlnel.errors import ConfigError
 from xlnel.io._atomic import atomic_write
 from xlnel.io.kb import load_kb
@@ -223,55 +239,107 @@ def build_dictionary_from_kb(kb_specs: Sequence[str], translator_dir: str | Path
     return {"kb": sources, "translator": str(translator_dir), **report}
 
 
-def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: str | Path,
-          overrides: Mapping[str, Any] | None = None, *, n_best: int = 3,
-          max_names_per_concept: int | None = 5, limit: int | None = None,
-          test_fraction: float = 0.05, progress: bool = False) -> dict[str, Any]:
-    """Train a translator into ``lang`` and build a dictionary from knowledge bases with it.
+def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: str | Path, *,
+          corpus: Sequence[str | Path] = (), language_file: str | Path | None = None,
+          settings: BuildSettings | None = None, transliteration_seconds: float = 180.0,
+          limit: int | None = None, progress: bool = False) -> dict[str, Any]:
+    """Render English knowledge bases into ``lang`` from word pairs; write the dictionary.
 
-    Writes ``out_dir/translator/`` (with its ``train_report.json``), ``out_dir/dictionary.tsv``
-    and ``out_dir/report.json``. The knowledge bases are read before training, so a bad spec
-    fails fast.
+    The pairs become a lexicon (every sense); names are composed in the target's word order
+    from the language file ``dictionary/languages/<lang>.yaml`` (generic defaults without one);
+    words the lexicon lacks go through cognate ending rules learned from the pairs and, for
+    scripts with enough transliteration pairs, a character model trained within
+    ``transliteration_seconds`` (saved under ``out_dir/translator``). Writes
+    ``out_dir/dictionary.tsv`` (with a ``score`` column) and ``out_dir/report.json``.
 
     Args:
         lang: Language code of the pair targets and of the dictionary.
-        pairs_path: English-to-``lang`` pair file (see :func:`train_translator_from_pairs`).
+        pairs_path: ``english<TAB>target`` word pairs (MUSE format; several lines per word).
         kb_specs: English knowledge bases (see :func:`load_concepts`).
         out_dir: Output folder.
-        overrides: Translator config fields to change (``target_lang`` is set to ``lang``).
-        n_best: Renderings kept per English name.
-        max_names_per_concept: Most translated names per concept.
+        corpus: Optional target-language texts (plain text, JSONL, PubTator...) to re-rank senses
+            and mark attested renderings.
+        language_file: A language file to use instead of the shipped one.
+        settings: Builder settings (defaults when ``None``).
+        transliteration_seconds: Training budget of the character model; 0 trains none.
         limit: Most concepts taken from each knowledge base.
-        test_fraction: Share of source words held out to evaluate the translator.
-        progress: Show tqdm bars.
+        progress: Show progress bars.
 
     Returns:
-        ``{"lang", "translator": train report, "dictionary": build report}``.
+        The report written to ``report.json``: inputs, counts by source, timings, peak memory.
 
     Raises:
-        FileNotFoundError: If the pair file or a knowledge-base file does not exist.
-        ConfigError: On an invalid translator setting.
+        FileNotFoundError: If the pair file, a knowledge-base or corpus file does not exist.
+        FormatError: On a malformed pair, knowledge-base, corpus or language file, naming the
+            file and line.
         ValueError: On an empty pair file or no knowledge base.
         OutputError: When ``out_dir`` is a file, an input, holds one, or holds files of
             something else (checked before any work).
     """
     from xlnel.outputs import check_output_folder
 
+    started = time.monotonic()
     pairs = Path(pairs_path)
     if not pairs.is_file():
         raise FileNotFoundError(f"pair file not found: {pairs}")
     kb_paths = [p for spec in kb_specs for p in (spec, spec.partition(":")[2]) if p]
-    out = check_output_folder(out_dir, [pairs, *(p for p in kb_paths if Path(p).exists())],
-                              (TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE), marker=REPORT_FILE)
+    inputs = [pairs, *(Path(p) for p in kb_paths if Path(p).exists()), *map(Path, corpus)]
+    if language_file is not None:
+        inputs.append(Path(language_file))
+    out = check_output_folder(out_dir, inputs, (TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE),
+                              marker=REPORT_FILE)
+    settings = settings if settings is not None else BuildSettings()
+    profile = load_profile(lang, language_file)
     concepts, sources = load_concepts(kb_specs, limit)
-    translator_dir = out / TRANSLATOR_DIR
-    train_report = train_translator_from_pairs(
-        pairs, translator_dir, {**(overrides or {}), "target_lang": lang},
-        test_fraction=test_fraction, progress=progress)
-    translator = CharTranslator.load(translator_dir)
-    build_report = _build_and_save(concepts, translator, lang, out / DICTIONARY_FILE, n_best,
-                                   max_names_per_concept, progress)
-    report = {"lang": lang, "translator": train_report,
-              "dictionary": {"kb": sources, **build_report}}
+    lexicon = Lexicon.from_file(pairs_path)
+    times = {"read": time.monotonic() - started}
+    senses, details = _word_senses(lexicon, profile, concepts, out, settings,
+                                   transliteration_seconds, progress)
+    times["fallbacks"] = time.monotonic() - started - times["read"]
+    evidence = CorpusEvidence.from_files(corpus) if corpus else None
+    if evidence is not None:
+        senses.corpus_counts = evidence.counts
+    mark = time.monotonic()
+    dictionary = render_kb(concepts, senses, settings, evidence, progress)
+    dictionary.save(out / DICTIONARY_FILE)
+    times["render"] = time.monotonic() - mark
+    times["total"] = time.monotonic() - started
+    report = {
+        "lang": lang, "xlnel_version": xlnel.__version__, "pairs": str(pairs_path),
+        "kb": sources, "corpus": [str(c) for c in corpus], "language_file": profile.source,
+        "settings": dataclasses.asdict(settings), "lexicon_words": len(lexicon), **details,
+        "kb_words_missing_from_lexicon": len(senses.missing),
+        "dictionary": {"out": str(out / DICTIONARY_FILE), "concepts": len(concepts),
+                       "english_names": sum(len(c.names) for c in concepts),
+                       "entries": len(dictionary), "seconds": round(times["total"], 1),
+                       "distinct_names": len(dictionary.names),
+                       "concepts_covered": len(dictionary.concept_ids()),
+                       "by_source": dictionary.count_by_source()},
+        "seconds": {k: round(v, 1) for k, v in times.items()},
+        "peak_memory_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+    }
     write_json(out / REPORT_FILE, report)
+    logger.info("adapted to %s in %.0f s: %s", lang, times["total"], report["dictionary"])
     return report
+
+
+def _word_senses(lexicon: Lexicon, profile: LanguageProfile, concepts: Sequence[Concept],
+                 out: Path, settings: BuildSettings, seconds: float,
+                 progress: bool) -> tuple[WordSenses, dict[str, Any]]:
+    """Word senses with the fallbacks the pairs support: cognate rules, a transliterator."""
+    cognates = CognateRules().fit((w, s.text) for w, ss in lexicon.items() for s in ss)
+    details: dict[str, Any] = {"cognate_rules": len(cognates), "transliteration_pairs": 0,
+                               "transliterator": None}
+    senses = WordSenses(lexicon, profile, cognates, fallback_prior=settings.fallback_prior,
+                        cognate_bonus=settings.cognate_bonus)
+    if seconds > 0 and not is_latin_script(lexicon):
+        pairs = transliteration_pairs(lexicon, profile)
+        details["transliteration_pairs"] = len(pairs)
+        model = train_transliterator(pairs, profile.lang, out / TRANSLATOR_DIR, seconds, progress)
+        if model is not None:
+            missing = [w for w in kb_words(concepts) if w.isalpha() and len(w) > 2
+                       and not lexicon.senses(w) and w not in profile.words]
+            senses.transliterations = transliterate(model, missing)
+            details["transliterator"] = str(out / TRANSLATOR_DIR)
+            details["transliterated_words"] = len(missing)
+    return senses, details

@@ -10,17 +10,26 @@ from xlnel.errors import FormatError
 from xlnel.io._atomic import atomic_write
 from xlnel.types import Concept
 
-#: Sources an entry may come from.
-SOURCES = ("kb", "translated", "annotation")
+#: Sources an entry may come from: a knowledge-base name, a gold annotation, or a rendering
+#: built from English names (``translated`` word for word, ``composed`` from several words,
+#: ``transliterated`` in part by the character fallback, ``corpus``: attested in a corpus).
+SOURCES = ("kb", "translated", "annotation", "composed", "transliterated", "corpus")
+#: Header of a dictionary TSV; a fourth ``score`` column is optional.
+HEADER = ("name", "concept_id", "source")
 
 
 @dataclass(frozen=True)
 class Entry:
-    """One (name, concept) pair of the dictionary and where it came from."""
+    """One (name, concept) pair of the dictionary, where it came from and how sure it is.
+
+    ``score`` is the builder's confidence in ``(0, 1]`` for a generated name; ``None`` for names
+    taken as given (knowledge base, annotations).
+    """
 
     name: str
     concept_id: str
     source: str = "kb"
+    score: float | None = None
 
 
 class Dictionary:
@@ -32,11 +41,15 @@ class Dictionary:
 
     def __init__(self, entries: Iterable[Entry] = ()) -> None:
         self._entries: dict[tuple[str, str], str] = {}
+        self._scores: dict[tuple[str, str], float] = {}
         self._by_name: dict[str, list[str]] = {}
         self.extend(entries)
 
-    def add(self, name: str, concept_id: str, source: str = "kb") -> bool:
+    def add(self, name: str, concept_id: str, source: str = "kb",
+            score: float | None = None) -> bool:
         """Add a pair; returns ``True`` when it was new.
+
+        A pair already present keeps its source; its score rises to ``score`` if that is higher.
 
         Raises:
             ValueError: If the name or concept id is empty or the source is unknown.
@@ -48,6 +61,8 @@ class Dictionary:
             raise ValueError(f"dictionary entry needs a name and a concept id, got {name!r}, "
                              f"{concept_id!r}")
         key = (name, concept_id)
+        if score is not None and score > self._scores.get(key, float("-inf")):
+            self._scores[key] = float(score)
         if key in self._entries:
             return False
         self._entries[key] = source
@@ -56,7 +71,7 @@ class Dictionary:
 
     def extend(self, entries: Iterable[Entry]) -> int:
         """Add many entries; returns how many were new."""
-        return sum(self.add(e.name, e.concept_id, e.source) for e in entries)
+        return sum(self.add(e.name, e.concept_id, e.source, e.score) for e in entries)
 
     @classmethod
     def from_concepts(cls, concepts: Iterable[Concept], source: str = "kb") -> Dictionary:
@@ -72,8 +87,8 @@ class Dictionary:
         return len(self._entries)
 
     def __iter__(self) -> Iterator[Entry]:
-        for (name, cid), source in self._entries.items():
-            yield Entry(name, cid, source)
+        for key, source in self._entries.items():
+            yield Entry(*key, source, self._scores.get(key))
 
     def __contains__(self, name: object) -> bool:
         return name in self._by_name
@@ -102,6 +117,10 @@ class Dictionary:
         """Source of a pair, or ``None`` when absent."""
         return self._entries.get((name, concept_id))
 
+    def score_of(self, name: str, concept_id: str) -> float | None:
+        """Score of a pair, or ``None`` when absent or unscored."""
+        return self._scores.get((name, concept_id))
+
     def count_by_source(self) -> dict[str, int]:
         """Number of entries per source."""
         counts = dict.fromkeys(SOURCES, 0)
@@ -110,32 +129,42 @@ class Dictionary:
         return counts
 
     def save(self, path: str | Path) -> None:
-        """Write the dictionary as TSV ``name<TAB>concept_id<TAB>source`` (atomically)."""
+        """Write the dictionary as TSV ``name<TAB>concept_id<TAB>source`` (atomically).
+
+        When any entry has a score, a fourth column ``score`` is written (empty when unscored).
+        """
+        scored = bool(self._scores)
         with atomic_write(path) as f:
-            f.write("name\tconcept_id\tsource\n")
-            for (name, cid), source in self._entries.items():
-                f.write(f"{name}\t{cid}\t{source}\n")
+            f.write("\t".join(HEADER + (("score",) if scored else ())) + "\n")
+            for key, source in self._entries.items():
+                row = f"{key[0]}\t{key[1]}\t{source}"
+                if scored:
+                    score = self._scores.get(key)
+                    row += "\t" + ("" if score is None else f"{score:.4f}")
+                f.write(row + "\n")
 
     @classmethod
     def load(cls, path: str | Path) -> Dictionary:
-        """Read a dictionary written by :meth:`save`.
+        """Read a dictionary written by :meth:`save` (with or without the ``score`` column).
 
         Raises:
-            FormatError: On a line without three tab-separated fields or an unknown source.
+            FormatError: On a wrong header, a line with another field count than the header's,
+                an unknown source or a score that is not a number.
         """
         d = cls()
         with open(path, encoding="utf-8") as f:
-            header = f.readline().rstrip("\n")
-            if header != "name\tconcept_id\tsource":
-                raise FormatError(f"expected header 'name<TAB>concept_id<TAB>source', got "
-                                  f"{header!r}", path, 1)
+            header = tuple(f.readline().rstrip("\n").split("\t"))
+            if header not in (HEADER, HEADER + ("score",)):
+                raise FormatError(f"expected header 'name<TAB>concept_id<TAB>source[<TAB>score]', "
+                                  f"got {chr(9).join(header)!r}", path, 1)
             for lineno, line in enumerate(f, start=2):
                 parts = line.rstrip("\n").split("\t")
-                if len(parts) != 3:
-                    raise FormatError(f"expected 3 tab-separated fields, got {len(parts)}: "
-                                      f"{line.rstrip()!r}", path, lineno)
+                if len(parts) != len(header):
+                    raise FormatError(f"expected {len(header)} tab-separated fields, got "
+                                      f"{len(parts)}: {line.rstrip()!r}", path, lineno)
                 try:
-                    d.add(*parts)
+                    score = float(parts[3]) if len(parts) == 4 and parts[3] else None
+                    d.add(parts[0], parts[1], parts[2], score)
                 except ValueError as e:
                     raise FormatError(str(e), path, lineno) from e
         return d

@@ -161,11 +161,11 @@ def read_pairs(path: str | Path) -> list[tuple[str, str]]:
     return pairs
 
 
-def load_pairs(path: str | Path) -> list[WordPair]:
+def load_pairs(path: str | Path, derive_kinds: bool = True) -> list[WordPair]:
     """Read a user's pair file: ``source<TAB>target[<TAB>kind]`` a line, optional header.
 
-    A missing kind is derived with :func:`is_transliteration`. A first line
-    ``source<TAB>target[<TAB>kind]`` is taken as a header.
+    A missing kind is derived with :func:`is_transliteration` (``translation`` when
+    ``derive_kinds`` is false). A first line ``source<TAB>target[<TAB>kind]`` is taken as a header.
 
     Raises:
         FileNotFoundError: If the file does not exist.
@@ -184,6 +184,8 @@ def load_pairs(path: str | Path) -> list[WordPair]:
             if len(parts) == 3 and parts[2] not in KINDS:
                 raise FormatError(f"unknown pair kind {parts[2]!r}; allowed: {', '.join(KINDS)}",
                                   path, lineno)
+            if len(parts) == 2 and not derive_kinds:
+                parts.append("translation")
             pairs.append(tag_pair(*parts))
     return pairs
 

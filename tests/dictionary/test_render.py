@@ -1,0 +1,202 @@
+"""Tests of the lexicon builder: lexicon, language files, cognate rules, composition, adapt."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from xlnel.dictionary.adapt import adapt
+from xlnel.dictionary.cognates import CognateRules
+from xlnel.dictionary.compose import NameComposer, tokenize
+from xlnel.dictionary.corpus_evidence import CorpusEvidence
+from xlnel.dictionary.dictionary import Dictionary
+from xlnel.dictionary.langdata import LanguageProfile, load_profile
+from xlnel.dictionary.lexicon import Lexicon
+from xlnel.dictionary.render import BuildSettings, WordSenses, render_kb
+from xlnel.errors import FormatError
+from xlnel.types import Concept
+
+# A synthetic language "zz": head-first word order, "X of Y" -> "Y-ko X" with Y inflected by a
+# suffix, words joined without spaces.
+ZZ_FILE = """
+segment_order: reverse
+joiner: ''
+connectors:
+  of: ['{right|gen}ko{left}']
+forms:
+  gen:
+    words: last
+    rules: [['a$', 'an'], ['$', 'n']]
+variants: [definite]
+"""
+ZZ_DEFINITE = """
+  definite:
+    words: first
+    rules: [['^', 'el']]
+"""
+PAIRS = ["red\trossa", "red\trubi", "cell\tcela", "kidney\tneru", "disease\tmalo",
+         "diseases\tmaloj", "nephritis\tnephrito", "arthritis\tarthrito", "colitis\tcolito",
+         "gastritis\tgastrito", "dermatitis\tdermatito"]
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture()
+def zz(tmp_path: Path) -> LanguageProfile:
+    path = write(tmp_path / "zz.yaml", ZZ_FILE.replace("forms:\n", "forms:\n" + ZZ_DEFINITE[1:]))
+    return load_profile("zz", path)
+
+
+@pytest.fixture()
+def lexicon(tmp_path: Path) -> Lexicon:
+    return Lexicon.from_file(write(tmp_path / "pairs.tsv", "\n".join(PAIRS) + "\n"))
+
+
+def test_lexicon_keeps_every_sense_in_order(lexicon: Lexicon) -> None:
+    assert [s.text for s in lexicon.senses("red")] == ["rossa", "rubi"]
+    assert lexicon.senses("red")[0].prior > lexicon.senses("red")[1].prior
+    # a plural missing from the pairs is looked up through its singular
+    assert [s.text for s in lexicon.senses("cells")] == ["cela"]
+    assert lexicon.senses("3rd") == []
+
+
+def test_lexicon_puts_copies_last() -> None:
+    lexicon = Lexicon([("heart", "heart"), ("heart", "coro")])
+    assert [s.text for s in lexicon.senses("heart")] == ["coro", "heart"]
+
+
+def test_malformed_pair_file_names_file_and_line(tmp_path: Path) -> None:
+    path = write(tmp_path / "bad.tsv", "red\trossa\nno tab here\n")
+    with pytest.raises(FormatError, match=r"bad\.tsv:2:"):
+        Lexicon.from_file(path)
+    with pytest.raises(FileNotFoundError, match="absent"):
+        Lexicon.from_file(tmp_path / "absent.tsv")
+
+
+def test_cognate_rules_rewrite_endings() -> None:
+    rules = CognateRules().fit([tuple(p.split("\t")) for p in PAIRS])
+    best, score = rules.rewrite("pancreatitis")[0]
+    assert best == "pancreatito" and score == pytest.approx(1.0)
+    assert rules.rewrite("red") == []  # too short to be rewritten
+    assert CognateRules().fit([("heart", "心臓")]).rewrite("kidneys") == []
+
+
+def test_composition_order_inflection_and_joining(lexicon: Lexicon, zz: LanguageProfile) -> None:
+    composer = NameComposer(zz, WordSenses(lexicon, zz))
+    texts = [r.text for r in composer.render("Red cell", n_best=10)]
+    assert texts[0] == "celarossa"  # head first, no space
+    assert "elcelarossa" in texts  # the definite variant
+    top = composer.render("Disease of the kidney", n_best=1)[0]
+    assert top.text == "nerunkomalo" and top.source == "composed"
+
+
+def test_unknown_word_goes_through_the_fallbacks(lexicon: Lexicon, zz: LanguageProfile) -> None:
+    rules = CognateRules().fit([tuple(p.split("\t")) for p in PAIRS])
+    senses = WordSenses(lexicon, zz, rules, transliterations={"insulin": [("insulino", 0.9)]})
+    assert senses("pancreatitis")[0].text == "pancreatito"
+    assert senses("insulin")[0].text == "insulino"
+    assert senses("xylophone")[-1].text == "xylophone"  # the English word, last resort
+    rendering = NameComposer(zz, senses).render("Insulin", n_best=1)[0]
+    assert (rendering.text, rendering.source) == ("insulino", "transliterated")
+    assert senses.missing == {"pancreatitis", "insulin", "xylophone"}
+
+
+def test_language_without_a_file_gets_generic_defaults(lexicon: Lexicon) -> None:
+    profile = load_profile("qq-none")
+    assert profile.source == "default" and profile.segment_order == "both"
+    texts = {r.text for r in NameComposer(profile, WordSenses(lexicon, profile)).render(
+        "red cell", n_best=10)}
+    assert {"rossa cela", "cela rossa"} <= texts
+
+
+def test_shipped_language_files_load() -> None:
+    for lang in ("fr", "de", "it", "ja", "he"):
+        assert load_profile(lang).source.endswith(f"{lang}.yaml")
+    assert load_profile("ja").joiner == ""
+
+
+@pytest.mark.parametrize("text, message", [
+    ("segment_order: sideways\n", "segment_order"),
+    ("colour: red\n", "unknown keys"),
+    ("connectors:\n  of: ['{left|nope} {right}']\n", "nope"),
+    ("connectors:\n  of: ['{middle}']\n", "may only hold"),
+    ("variants: [nope]\n", "variants"),
+    ("connectors: [1, 2\n", "invalid YAML"),
+])
+def test_bad_language_file(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(FormatError, match=message):
+        load_profile("zz", write(tmp_path / "zz.yaml", text))
+
+
+def test_tokenize() -> None:
+    assert tokenize("Abnormality of the X-linked (gene), 3rd") == [
+        "abnormality", "of", "the", "x", "linked", "gene", "3rd"]
+
+
+def test_render_kb_scores_and_corpus(lexicon: Lexicon, zz: LanguageProfile) -> None:
+    concepts = [Concept("C1", ("Red cell", "Cell red")), Concept("C2", ("Kidney disease",))]
+    corpus = CorpusEvidence(["neru rubi", "la rubi cela rubi"])
+    senses = WordSenses(lexicon, zz, corpus_counts=corpus.counts)
+    assert senses("red")[0].text == "rubi"  # the corpus' form wins
+    dictionary = render_kb(concepts, senses, BuildSettings(n_best=2), corpus)
+    assert dictionary.concept_ids() == {"C1", "C2"}
+    assert all(0 < (e.score or 0) <= 1 for e in dictionary)
+    assert dictionary.source_of("celarubi", "C1") == "composed"
+    assert corpus.contains("neru") and not corpus.contains("nerumalo")
+
+
+def test_dictionary_score_column_round_trip(tmp_path: Path) -> None:
+    d = Dictionary()
+    d.add("a b", "C1", "composed", 0.5)
+    d.add("c", "C2", "kb")
+    d.save(tmp_path / "d.tsv")
+    assert (tmp_path / "d.tsv").read_text().splitlines()[0] == "name\tconcept_id\tsource\tscore"
+    loaded = Dictionary.load(tmp_path / "d.tsv")
+    assert loaded.score_of("a b", "C1") == pytest.approx(0.5) and loaded.score_of("c", "C2") is None
+    old = write(tmp_path / "old.tsv", "name\tconcept_id\tsource\nx\tC3\ttranslated\n")
+    assert Dictionary.load(old).source_of("x", "C3") == "translated"
+    bad = write(tmp_path / "bad.tsv", "name\tconcept_id\tsource\tscore\nx\tC3\tkb\thigh\n")
+    with pytest.raises(FormatError, match=r"bad\.tsv:2"):
+        Dictionary.load(bad)
+
+
+def test_adapt_writes_dictionary_and_report(tmp_path: Path) -> None:
+    pairs = write(tmp_path / "pairs.tsv", "\n".join(PAIRS) + "\n")
+    kb = write(tmp_path / "kb.tsv", "concept_id\tname\nC1\tRed cell\nC2\tPancreatitis of kidney\n")
+    lang_file = write(tmp_path / "zz.yaml", ZZ_FILE.replace("variants: [definite]\n", ""))
+    corpus = write(tmp_path / "corpus.txt", "celarossa\n")
+    report = adapt("zz", pairs, [f"tsv:{kb}"], tmp_path / "out", corpus=[corpus],
+                   language_file=lang_file)
+    dictionary = Dictionary.load(tmp_path / "out" / "dictionary.tsv")
+    assert dictionary.source_of("celarossa", "C1") == "corpus"
+    assert dictionary.source_of("nerunkopancreatito", "C2") == "transliterated"
+    saved = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
+    assert saved["dictionary"]["entries"] == report["dictionary"]["entries"] == len(dictionary)
+    assert saved["peak_memory_mb"] > 0
+
+
+def test_adapt_names_the_bad_kb_line(tmp_path: Path) -> None:
+    pairs = write(tmp_path / "pairs.tsv", "\n".join(PAIRS) + "\n")
+    kb = write(tmp_path / "kb.tsv", "concept_id\tname\nC1\tRed cell\nC2\t\n")
+    with pytest.raises(FormatError, match=r"kb\.tsv:3"):
+        adapt("zz", pairs, [f"tsv:{kb}"], tmp_path / "out")
+
+
+def test_transliteration_pairs_and_script(tmp_path: Path) -> None:
+    from xlnel.dictionary.transliterate import (
+        is_latin_script,
+        train_transliterator,
+        transliteration_pairs,
+    )
+
+    lexicon = Lexicon([("insulin", "インスリン"), ("heart", "心臓"), ("dose", "ドーズ")])
+    pattern = write(tmp_path / "kk.yaml", "transliteration_pattern: '^[\\u30a0-\\u30ff]+$'\n")
+    pairs = transliteration_pairs(lexicon, load_profile("kk", pattern))
+    assert pairs == [("insulin", "インスリン"), ("dose", "ドーズ")]
+    assert not is_latin_script(lexicon) and is_latin_script(Lexicon([("red", "rouge")]))
+    assert train_transliterator(pairs, "kk", tmp_path / "tr", seconds=1.0) is None  # too few

@@ -1,0 +1,184 @@
+"""Compose target-language names from word renderings, in the target's word order.
+
+An English name is split at connectors (*of*, *with*, *due to*...) into phrases; each phrase is a
+modifier-head chain (*chronic kidney disease*) whose words are rendered one by one (every sense
+the lexicon gives, beam-searched by summed log prior) and ordered as the language file says
+(kept, reversed for head-first languages, or both). Phrases are then joined by the connector's
+templates of the language file (``{left} de {right}``, ``{right}の{left}``), which may inflect a
+side (``{right|definite}``). A rendering's score is the geometric mean of its word priors times
+the template's prior, so long names are not punished for their length.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from xlnel.dictionary.langdata import LanguageProfile
+from xlnel.dictionary.lexicon import RANK_DECAY, Sense
+
+#: Kinds of word rendering, from the most to the least trusted; the worst names the source.
+KIND_ORDER = ("translation", "copy", "transliteration")
+#: Score factor of a rendering inflected by a variant form of the language file.
+VARIANT_FACTOR = 0.9
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_TEMPLATE_FIELD = re.compile(r"\{(left|right)(?:\|([^}]+))?\}")
+
+
+@dataclass(frozen=True)
+class Rendering:
+    """One target-language rendering of an English name.
+
+    Attributes:
+        text: The rendering.
+        score: Confidence in ``(0, 1]``.
+        source: ``translated`` (one word from the lexicon), ``composed`` (several words from the
+            lexicon), ``transliterated`` (a word came from a fallback) or ``corpus``.
+    """
+
+    text: str
+    score: float
+    source: str
+
+
+@dataclass(frozen=True)
+class _Part:
+    words: tuple[str, ...]
+    logp: float
+    n: int
+    kind: int  # index into KIND_ORDER of the worst word
+
+
+def tokenize(name: str) -> list[str]:
+    """Lower-cased word tokens of an English name (punctuation dropped, hyphens split)."""
+    return _TOKEN.findall(name.casefold())
+
+
+class NameComposer:
+    """Renders English names into a target language from per-word senses.
+
+    Args:
+        profile: The target language's grammar.
+        senses: Word -> senses, best first (lexicon, then fallbacks); must not be empty for a
+            word that should appear.
+        beam: Partial renderings kept per phrase.
+        senses_per_word: Most senses of one word tried.
+    """
+
+    def __init__(self, profile: LanguageProfile, senses: Callable[[str], Sequence[Sense]],
+                 beam: int = 8, senses_per_word: int = 3) -> None:
+        self.profile = profile
+        self.senses = senses
+        self.beam = beam
+        self.senses_per_word = senses_per_word
+        self._connectors = [tuple(c.split()) for c in profile.connector_words()]
+
+    def render(self, name: str, n_best: int = 3) -> list[Rendering]:
+        """The ``n_best`` best renderings of an English name (fewer when it has no word)."""
+        tokens = [t for t in tokenize(name) if t not in self.profile.drop]
+        best: dict[str, Rendering] = {}
+        for part in self._variants(self._clause(tokens)[: self.beam]):
+            text = " ".join(self.profile.joiner.join(part.words).split())
+            if not text:
+                continue
+            score = math.exp(part.logp / max(part.n, 1))
+            kind = KIND_ORDER[part.kind]
+            source = ("transliterated" if kind != "translation"
+                      else "composed" if part.n > 1 else "translated")
+            if text not in best or best[text].score < score:
+                best[text] = Rendering(text, score, source)
+        return sorted(best.values(), key=lambda r: -r.score)[:n_best]
+
+    def _variants(self, parts: list[_Part]) -> list[_Part]:
+        """The parts, then each inflected by the profile's variant forms (a little less likely)."""
+        out = list(parts)
+        for form in self.profile.variants:
+            for p in parts:
+                words = tuple(self.profile.forms[form].apply(list(p.words)))
+                if words != p.words:
+                    out.append(_Part(words, p.logp + p.n * math.log(VARIANT_FACTOR), p.n,
+                                     p.kind))
+        return out
+
+    # ------------------------------------------------------------------------------- clauses
+    def _clause(self, tokens: list[str]) -> list[_Part]:
+        split = self._find_connector(tokens)
+        if split is None:
+            return self._phrase(tokens)
+        start, connector = split
+        left, right = tokens[:start], tokens[start + len(connector):]
+        if not left or not right:
+            return self._clause(left or right)
+        lefts, rights = self._clause(left)[:3], self._clause(right)[:3]
+        out: list[_Part] = []
+        for template, prior in self._templates(" ".join(connector)):
+            for lp in lefts:
+                for rp in rights:
+                    out.append(self._fill(template, prior, lp, rp))
+        out.sort(key=lambda p: -p.logp / max(p.n, 1))
+        return out[: self.beam]
+
+    def _find_connector(self, tokens: list[str]) -> tuple[int, tuple[str, ...]] | None:
+        for i in range(len(tokens)):
+            for connector in self._connectors:
+                if tuple(tokens[i:i + len(connector)]) == connector:
+                    return i, connector
+        return None
+
+    def _templates(self, connector: str) -> list[tuple[str, float]]:
+        templates = self.profile.connectors.get(connector)
+        if templates is None:
+            senses = list(self.senses(connector))[:2]
+            templates = tuple(f"{{left}} {s.text} {{right}}" for s in senses) or (
+                "{left} {right}",)
+        return [(t, 1.0 / (1.0 + RANK_DECAY * i)) for i, t in enumerate(templates)]
+
+    def _fill(self, template: str, prior: float, left: _Part, right: _Part) -> _Part:
+        joiner = self.profile.joiner
+
+        def field(match: re.Match[str]) -> str:
+            part = left if match.group(1) == "left" else right
+            words = list(part.words)
+            if match.group(2):
+                words = self.profile.forms[match.group(2)].apply(words)
+            return joiner.join(words)
+
+        text = _TEMPLATE_FIELD.sub(field, template)
+        words = tuple(text.split(" ")) if joiner == " " else (text,)
+        n = left.n + right.n
+        # the template's prior counts as one more word
+        return _Part(words, left.logp + right.logp + math.log(prior), n + 1,
+                     max(left.kind, right.kind))
+
+    # ------------------------------------------------------------------------------- phrases
+    def _phrase(self, tokens: list[str]) -> list[_Part]:
+        beam: list[_Part] = [_Part((), 0.0, 0, 0)]
+        for token in tokens:
+            options = list(self.senses(token))[: self.senses_per_word]
+            if not options:
+                continue
+            beam = sorted((_Part(p.words + (s.text,), p.logp + math.log(max(s.prior, 1e-6)),
+                                 p.n + 1, max(p.kind, _kind(s.kind)))
+                           for p in beam for s in options), key=lambda p: -p.logp)[: self.beam]
+        return self._ordered(beam) if beam[0].n else []
+
+    def _ordered(self, beam: list[_Part]) -> list[_Part]:
+        order = self.profile.segment_order
+        out: list[_Part] = []
+        for part in beam:
+            variants = []
+            if order in ("keep", "both"):
+                variants.append(part.words)
+            if order in ("reverse", "both"):
+                variants.append(part.words[::-1])
+            for words in variants:
+                out.append(_Part(words, part.logp, part.n, part.kind))
+                if self.profile.compound and len(words) > 1:
+                    out.append(_Part(("".join(words),), part.logp - 0.1, part.n, part.kind))
+        return out
+
+
+def _kind(kind: str) -> int:
+    return KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER) - 1

@@ -1,0 +1,218 @@
+"""Per-language grammar of names, read from small YAML data files.
+
+What the builder needs to know about a target language lives in ``dictionary/languages/<lang>.yaml``
+(shipped in wheels as ``xlnel/resources/languages/<lang>.yaml``), not in code. A language without a
+file gets generic defaults, which hedge: both word orders, words joined by spaces, English
+connectors translated through the lexicon. Keys (all optional)::
+
+    segment_order: reverse        # keep | reverse | both: order of a modifier-head word chain
+    joiner: ' '                   # between words ('' for Japanese, Chinese)
+    compound: false               # also emit a chain's words glued together (German)
+    drop: [the, a, an]            # English words left out
+    transliteration_pattern: '^[\\u30a0-\\u30ff]+$'  # target words that are transliterations
+    variants: [definite]          # forms whose result is added as a variant of every rendering
+    connectors:                   # English connector -> templates, preferred first
+      of: ['{left} de {right}', '{left|construct} {right}']
+    words:                        # English words -> renderings, looked up before the lexicon
+      and: [et]
+    forms:                        # named inflections for templates ({right|definite})
+      definite:
+        words: all                # all | first | last: which words of the phrase change
+        rules: [['^', 'ה']]       # regex substitutions; the first that matches applies
+
+``{left}`` is the rendered phrase before the connector, ``{right}`` the one after it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from xlnel.errors import FormatError
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["DEFAULT_CONNECTORS", "Form", "LanguageProfile", "language_dirs", "load_profile"]
+
+#: English words and phrases that join two parts of a name, longest first when matching.
+DEFAULT_CONNECTORS = ("due to", "secondary to", "associated with", "caused by", "of", "with",
+                      "without", "in", "on", "at", "to", "from", "by", "for", "and", "or",
+                      "involving", "affecting", "after", "during", "like")
+_ORDERS = ("keep", "reverse", "both")
+_SCOPES = ("all", "first", "last")
+_TEMPLATE_FIELD = re.compile(r"\{(left|right)(?:\|([^}]+))?\}")
+
+
+@dataclass(frozen=True)
+class Form:
+    """An inflection applied to some words of a phrase by regex substitutions."""
+
+    words: str = "all"
+    rules: tuple[tuple[re.Pattern[str], str], ...] = ()
+
+    def apply(self, words: list[str]) -> list[str]:
+        """The words with the inflection applied to the chosen ones."""
+        picked = {"all": range(len(words)), "first": range(min(1, len(words))),
+                  "last": range(max(0, len(words) - 1), len(words))}[self.words]
+        out = list(words)
+        for i in picked:
+            for pattern, repl in self.rules:
+                if pattern.search(out[i]):
+                    out[i] = pattern.sub(repl, out[i], count=1)
+                    break
+        return out
+
+
+@dataclass(frozen=True)
+class LanguageProfile:
+    """How names are put together in one target language."""
+
+    lang: str
+    segment_order: str = "both"
+    joiner: str = " "
+    compound: bool = False
+    drop: frozenset[str] = frozenset({"the", "a", "an"})
+    transliteration_pattern: re.Pattern[str] | None = None
+    connectors: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    words: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    forms: dict[str, Form] = field(default_factory=dict)
+    variants: tuple[str, ...] = ()
+    source: str = "default"
+
+    def connector_words(self) -> tuple[str, ...]:
+        """Connectors to split names at: the profile's and the English defaults, longest first."""
+        return tuple(sorted(set(DEFAULT_CONNECTORS) | set(self.connectors),
+                            key=lambda c: (-len(c.split()), c)))
+
+
+def language_dirs() -> list[Path]:
+    """Folders searched for ``<lang>.yaml``: the wheel's resources, then the source checkout."""
+    package_root = Path(__file__).resolve().parents[1]
+    return [package_root / "resources" / "languages",
+            Path(__file__).resolve().parents[2] / "dictionary" / "languages"]
+
+
+def load_profile(lang: str, path: str | Path | None = None) -> LanguageProfile:
+    """The profile of a language: from ``path``, the shipped file, or the generic defaults.
+
+    Raises:
+        FileNotFoundError: If an explicit ``path`` does not exist.
+        FormatError: On invalid YAML or an invalid key or value, naming the file.
+    """
+    if path is not None:
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"language file not found: {path}")
+        return read_profile(path, lang)
+    return _packaged(lang.lower())
+
+
+@lru_cache(maxsize=32)
+def _packaged(lang: str) -> LanguageProfile:
+    for folder in language_dirs():
+        candidate = folder / f"{lang}.yaml"
+        if candidate.is_file():
+            return read_profile(candidate, lang)
+    logger.info("no language file for %r; using generic defaults", lang)
+    return LanguageProfile(lang)
+
+
+def read_profile(path: str | Path, lang: str) -> LanguageProfile:
+    """Read one language file (format in the module docstring).
+
+    Raises:
+        FormatError: On invalid YAML, an unknown key or a bad value.
+    """
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = yaml.safe_load(f) or {}
+    except yaml.YAMLError as e:
+        line = getattr(getattr(e, "problem_mark", None), "line", None)
+        raise FormatError(f"invalid YAML: {e}", path, None if line is None else line + 1) from e
+    if not isinstance(data, dict) or not all(isinstance(k, str) for k in _keys(data)):
+        raise FormatError("expected a mapping with string keys (quote keys such as 'on', "
+                          "'no', 'yes')", path)
+    known = {"segment_order", "joiner", "compound", "drop", "transliteration_pattern",
+             "connectors", "words", "forms", "variants"}
+    for section in ("connectors", "words", "forms"):
+        if not isinstance(data.get(section, {}), dict):
+            raise FormatError(f"{section} must be a mapping, got {data[section]!r}", path)
+    if unknown := set(data) - known:
+        raise FormatError(f"unknown keys {sorted(unknown)}; allowed: {sorted(known)}", path)
+    order = data.get("segment_order", "both")
+    if order not in _ORDERS:
+        raise FormatError(f"segment_order {order!r} is not one of {_ORDERS}", path)
+    forms = {name: _form(spec, path, name) for name, spec in data.get("forms", {}).items()}
+    connectors = {_key(k): _strings(v, path, f"connectors.{k}")
+                  for k, v in data.get("connectors", {}).items()}
+    for key, templates in connectors.items():
+        for template in templates:
+            _check_template(template, forms, path, key)
+    pattern = data.get("transliteration_pattern")
+    return LanguageProfile(
+        lang, order, str(data.get("joiner", " ")), bool(data.get("compound", False)),
+        frozenset(_key(w) for w in _strings(data.get("drop", ["the", "a", "an"]), path, "drop")),
+        _regex(pattern, path) if pattern else None, connectors,
+        {_key(k): _strings(v, path, f"words.{k}") for k, v in data.get("words", {}).items()},
+        forms, _variants(data.get("variants", []), forms, path), str(path))
+
+
+def _keys(data: dict[Any, Any]) -> list[Any]:
+    keys = list(data)
+    for section in ("connectors", "words", "forms"):
+        if isinstance(data.get(section), dict):
+            keys += list(data[section])
+    return keys
+
+
+def _variants(value: Any, forms: dict[str, Form], path: str | Path) -> tuple[str, ...]:
+    names = _strings(value, path, "variants")
+    if unknown := [n for n in names if n not in forms]:
+        raise FormatError(f"variants {unknown} are not defined under forms", path)
+    return names
+
+
+def _key(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _strings(value: Any, path: str | Path, key: str) -> tuple[str, ...]:
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise FormatError(f"{key} must be a string or a list of strings, got {value!r}", path)
+    return tuple(values)
+
+
+def _regex(pattern: str, path: str | Path) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern)
+    except re.error as e:
+        raise FormatError(f"bad regular expression {pattern!r}: {e}", path) from e
+
+
+def _form(spec: Any, path: str | Path, name: str) -> Form:
+    if not isinstance(spec, dict) or spec.get("words", "all") not in _SCOPES:
+        raise FormatError(f"forms.{name} needs words = one of {_SCOPES} and rules", path)
+    rules = []
+    for rule in spec.get("rules", []):
+        if not (isinstance(rule, list) and len(rule) == 2 and all(isinstance(r, str)
+                                                                  for r in rule)):
+            raise FormatError(f"forms.{name}: a rule is [pattern, replacement], got {rule!r}",
+                              path)
+        rules.append((_regex(rule[0], path), rule[1]))
+    return Form(spec.get("words", "all"), tuple(rules))
+
+
+def _check_template(template: str, forms: dict[str, Form], path: str | Path, key: str) -> None:
+    for match in _TEMPLATE_FIELD.finditer(template):
+        if match.group(2) and match.group(2) not in forms:
+            raise FormatError(f"connectors.{key}: template {template!r} uses form "
+                              f"{match.group(2)!r}, not defined under [forms]", path)
+    if re.sub(_TEMPLATE_FIELD, "", template).count("{"):
+        raise FormatError(f"connectors.{key}: template {template!r} may only hold {{left}}, "
+                          f"{{right}} and {{left|form}} / {{right|form}}", path)

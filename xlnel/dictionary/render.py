@@ -1,0 +1,190 @@
+"""Render an English knowledge base into a target language from a lexicon, and build a dictionary.
+
+Each English word of a name gets its senses from, in turn: the language file's function words,
+the bilingual lexicon (all senses, base forms of inflected words too), and fallbacks for words the
+lexicon lacks: cognate ending rules learned from the pairs (Latin-script targets), a character
+transliterator (other scripts, when one is given) and, last, the English word itself at a low
+prior. An optional corpus re-ranks senses by how often they occur and marks renderings it attests.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rapidfuzz.distance import Levenshtein
+from tqdm import tqdm
+
+from xlnel.dictionary.cognates import CognateRules
+from xlnel.dictionary.compose import NameComposer, Rendering, tokenize
+from xlnel.dictionary.dictionary import Dictionary
+from xlnel.dictionary.langdata import LanguageProfile
+from xlnel.dictionary.lexicon import RANK_DECAY, Lexicon, Sense
+from xlnel.types import Concept
+
+logger = logging.getLogger(__name__)
+
+#: Prior of the English word itself when nothing else renders it.
+COPY_PRIOR = 0.15
+#: Most transliterations or cognate rewrites of one word kept.
+FALLBACK_SENSES = 2
+
+
+@dataclass(frozen=True)
+class BuildSettings:
+    """Settings of :func:`render_kb`.
+
+    Attributes:
+        n_best: Renderings kept per English name.
+        max_names_per_concept: Most entries per concept (best scores first); ``None``: no limit.
+        beam: Partial renderings kept per phrase.
+        senses_per_word: Most senses of a word tried in a name.
+        fallback_prior: Prior factor of a cognate rewrite or transliteration.
+        cognate_bonus: How much a sense spelled like its English word is preferred (its prior
+            times ``1 + cognate_bonus * similarity``); medical words are often cognates.
+        min_score: Renderings scoring below this are left out.
+    """
+
+    n_best: int = 3
+    max_names_per_concept: int | None = None
+    beam: int = 8
+    senses_per_word: int = 3
+    fallback_prior: float = 0.6
+    cognate_bonus: float = 1.0
+    min_score: float = 0.0
+
+
+class WordSenses:
+    """Senses of English words for one target language, with fallbacks, cached.
+
+    Args:
+        lexicon: Word pairs as a lexicon.
+        profile: The target language's grammar (its ``words`` come first).
+        cognates: Cognate ending rules; ``None`` or empty for none.
+        transliterations: Precomputed ``word -> [(rendering, score)]`` for words the lexicon
+            lacks (from a character model); ``None`` for none.
+        corpus_counts: Occurrence counts of target-language words, to re-rank senses.
+        fallback_prior: Prior factor of cognate rewrites and transliterations.
+    """
+
+    def __init__(self, lexicon: Lexicon, profile: LanguageProfile,
+                 cognates: CognateRules | None = None,
+                 transliterations: Mapping[str, Sequence[tuple[str, float]]] | None = None,
+                 corpus_counts: Mapping[str, int] | None = None,
+                 fallback_prior: float = 0.6, cognate_bonus: float = 1.0) -> None:
+        self.lexicon = lexicon
+        self.profile = profile
+        self.cognates = cognates
+        self.transliterations = transliterations or {}
+        self.corpus_counts = corpus_counts
+        self.fallback_prior = fallback_prior
+        self.cognate_bonus = cognate_bonus
+        self._cache: dict[str, list[Sense]] = {}
+        self.missing: set[str] = set()
+
+    def __call__(self, word: str) -> list[Sense]:
+        """Senses of a normalised English word (or connector phrase), best first."""
+        found = self._cache.get(word)
+        if found is None:
+            found = self._lookup(word)
+            if self.cognate_bonus and len(found) > 1:
+                found = _rescale(found, [s.prior * (1.0 + self.cognate_bonus * _similarity(
+                    word, s.text)) for s in found])
+            if self.corpus_counts is not None:
+                found = _rerank(found, self.corpus_counts)
+            self._cache[word] = found
+        return found
+
+    def _lookup(self, word: str) -> list[Sense]:
+        if word in self.profile.words:
+            return [Sense(t, 1.0 / (1.0 + RANK_DECAY * i))
+                    for i, t in enumerate(self.profile.words[word])]
+        senses = self.lexicon.senses(word)
+        if senses:
+            return senses
+        if word.isdigit() or len(word) == 1:
+            return [Sense(word, 1.0, "copy")]
+        self.missing.add(word)
+        out = [Sense(text, self.fallback_prior * score, "transliteration")
+               for text, score in self._fallback(word)]
+        return out + [Sense(word, COPY_PRIOR, "copy")]
+
+    def _fallback(self, word: str) -> list[tuple[str, float]]:
+        found = list(self.transliterations.get(word, ()))[:FALLBACK_SENSES]
+        if self.cognates is not None:
+            found += self.cognates.rewrite(word)[:FALLBACK_SENSES]
+        return sorted(found, key=lambda x: -x[1])
+
+
+def _similarity(word: str, text: str) -> float:
+    return Levenshtein.normalized_similarity(word, text.casefold())
+
+
+def _rerank(senses: list[Sense], counts: Mapping[str, int]) -> list[Sense]:
+    """Senses re-scored by ``prior * (1 + log(1 + count))``."""
+    if len(senses) < 2:
+        return senses
+    return _rescale(senses, [s.prior * (1.0 + math.log1p(counts.get(s.text.casefold(), 0)))
+                             for s in senses])
+
+
+def _rescale(senses: list[Sense], boosted: list[float]) -> list[Sense]:
+    """Senses with new priors, rescaled so the best keeps the best old prior, best first."""
+    scale = max(s.prior for s in senses) / max(boosted)
+    out = [Sense(s.text, b * scale, s.kind) for s, b in zip(senses, boosted, strict=True)]
+    return sorted(out, key=lambda s: -s.prior)
+
+
+def kb_words(concepts: Iterable[Concept]) -> set[str]:
+    """Distinct English word tokens of all names."""
+    return {t for c in concepts for name in c.names for t in tokenize(name)}
+
+
+def render_kb(concepts: Sequence[Concept], senses: WordSenses,
+              settings: BuildSettings | None = None, attested: Any = None,
+              progress: bool = False) -> Dictionary:
+    """Render every name of every concept and collect the best renderings in a dictionary.
+
+    Args:
+        concepts: English concepts (all their names are rendered).
+        senses: Word senses of the target language.
+        settings: Builder settings; defaults when ``None``.
+        attested: Optional object with ``contains(text) -> bool`` (a corpus); renderings it
+            attests get source ``corpus`` and their score raised halfway to 1.
+        progress: Show a tqdm bar.
+
+    Returns:
+        The dictionary; each entry carries its score and source.
+    """
+    settings = settings if settings is not None else BuildSettings()
+    composer = NameComposer(senses.profile, senses, settings.beam, settings.senses_per_word)
+    cache: dict[str, list[Rendering]] = {}
+    dictionary = Dictionary()
+    for concept in tqdm(concepts, disable=not progress, desc="rendering", unit="concept"):
+        best: dict[str, Rendering] = {}
+        for name in concept.names:
+            key = name.casefold()
+            if key not in cache:
+                cache[key] = _attest(composer.render(name, settings.n_best), attested)
+            for r in cache[key]:
+                if r.score >= settings.min_score and (r.text not in best
+                                                      or best[r.text].score < r.score):
+                    best[r.text] = r
+        ranked = sorted(best.values(), key=lambda r: -r.score)[: settings.max_names_per_concept]
+        for r in ranked:
+            dictionary.add(r.text, concept.id, r.source, round(r.score, 4))
+    logger.info("rendered %d concepts into %d entries (%d distinct names); %d words had no "
+                "lexicon entry", len(concepts), len(dictionary), len(dictionary.names),
+                len(senses.missing))
+    return dictionary
+
+
+def _attest(renderings: list[Rendering], attested: Any) -> list[Rendering]:
+    if attested is None:
+        return renderings
+    out = [Rendering(r.text, (1.0 + r.score) / 2, "corpus") if attested.contains(r.text) else r
+           for r in renderings]
+    return sorted(out, key=lambda r: -r.score)
