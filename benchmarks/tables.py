@@ -386,6 +386,50 @@ def dictionary_coverage() -> str:
                   rows, ["dictionary_coverage.json"])
 
 
+def _ci(level: dict[str, Any]) -> str:
+    low, high = level["ci"]["f1"]
+    return f"**{pct(level['f1'])}** [{pct(low)}, {pct(high)}]"
+
+
+def _protocol(block: dict[str, Any] | None) -> str:
+    return "–" if not block else pct(block["mean"]["f1"])
+
+
+def accuracy_cv() -> str:
+    """Strict end-to-end accuracy: Camoni by 5-fold CV, BC5CDR dev; and the sampled protocol."""
+    data = _load("cv_accuracy.json")["results"]
+    rows = []
+    for name in ("diabetes", "sclerosis", "depression"):
+        if name not in data:
+            continue
+        r = data[name]
+        mean = r["over_folds"]["span_f1"]
+        rows.append([f"Camoni {name}", f"{r['folds']}-fold CV, {r['documents']} posts", "span",
+                     pct(r["pooled"]["span"]["precision"]), pct(r["pooled"]["span"]["recall"]),
+                     _ci(r["pooled"]["span"]),
+                     f"{pct(mean['mean'])} ± {pct(mean['half_width'])}",
+                     _protocol(r.get("galperin2022"))])
+    if "bc5cdr" in data:
+        r = data["bc5cdr"]
+        for level in ("span", "concept", "document"):
+            if level in r["levels"]:
+                lv = r["levels"][level]
+                rows.append(["BC5CDR dev", f"train → dev, {r['documents']} abstracts", level,
+                             pct(lv["precision"]), pct(lv["recall"]), _ci(lv), "",
+                             _protocol(r.get("galperin2022")) if level == "concept" else ""])
+    return _table(["corpus", "protocol", "level", "P", "R", "F1 [95% CI]",
+                   "F1 mean over folds ± 95% t", "galperin2022 F1"], rows, ["cv_accuracy.json"])
+
+
+def reference_figures() -> str:
+    """Published figures of other systems, each with the measure it uses."""
+    path = ROOT / "benchmarks" / "reference_figures.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    rows = [[f["corpus"], f["system"], f["measure"], pct(f["f1"])] for f in data["figures"]]
+    return _table(["corpus", "system", "measure", "F1"], rows, [],
+                  "`benchmarks/reference_figures.json` (published figures, cited)")
+
+
 TABLES: dict[str, Callable[[], str]] = {
     f.__name__: f for f in (hrm_recall, end_to_end, link_throughput, transformer_throughput,
                             matcher_scale,
@@ -393,7 +437,8 @@ TABLES: dict[str, Callable[[], str]] = {
                             ablations, r_sweep, cascade_host_time, alternative_linkers,
                             top_k_recall, filter_speed, dense_index_speed, config_reference,
                             options_reference, serve_load, adapt_new_language,
-                            adapt_new_language_english_hpo, dictionary_coverage)
+                            adapt_new_language_english_hpo, dictionary_coverage,
+                            accuracy_cv, reference_figures)
 }
 
 
