@@ -142,3 +142,23 @@ def out_of_fold(corpus: str, fold_list: Sequence[Fold], overrides: dict[str, Any
         oof.pred += [decide(d, c, s, filt.threshold, cfg.linker.overlap)
                      for d, c, s in zip(fold.test_docs, fold.test_cands, scores, strict=True)]
     return oof
+
+
+def cached(corpus: str, name: str, key: str, run: Callable[[str], OutOfFold]) -> OutOfFold:
+    """``run(corpus)``, cached on disk by corpus, variant name and ``key``."""
+    digest = hashlib.sha256(f"{corpus}|{name}|{key}".encode()).hexdigest()[:16]
+    path = _cache_dir() / f"variant-{corpus}-{name}-{digest}.pkl"
+    if path.is_file():
+        with open(path, "rb") as f:
+            result: OutOfFold = pickle.load(f)
+        return result
+    result = run(corpus)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as f:
+        pickle.dump(result, f)
+    return result
+
+
+def shipped(corpus: str) -> OutOfFold:
+    """Out-of-fold predictions of the shipped config (cached)."""
+    return cached(corpus, "shipped", "", lambda c: out_of_fold(c, folds(c)))

@@ -47,7 +47,7 @@ from _common import RESULTS, write_result  # noqa: E402
 from xlnel.evaluation import bootstrap_counts, document_counts  # noqa: E402
 from xlnel.evaluation.matching import prefix_equivalent  # noqa: E402
 from xlnel.normalization import normalize_string  # noqa: E402
-from xlnel.types import Candidate, Document, Link  # noqa: E402
+from xlnel.types import Candidate, Link  # noqa: E402
 
 FN_CLASSES = ("overlap_lost", "boundary", "boundary_prefix", "wrong_concept", "unseen",
               "filtered")
@@ -191,7 +191,7 @@ def main() -> None:
     results: dict[str, Any] = {}
     for corpus in args.corpora:
         lang = _oof.corpus_config(corpus).lang
-        oof = _oof.out_of_fold(corpus, _oof.folds(corpus))
+        oof = _oof.shipped(corpus)
         results[corpus] = {"scores": scores_with_ci(corpus, oof),
                            "errors": analyse(corpus, oof, lang)}
         print(corpus, json.dumps(results[corpus]), flush=True)

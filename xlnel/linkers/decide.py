@@ -10,7 +10,6 @@ import numpy as np
 from xlnel.evaluation import evaluate
 from xlnel.types import Candidate, Document, Link
 
-
 _Best = tuple[float, float, Candidate]
 
 

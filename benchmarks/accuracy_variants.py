@@ -1,0 +1,136 @@
+"""Accuracy variants of the GBDT pipeline, each against the shipped config by cross-validation.
+
+Every variant is scored on the same out-of-fold predictions as :mod:`error_analysis` (Camoni:
+5-fold CV by document over all visible posts, strict span level; BC5CDR: train -> dev,
+mention-level concept and document level) and compared with the shipped config by the paired
+bootstrap over documents (1,000 resamples): ``delta_f1`` with its 95% interval and two-sided
+``p``. Out-of-fold results are cached per (corpus, variant) under ``XLNEL_CACHE`` or ``/tmp``, so
+adding a variant reruns only that variant.
+
+    python benchmarks/accuracy_variants.py [--corpora diabetes ...] [--variants NAME ...]
+
+writes ``benchmarks/results/accuracy_variants.json`` (all variants tried, winners and losers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _oof  # noqa: E402
+from _common import RESULTS, write_result  # noqa: E402
+
+from xlnel.evaluation import bootstrap_counts, document_counts, paired_bootstrap_counts  # noqa: E402
+from xlnel.linkers.decide import choose_threshold, decide  # noqa: E402
+
+OutOfFoldFn = Callable[[str], _oof.OutOfFold]
+
+
+def _refit(overrides: dict[str, Any]) -> OutOfFoldFn:
+    """A variant that refits the filter with config ``overrides`` (cached by the overrides)."""
+    if not overrides:
+        return _oof.shipped
+    key = json.dumps(overrides, sort_keys=True)
+    return lambda corpus: _oof.cached(corpus, "refit", key, lambda c: _oof.out_of_fold(
+        c, _oof.folds(c), overrides))
+
+
+def _rethreshold(base: dict[str, Any], overlap: str | None) -> OutOfFoldFn:
+    """A variant that keeps ``base``'s scores and re-chooses each fold's threshold on the
+    filter's out-of-fold training scores under the linker's overlap rule (or ``overlap``)."""
+
+    def run(corpus: str) -> _oof.OutOfFold:
+        oof = _refit(base)(corpus)
+        cfg = _oof.corpus_config(corpus, base)
+        rule = overlap or cfg.linker.overlap
+        out = replace(oof, thresholds=[], pred=[])
+        start = 0
+        for fold, train_scores in zip(_oof.folds(corpus), oof.train_scores, strict=True):
+            t, _ = choose_threshold(fold.filter_docs, fold.filter_cands, train_scores,
+                                    cfg.filter.select_level, rule)
+            n = len(fold.test_docs)
+            out.thresholds += [t] * n
+            out.pred += [decide(d, c, s, t, rule) for d, c, s in zip(
+                oof.gold[start:start + n], oof.candidates[start:start + n],
+                oof.scores[start:start + n], strict=True)]
+            start += n
+        return out
+
+    return run
+
+
+VARIANTS: dict[str, tuple[str, OutOfFoldFn]] = {
+    "shipped": ("the shipped config", _refit({})),
+    "threshold-under-linker-overlap": (
+        "threshold chosen on the filter's out-of-fold scores under the linker's own overlap "
+        "rule (the shipped filter chooses it under 'longest')", _rethreshold({}, None)),
+    "overlap-longest": ("linker.overlap longest (the rule the threshold is chosen under)",
+                        _refit({"linker.overlap": "longest"})),
+    "extended-features": ("gbdt option extended: next-word prior, whole-word prior, "
+                          "in-document recurrence, name margin, overlapping better span",
+                          _refit({"filter.options": {"extended": True}})),
+    "window-2": ("gbdt option window 2 (context-word priors)",
+                 _refit({"filter.options": {"window": 2}})),
+    "gbdt-regularised": ("gbdt max_iter 150, learning_rate 0.05, max_leaf_nodes 15, "
+                         "l2_regularization 3",
+                         _refit({"filter.options": {"max_iter": 150, "learning_rate": 0.05,
+                                                    "max_leaf_nodes": 15,
+                                                    "l2_regularization": 3.0}})),
+    "extended+threshold-under-linker-overlap": (
+        "extended features and the threshold chosen under the linker's overlap rule",
+        _rethreshold({"filter.options": {"extended": True}}, None)),
+}
+
+
+def levels(corpus: str) -> list[str]:
+    """The strict levels a corpus is scored at."""
+    return ["concept", "document", "span"] if corpus == "bc5cdr" else ["span"]
+
+
+def compare(corpus: str, base: _oof.OutOfFold, other: _oof.OutOfFold) -> dict[str, Any]:
+    """Scores with 95% intervals and the paired test against ``base``, per level."""
+    out = {}
+    for level in levels(corpus):
+        a = document_counts(base.gold, base.pred, level)
+        b = document_counts(other.gold, other.pred, level)
+        ci = bootstrap_counts(b, seed=0)
+        paired = paired_bootstrap_counts(a, b, seed=0)
+        out[level] = {**ci.scores.to_dict(), "f1_ci": list(ci.f1_ci),
+                      "delta_f1": paired.delta_f1, "delta_f1_ci": list(paired.delta_f1_ci),
+                      "p": paired.p_value}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--corpora", nargs="*", default=["diabetes", "sclerosis", "depression"])
+    parser.add_argument("--variants", nargs="*", default=list(VARIANTS))
+    args = parser.parse_args()
+    previous = RESULTS / "accuracy_variants.json"
+    results: dict[str, Any] = (json.loads(previous.read_text())["corpora"]
+                               if previous.is_file() else {})
+    t0 = time.perf_counter()
+    for corpus in args.corpora:
+        base = _oof.shipped(corpus)
+        by_variant = results.setdefault(corpus, {})
+        for name in args.variants:
+            oof = VARIANTS[name][1](corpus)
+            by_variant[name] = {"what": VARIANTS[name][0], **compare(corpus, base, oof)}
+            first = by_variant[name][levels(corpus)[0]]
+            print(corpus, name, round(first["f1"], 4), round(first["delta_f1"], 4),
+                  first["p"], flush=True)
+    write_result("accuracy_variants", {
+        "folds": _oof.FOLDS, "seed": _oof.SEED, "baseline": "shipped",
+        "test": "paired bootstrap over documents, 1000 resamples, two-sided p",
+        "corpora": results, "seconds": round(time.perf_counter() - t0, 1)})
+
+
+if __name__ == "__main__":
+    main()
