@@ -23,12 +23,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _oof  # noqa: E402
 from _common import RESULTS, write_result  # noqa: E402
 
 from xlnel.evaluation import bootstrap_counts, document_counts, paired_bootstrap_counts  # noqa: E402
 from xlnel.linkers.decide import choose_threshold, decide  # noqa: E402
+from xlnel.types import Candidate, Document  # noqa: E402
 
 OutOfFoldFn = Callable[[str], _oof.OutOfFold]
 
@@ -66,13 +69,49 @@ def _rethreshold(base: dict[str, Any], overlap: str | None) -> OutOfFoldFn:
     return run
 
 
+def _redecide(rule: Callable[[Document, list[Candidate], np.ndarray, float, str], Document]
+              ) -> OutOfFoldFn:
+    """A variant that keeps the shipped scores and thresholds and decides with ``rule``."""
+
+    def run(corpus: str) -> _oof.OutOfFold:
+        oof = _oof.shipped(corpus)
+        overlap = _oof.corpus_config(corpus).linker.overlap
+        return replace(oof, pred=[rule(d, c, s, t, overlap) for d, c, s, t in zip(
+            oof.gold, oof.candidates, oof.scores, oof.thresholds, strict=True)])
+
+    return run
+
+
+def _lower_threshold(delta: float) -> Callable[..., Document]:
+    def rule(doc: Document, cands: list[Candidate], scores: np.ndarray, t: float,
+             overlap: str) -> Document:
+        return decide(doc, cands, scores, t - delta, overlap)
+    return rule
+
+
+def _propagate(doc: Document, cands: list[Candidate], scores: np.ndarray, t: float,
+               overlap: str) -> Document:
+    """Decide, then also link other occurrences of a linked text scoring at least t / 2."""
+    first = decide(doc, cands, scores, t, overlap)
+    linked = {e.text for e in first.entities}
+    boosted = np.array([max(s, t) if c.span.text in linked and s >= t / 2 else s
+                        for c, s in zip(cands, scores.tolist(), strict=True)])
+    return decide(doc, cands, boosted, t, overlap)
+
+
 VARIANTS: dict[str, tuple[str, OutOfFoldFn]] = {
     "shipped": ("the shipped config", _refit({})),
     "threshold-under-linker-overlap": (
         "threshold chosen on the filter's out-of-fold scores under the linker's own overlap "
         "rule (the shipped filter chooses it under 'longest')", _rethreshold({}, None)),
     "overlap-longest": ("linker.overlap longest (the rule the threshold is chosen under)",
-                        _refit({"linker.overlap": "longest"})),
+                        _rethreshold({}, "longest")),
+    "threshold-minus-0.05": ("the filter's threshold lowered by 0.05",
+                             _redecide(_lower_threshold(0.05))),
+    "threshold-minus-0.1": ("the filter's threshold lowered by 0.1",
+                            _redecide(_lower_threshold(0.1))),
+    "propagate-in-document": ("also link other occurrences in the document of a linked text "
+                              "that score at least half the threshold", _redecide(_propagate)),
     "extended-features": ("gbdt option extended: next-word prior, whole-word prior, "
                           "in-document recurrence, name margin, overlapping better span",
                           _refit({"filter.options": {"extended": True}})),
