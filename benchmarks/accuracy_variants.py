@@ -186,16 +186,18 @@ def main() -> None:
         base = _oof.shipped(corpus)
         by_variant = results.setdefault(corpus, {})
         for name in args.variants:
-            oof = VARIANTS[name][1](corpus)
-            by_variant[name] = {"what": VARIANTS[name][0], **compare(corpus, base, oof)}
+            what, run = VARIANTS[name]
+            oof = _oof.cached(corpus, f"variant-{name}", what, run)
+            by_variant[name] = {"what": what, **compare(corpus, base, oof)}
             first = by_variant[name][levels(corpus)[0]]
             print(corpus, name, round(first["f1"], 4), round(first["delta_f1"], 4),
                   first["p"], flush=True)
-    write_result("accuracy_variants", {
-        "folds": _oof.FOLDS, "seed": _oof.SEED, "baseline": "shipped",
-        "test": "paired bootstrap over documents, 1000 resamples, two-sided p",
-        "corpora": results, "seconds": round(time.perf_counter() - t0, 1)})
-    DOCS.write_text(markdown(json.loads(previous.read_text())), encoding="utf-8")
+            # written after every variant, so an interrupted run keeps what it measured
+            write_result("accuracy_variants", {
+                "folds": _oof.FOLDS, "seed": _oof.SEED, "baseline": "shipped",
+                "test": "paired bootstrap over documents, 1000 resamples, two-sided p",
+                "corpora": results, "seconds": round(time.perf_counter() - t0, 1)})
+            DOCS.write_text(markdown(json.loads(previous.read_text())), encoding="utf-8")
 
 
 if __name__ == "__main__":
