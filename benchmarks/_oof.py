@@ -144,10 +144,15 @@ def out_of_fold(corpus: str, fold_list: Sequence[Fold], overrides: dict[str, Any
     return oof
 
 
+def cache_path(corpus: str, name: str, key: str) -> Path:
+    """Where :func:`cached` keeps the run of ``corpus``, ``name`` and ``key``."""
+    digest = hashlib.sha256(f"{corpus}|{name}|{key}".encode()).hexdigest()[:16]
+    return _cache_dir() / f"variant-{corpus}-{name}-{digest}.pkl"
+
+
 def cached(corpus: str, name: str, key: str, run: Callable[[str], OutOfFold]) -> OutOfFold:
     """``run(corpus)``, cached on disk by corpus, variant name and ``key``."""
-    digest = hashlib.sha256(f"{corpus}|{name}|{key}".encode()).hexdigest()[:16]
-    path = _cache_dir() / f"variant-{corpus}-{name}-{digest}.pkl"
+    path = cache_path(corpus, name, key)
     if path.is_file():
         with open(path, "rb") as f:
             result: OutOfFold = pickle.load(f)
