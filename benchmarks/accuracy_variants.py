@@ -225,6 +225,13 @@ def main() -> None:
 
 
 def _write(results: dict[str, Any], t0: float) -> None:
+    """Merge ``results`` into the results file (runs on other corpora may write it too)."""
+    previous = RESULTS / "accuracy_variants.json"
+    if previous.is_file():
+        merged = json.loads(previous.read_text())["corpora"]
+        for corpus, variants in results.items():
+            merged.setdefault(corpus, {}).update(variants)
+        results = merged
     target = write_result("accuracy_variants", {
         "folds": _oof.FOLDS, "seed": _oof.SEED, "baseline": "shipped",
         "test": "paired bootstrap over documents, 1000 resamples, two-sided p; camoni-pooled "
