@@ -202,6 +202,8 @@ def main() -> None:
     parser.add_argument("--variants", nargs="*", default=list(VARIANTS))
     parser.add_argument("--pooled", action="store_true",
                         help="only add the pooled Camoni comparison of the cached runs")
+    parser.add_argument("--cached-only", action="store_true",
+                        help="skip variants whose out-of-fold run is not cached yet")
     args = parser.parse_args()
     previous = RESULTS / "accuracy_variants.json"
     results: dict[str, Any] = (json.loads(previous.read_text())["corpora"]
@@ -216,6 +218,9 @@ def main() -> None:
         by_variant = results.setdefault(corpus, {})
         for name in args.variants:
             what, run = VARIANTS[name]
+            if args.cached_only and not _oof.cache_path(corpus, f"variant-{name}",
+                                                        what).is_file():
+                continue
             oof = _oof.cached(corpus, f"variant-{name}", what, run)
             by_variant[name] = {"what": what, **compare(corpus, base, oof)}
             first = by_variant[name][levels(corpus)[0]]
