@@ -42,8 +42,20 @@ def _refit(overrides: dict[str, Any]) -> OutOfFoldFn:
     if not overrides:
         return _oof.shipped
     key = json.dumps(overrides, sort_keys=True)
-    return lambda corpus: _oof.cached(corpus, "refit", key, lambda c: _oof.out_of_fold(
-        c, _oof.folds(c), overrides))
+
+    def run(corpus: str) -> _oof.OutOfFold:
+        return _oof.cached(corpus, "refit", key,
+                           lambda c: _oof.out_of_fold(c, _oof.folds(c), overrides))
+
+    run.refit_key = key  # type: ignore[attr-defined]
+    return run
+
+
+def _is_cached(corpus: str, name: str) -> bool:
+    what, run = VARIANTS[name]
+    refit = getattr(run, "refit_key", None)
+    return (_oof.cache_path(corpus, f"variant-{name}", what).is_file()
+            or (refit is not None and _oof.cache_path(corpus, "refit", refit).is_file()))
 
 
 def _rethreshold(base: dict[str, Any], overlap: str | None) -> OutOfFoldFn:
@@ -218,8 +230,7 @@ def main() -> None:
         by_variant = results.setdefault(corpus, {})
         for name in args.variants:
             what, run = VARIANTS[name]
-            if args.cached_only and not _oof.cache_path(corpus, f"variant-{name}",
-                                                        what).is_file():
+            if args.cached_only and not _is_cached(corpus, name):
                 continue
             oof = _oof.cached(corpus, f"variant-{name}", what, run)
             by_variant[name] = {"what": what, **compare(corpus, base, oof)}
