@@ -191,8 +191,7 @@ def pooled(results: dict[str, Any], communities: list[str]) -> None:
     base = [_oof.shipped(c) for c in communities]
     out = results.setdefault("camoni-pooled", {})
     for name, (what, _) in VARIANTS.items():
-        paths = [_oof.cache_path(c, f"variant-{name}", what) for c in communities]
-        if not all(p.is_file() for p in paths):
+        if not all(_is_cached(c, name) for c in communities):
             continue
         runs = [_oof.cached(c, f"variant-{name}", what, VARIANTS[name][1]) for c in communities]
         joined_base = _join(base)
