@@ -5,6 +5,9 @@ the filter's documents and of the held-out fold, fits the filter and scores the 
 Candidates do not depend on the filter, so they are cached per fold (under ``XLNEL_CACHE`` or
 ``/tmp``) and filter variants only refit and rescore.
 
+Decisions use the config's ``linker.overlap`` with ``linker.propagate`` off: that is the base
+the accuracy variants (propagation among them) are measured against.
+
 Camoni communities are cross-validated over all visible posts; BC5CDR trains on ``train`` and is
 scored on ``dev`` (one "fold"), as its literature figures are.
 """

@@ -56,7 +56,8 @@ class Pipeline(Linker):
         """Link documents: candidates, filter scores, best candidate per span, overlaps."""
         cands = self.candidates(documents)
         scores = self.filter.score_batch(documents, cands)
-        return [decide(d, c, s, self.filter.threshold, self.config.linker.overlap)
+        return [decide(d, c, s, self.filter.threshold, self.config.linker.overlap,
+                       self.config.linker.propagate)
                 for d, c, s in zip(documents, cands, scores, strict=True)]
 
     def save(self, directory: str | Path, report: dict[str, Any] | None = None,

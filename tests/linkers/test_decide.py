@@ -63,3 +63,17 @@ def test_choose_threshold_equals_deciding_at_each_threshold(overlap):
     best = max(evaluate([gold], [decide(gold, cands, scores, float(x), overlap)],
                         "concept").f1 for x in np.linspace(0, 1, 41))
     assert f1 >= best - 1e-12
+
+
+def test_propagate_links_other_occurrences_of_a_linked_text():
+    text = "sugar high, sugar low, sugar"
+    doc = Document("d", text)
+    spans = [(0, 5), (12, 17), (23, 28)]
+    cands = [Candidate(Span(s, e, text[s:e]), "C1", "sugar", 1.0) for s, e in spans]
+    scores = np.array([0.8, 0.3, 0.2])  # threshold 0.5: only the first passes
+    plain = decide(doc, cands, scores, 0.5)
+    assert [e.start for e in plain.entities] == [0]
+    spread = decide(doc, cands, scores, 0.5, propagate=True)
+    # 0.3 >= 0.5 / 2 is raised to the threshold; 0.2 is not
+    assert [(e.start, e.score) for e in spread.entities] == [(0, 0.8), (12, 0.5)]
+    assert decide(doc, cands, np.array([0.3, 0.3, 0.2]), 0.5, propagate=True).entities == ()

@@ -14,7 +14,7 @@ _Best = tuple[float, float, Candidate]
 
 
 def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarray,
-           threshold: float, overlap: str = "longest") -> Document:
+           threshold: float, overlap: str = "longest", propagate: bool = False) -> Document:
     """Keep, per span, the best candidate scoring at least ``threshold``; resolve overlaps.
 
     Args:
@@ -24,12 +24,22 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
         threshold: Minimum score, inclusive.
         overlap: ``longest``: among overlapping spans keep the longer, then the higher scored;
             ``score``: the higher scored, then the longer; ``none``: keep them all.
+        propagate: Also link the other occurrences of a linked text in the document whose
+            candidates score at least half the threshold (they are raised to the threshold,
+            then overlaps are resolved again): a post names its terms more than once.
 
     Returns:
         The document with the links as its entities.
     """
     ordered = _ordered_bests(candidates, scores, overlap)
-    return replace(document, entities=tuple(_resolve(ordered, threshold, overlap)))
+    links = _resolve(ordered, threshold, overlap)
+    if propagate and links:
+        linked = {link.text for link in links}
+        raised = np.array([max(s, threshold) if c.span.text in linked and s >= threshold / 2
+                           else s for c, s in zip(candidates, np.asarray(scores).tolist(),
+                                                  strict=True)])
+        links = _resolve(_ordered_bests(candidates, raised, overlap), threshold, overlap)
+    return replace(document, entities=tuple(links))
 
 
 def _ordered_bests(candidates: Sequence[Candidate], scores: np.ndarray,
