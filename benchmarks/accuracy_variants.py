@@ -55,6 +55,7 @@ def _is_cached(corpus: str, name: str) -> bool:
     what, run = VARIANTS[name]
     refit = getattr(run, "refit_key", None)
     return (_oof.cache_path(corpus, f"variant-{name}", what).is_file()
+            or (run is _oof.shipped and _oof.cache_path(corpus, "shipped", "").is_file())
             or (refit is not None and _oof.cache_path(corpus, "refit", refit).is_file()))
 
 
