@@ -29,6 +29,9 @@ _GBDT_OPTIONS = {
     "unit": "``span``: one row per span (its best name); ``pair``: one per candidate; "
             "``auto``: by ``filter.select_level``.",
     "window": "Words each side (Ws) whose gold-span rates become two features; 0 adds none.",
+    "extended": "Add six span features (next-word prior, whole-word prior of a prefix-stripped "
+                "span, recurrence in the document, margin between the two best names, an "
+                "overlapping span matching better).",
 }
 
 

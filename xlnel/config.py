@@ -172,9 +172,12 @@ class LinkerConfig(_Section):
     Attributes:
         overlap: ``longest`` keeps, among overlapping spans, the longer then the higher scored;
             ``score`` keeps the higher scored, then the longer; ``none`` keeps overlapping links.
+        propagate: Also link other occurrences of a linked text in the same document whose
+            candidates score at least half the threshold.
     """
 
     overlap: Literal["longest", "score", "none"] = "longest"
+    propagate: bool = False
 
 
 class PipelineConfig(_Section):

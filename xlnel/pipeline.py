@@ -77,7 +77,8 @@ class Pipeline(Linker):
         cands = self.candidates(documents)
         scores = self.filter.score_batch(documents, cands)
         return [self._with_id_kinds(self.concepts.describe(
-                    decide(d, c, s, self.filter.threshold, self.config.linker.overlap),
+                    decide(d, c, s, self.filter.threshold, self.config.linker.overlap,
+                           self.config.linker.propagate),
                     self.dictionary))
                 for d, c, s in zip(documents, cands, scores, strict=True)]
 

@@ -162,3 +162,43 @@ def test_pair_features_match_their_per_candidate_definition():
     got = ex.transform(doc, cands, priors)[:, -len(PAIR_FEATURES):]
     np.testing.assert_array_equal(got, _reference_pair_features(ex, cands, priors))
     assert ex.transform(doc, [], priors).shape == (0, len(ex.feature_names))
+
+
+def test_extended_features_hand_worked():
+    from xlnel.filtering.features import EXTENDED_FEATURES, NEXT, FeatureExtractor, Priors
+    from xlnel.types import Document
+
+    ex = FeatureExtractor("en", frozenset(), extended=True)
+    doc = Document(id="d", text="we have diabetes and type diabetes here")
+    first, second, longer = Span(8, 16, "diabetes"), Span(26, 34, "diabetes"), \
+        Span(21, 34, "type diabetes")
+    cands = [Candidate(first, "C1", "diabetes", 1.0), Candidate(first, "C2", "diabetic", 0.7),
+             Candidate(second, "C1", "diabetes", 1.0),
+             Candidate(longer, "C3", "type 1 diabetes", 0.8)]
+    priors = Priors()
+    for _ in range(3):
+        priors.add("context", NEXT + "and", True)
+    rows = ex.transform(doc, cands, priors)
+    assert rows.shape[1] == len(ex.feature_names)
+    start = ex.feature_names.index(EXTENDED_FEATURES[0])
+    ext = {name: rows[:, start + i] for i, name in enumerate(EXTENDED_FEATURES)}
+    # 3 of 3 spans followed by "and" were gold: (3 + 0.1) / (3 + 1)
+    assert ext["next_context_prior"][0] == pytest.approx(3.1 / 4)
+    # "diabetes" occurs as two spans: each has one other occurrence
+    assert ext["doc_repeats"].tolist() == pytest.approx([np.log(2)] * 3 + [0.0])
+    # the first span's two best names score 1.0 and 0.7; single-name spans keep their score
+    assert ext["best_margin"].tolist() == pytest.approx([0.3, 0.3, 1.0, 0.8])
+    # "type diabetes" overlaps "diabetes" (1.0 > 0.8); no span is inside a better one
+    assert ext["overlaps_better_span"].tolist() == [0, 0, 0, 1]
+
+
+def test_extended_option_round_trips(tmp_path, docs_and_candidates):
+    docs, cands = docs_and_candidates
+    cfg = FilterConfig(name="xlnel.gbdt.v1", options={"folds": 2, "max_iter": 20,
+                                                      "extended": True})
+    f = GradientBoostingFilter(cfg, "en").fit(docs, cands)
+    assert "best_margin" in f.extractor.feature_names
+    f.save(tmp_path / "f")
+    g = GradientBoostingFilter.load(tmp_path / "f", cfg, "en")
+    for a, b in zip(f.score_batch(docs, cands), g.score_batch(docs, cands), strict=True):
+        np.testing.assert_allclose(a, b)

@@ -42,3 +42,38 @@ def test_choose_threshold_separates_good_from_bad():
     cands = [[_cand(7, 24, "C1", 0.9), _cand(0, 4, "C9", 0.5)]]
     t, f1 = choose_threshold([gold], cands, [np.array([0.9, 0.5])])
     assert 0.5 < t <= 0.9 and f1 == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("overlap", ["longest", "score", "none"])
+def test_choose_threshold_equals_deciding_at_each_threshold(overlap):
+    """The threshold search reuses per-span bests; it must pick what decide() would."""
+    import random
+
+    from xlnel.evaluation import evaluate
+
+    rng = random.Random(0)
+    gold = Document("d", TEXT, (Link(7, 15, "diabetes", ("C1",)),
+                                Link(16, 24, "mellitus", ("C3",))))
+    spans = [(0, 4), (0, 6), (7, 15), (7, 24), (16, 24), (5, 15)]
+    cands = [_cand(s, e, f"C{rng.randint(1, 3)}", rng.random()) for s, e in spans * 3]
+    scores = np.array([rng.random() for _ in cands])
+    t, f1 = choose_threshold([gold], [cands], [scores], "concept", overlap)
+    assert f1 == pytest.approx(evaluate([gold], [decide(gold, cands, scores, t, overlap)],
+                                        "concept").f1)
+    best = max(evaluate([gold], [decide(gold, cands, scores, float(x), overlap)],
+                        "concept").f1 for x in np.linspace(0, 1, 41))
+    assert f1 >= best - 1e-12
+
+
+def test_propagate_links_other_occurrences_of_a_linked_text():
+    text = "sugar high, sugar low, sugar"
+    doc = Document("d", text)
+    spans = [(0, 5), (12, 17), (23, 28)]
+    cands = [Candidate(Span(s, e, text[s:e]), "C1", "sugar", 1.0) for s, e in spans]
+    scores = np.array([0.8, 0.3, 0.2])  # threshold 0.5: only the first passes
+    plain = decide(doc, cands, scores, 0.5)
+    assert [e.start for e in plain.entities] == [0]
+    spread = decide(doc, cands, scores, 0.5, propagate=True)
+    # 0.3 >= 0.5 / 2 is raised to the threshold; 0.2 is not
+    assert [(e.start, e.score) for e in spread.entities] == [(0, 0.8), (12, 0.5)]
+    assert decide(doc, cands, np.array([0.3, 0.3, 0.2]), 0.5, propagate=True).entities == ()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -38,6 +39,14 @@ PAIR_FEATURES = (
 FEATURE_NAMES = SPAN_FEATURES + PAIR_FEATURES
 #: Added after the span features when the extractor has a context window.
 WINDOW_FEATURES = ("window_prior_max", "window_prior_mean")
+#: Added after those when the extractor is ``extended``: the next word's prior, the prior of
+#: the whole word with its stripped prefix, how often the text recurs among the document's
+#: spans, the matcher's margin between the span's two best names, and whether an overlapping
+#: span (not only a containing one) matches better.
+EXTENDED_FEATURES = ("next_context_prior", "word_prior", "word_seen", "doc_repeats",
+                     "best_margin", "overlaps_better_span")
+#: Key prefix of next-word counts in the ``context`` table (previous words are plain keys).
+NEXT = "\u2192"
 
 
 @dataclass
@@ -68,12 +77,14 @@ class Priors:
 class FeatureExtractor:
     """Turns candidates of a document into a feature matrix (one row per candidate)."""
 
-    def __init__(self, lang: str, stopwords: frozenset[str], window: int = 0) -> None:
+    def __init__(self, lang: str, stopwords: frozenset[str], window: int = 0,
+                 extended: bool = False) -> None:
         if window < 0:
             raise ValueError(f"window must be at least 0 words, got {window}")
         self.lang = lang
         self.stopwords = stopwords
         self.window = window
+        self.extended = extended
         # the same span text recurs for each of its candidates and names recur across spans
         self._norms: dict[str, str] = {}
         # per name: (normalised name, its length, name prior, log1p(seen)) under _rows_of
@@ -92,9 +103,8 @@ class FeatureExtractor:
     @property
     def feature_names(self) -> tuple[str, ...]:
         """Names of the columns :meth:`transform` returns."""
-        if self.window:
-            return SPAN_FEATURES + WINDOW_FEATURES + PAIR_FEATURES
-        return FEATURE_NAMES
+        return (SPAN_FEATURES + (WINDOW_FEATURES if self.window else ())
+                + (EXTENDED_FEATURES if self.extended else ()) + PAIR_FEATURES)
 
     def count(self, priors: Priors, document: Document, candidates: Sequence[Candidate],
               labels: np.ndarray) -> None:
@@ -109,6 +119,8 @@ class FeatureExtractor:
         for (s, e), y in span_pos.items():
             priors.add("mention", self.norm(document.text[s:e]), y)
             priors.add("context", self._prev_word(document.text, s), y)
+            if self.extended:
+                priors.add("context", NEXT + self._next_word(document.text, e), y)
             if self.window:
                 for word in self._window_words(document.text, word_start[(s, e)], e):
                     priors.add("window", word, y)
@@ -150,15 +162,38 @@ class FeatureExtractor:
         better_inside = _inside_better_span({key: float(best[g]) for key, g in groups.items()})
         span_norms = [self.norm(candidates[i].span.text) for i in first.tolist()]
         n_span = len(self.feature_names) - len(PAIR_FEATURES)
+        n_own = n_span - (len(EXTENDED_FEATURES) if self.extended else 0)
         span_rows = np.array(
             [self._span_features(document.text, candidates[i], int(sizes[g]),
                                  key in better_inside, priors)
              for g, (key, i) in enumerate(zip(groups, first.tolist(), strict=True))],
-            dtype=np.float64).reshape(len(groups), n_span)
+            dtype=np.float64).reshape(len(groups), n_own)
+        if self.extended:
+            span_rows = np.hstack([span_rows, self._extended_columns(
+                document.text, candidates, first, groups, group, scores, best, span_norms,
+                priors)])
         rows[:, :n_span] = span_rows[group]
         rows[:, n_span:] = self._pair_columns(candidates, group, scores, better, best,
                                               span_norms, priors)
         return rows
+
+    def _extended_columns(self, text: str, candidates: Sequence[Candidate], first: np.ndarray,
+                          groups: dict[tuple[int, int], int], group: np.ndarray,
+                          scores: np.ndarray, best: np.ndarray, span_norms: list[str],
+                          priors: Priors) -> np.ndarray:
+        """The :data:`EXTENDED_FEATURES` columns of each span, in float64."""
+        out = np.zeros((len(groups), len(EXTENDED_FEATURES)))
+        repeats = Counter(span_norms)
+        second = _second_best(group, scores, len(groups))
+        overlapping = _overlaps_better_span({key: float(best[g]) for key, g in groups.items()})
+        for g, i in enumerate(first.tolist()):
+            span = candidates[i].span
+            word_start = span.start - len(span.stripped_prefix)
+            word_prior, word_seen = priors.rate("mention", self.norm(text[word_start:span.end]))
+            out[g] = (priors.rate("context", NEXT + self._next_word(text, span.end))[0],
+                      word_prior, math.log1p(word_seen), math.log1p(repeats[span_norms[g]] - 1),
+                      best[g] - second[g], float((span.start, span.end) in overlapping))
+        return out
 
     def _pair_columns(self, candidates: Sequence[Candidate], group: np.ndarray,
                       scores: np.ndarray, better: np.ndarray, best: np.ndarray,
@@ -249,6 +284,29 @@ def _inside_better_span(best: dict[tuple[int, int], float]) -> set[tuple[int, in
         lo = bisect.bisect_left(starts, s - 80)
         hi = bisect.bisect_right(starts, s)
         if any(keys[j][1] >= e and keys[j] != (s, e) and best[keys[j]] > best[(s, e)]
+               for j in range(lo, hi)):
+            out.add((s, e))
+    return out
+
+
+def _second_best(group: np.ndarray, scores: np.ndarray, n_groups: int) -> np.ndarray:
+    """Each span's second-best matcher score (0 when it has one candidate)."""
+    order = np.lexsort((-scores, group))  # by span, then descending score
+    g, s = group[order], scores[order]
+    starts = np.searchsorted(g, np.arange(n_groups), side="left")
+    ends = np.searchsorted(g, np.arange(n_groups), side="right")
+    return np.where(ends - starts > 1, s[np.minimum(starts + 1, len(s) - 1)], 0.0)
+
+
+def _overlaps_better_span(best: dict[tuple[int, int], float]) -> set[tuple[int, int]]:
+    """Spans sharing a character with another span whose best candidate scores higher."""
+    keys = sorted(best)
+    starts = [k[0] for k in keys]
+    out: set[tuple[int, int]] = set()
+    for s, e in keys:
+        lo = bisect.bisect_left(starts, s - 80)
+        hi = bisect.bisect_left(starts, e)
+        if any(keys[j][1] > s and keys[j] != (s, e) and best[keys[j]] > best[(s, e)]
                for j in range(lo, hi)):
             out.add((s, e))
     return out

@@ -34,7 +34,7 @@ _Model: TypeAlias = "TreeEnsemble | HistGradientBoostingClassifier"
 
 _DEFAULTS = {"folds": 5, "max_iter": 300, "learning_rate": 0.08, "max_leaf_nodes": 31,
              "l2_regularization": 1.0, "seed": 0, "unit": "auto",
-             "window": 0}
+             "window": 0, "extended": False}
 
 
 def _span_tops(candidates: Sequence[Candidate]) -> tuple[np.ndarray, np.ndarray]:
@@ -73,7 +73,8 @@ class GradientBoostingFilter(CandidateFilter):
         # row per span (its best-matching name) gives the classifier clean labels.
         self.per_span = (self.options["unit"] == "span" or
                          (self.options["unit"] == "auto" and config.select_level == "span"))
-        self.extractor = FeatureExtractor(lang, load_stopwords(lang), int(self.options["window"]))
+        self.extractor = FeatureExtractor(lang, load_stopwords(lang), int(self.options["window"]),
+                                          bool(self.options["extended"]))
         self.priors = Priors()
         #: The fitted trees, as plain arrays (saved without pickle, see :mod:`._trees`).
         self.model: TreeEnsemble | None = None

@@ -10,9 +10,11 @@ import numpy as np
 from xlnel.evaluation import evaluate
 from xlnel.types import Candidate, Document, Link
 
+_Best = tuple[float, float, Candidate]
+
 
 def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarray,
-           threshold: float, overlap: str = "longest") -> Document:
+           threshold: float, overlap: str = "longest", propagate: bool = False) -> Document:
     """Keep, per span, the best candidate scoring at least ``threshold``; resolve overlaps.
 
     Args:
@@ -22,28 +24,54 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
         threshold: Minimum score, inclusive.
         overlap: ``longest``: among overlapping spans keep the longer, then the higher scored;
             ``score``: the higher scored, then the longer; ``none``: keep them all.
+        propagate: Also link the other occurrences of a linked text in the document whose
+            candidates score at least half the threshold (they are raised to the threshold,
+            then overlaps are resolved again): a post names its terms more than once.
 
     Returns:
         The document with the links as its entities.
     """
-    best: dict[tuple[int, int], tuple[float, float, Candidate]] = {}
-    for cand, score in zip(candidates, scores, strict=True):
-        if score < threshold:
-            continue
+    ordered = _ordered_bests(candidates, scores, overlap)
+    links = _resolve(ordered, threshold, overlap)
+    if propagate and links:
+        linked = {link.text for link in links}
+        raised = np.array([max(s, threshold) if c.span.text in linked and s >= threshold / 2
+                           else s for c, s in zip(candidates, np.asarray(scores).tolist(),
+                                                  strict=True)])
+        links = _resolve(_ordered_bests(candidates, raised, overlap), threshold, overlap)
+    return replace(document, entities=tuple(links))
+
+
+def _ordered_bests(candidates: Sequence[Candidate], scores: np.ndarray,
+                   overlap: str) -> list[_Best]:
+    """Each span's best candidate as (score, matcher score, candidate), in the order overlaps
+    are resolved.
+
+    Candidates are ranked by score, ties going to the closer string match; a span's best
+    candidate passes a threshold exactly when any of its candidates does, so this does not
+    depend on the threshold.
+    """
+    best: dict[tuple[int, int], _Best] = {}
+    for cand, score in zip(candidates, np.asarray(scores, dtype=np.float64).tolist(),
+                           strict=True):
         key = (cand.span.start, cand.span.end)
-        # ties on the filter score go to the closer string match
-        rank = (float(score), cand.score)
-        if key not in best or rank > best[key][:2]:
-            best[key] = (rank[0], rank[1], cand)
+        held = best.get(key)
+        if held is None or (score, cand.score) > held[:2]:
+            best[key] = (score, cand.score, cand)
     if overlap == "score":
-        chosen = sorted(best.values(), key=lambda t: (-t[0], -(t[2].span.end - t[2].span.start),
-                                                       -t[1], t[2].span.start))
-    else:
-        chosen = sorted(best.values(), key=lambda t: (-(t[2].span.end - t[2].span.start),
-                                                       -t[0], -t[1], t[2].span.start))
+        return sorted(best.values(), key=lambda t: (-t[0], -(t[2].span.end - t[2].span.start),
+                                                     -t[1], t[2].span.start))
+    return sorted(best.values(), key=lambda t: (-(t[2].span.end - t[2].span.start),
+                                                 -t[0], -t[1], t[2].span.start))
+
+
+def _resolve(ordered: Sequence[_Best], threshold: float, overlap: str) -> list[Link]:
+    """Links of the spans scoring at least ``threshold``, taken greedily in ``ordered``."""
     links: list[Link] = []
     taken: list[tuple[int, int]] = []
-    for score, _, cand in chosen:
+    for score, _, cand in ordered:
+        if score < threshold:
+            continue
         s, e = cand.span.start, cand.span.end
         if overlap != "none" and any(s < te and ts < e for ts, te in taken):
             continue
@@ -51,7 +79,7 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
         links.append(Link(s, e, cand.span.text, (cand.concept_id,), score=round(score, 6),
                           matched_name=cand.name))
     links.sort(key=lambda link: (link.start, link.end))
-    return replace(document, entities=tuple(links))
+    return links
 
 
 def choose_threshold(documents: Sequence[Document], candidates: Sequence[Sequence[Candidate]],
@@ -70,9 +98,11 @@ def choose_threshold(documents: Sequence[Document], candidates: Sequence[Sequenc
                                      np.linspace(0.0, 1.0, steps)]))
     grid = grid[(grid >= pooled.min()) & (grid <= pooled.max())]
     best_t, best_f1 = float(grid[-1]), -1.0
+    # the best candidate per span and the resolution order do not depend on the threshold
+    ordered = [_ordered_bests(c, s, overlap) for c, s in zip(candidates, scores, strict=True)]
     for t in grid[::-1]:
-        pred = [decide(d, c, s, float(t), overlap)
-                for d, c, s in zip(documents, candidates, scores, strict=True)]
+        pred = [replace(d, entities=tuple(_resolve(o, float(t), overlap)))
+                for d, o in zip(documents, ordered, strict=True)]
         f1 = evaluate(list(documents), pred, level).f1
         if f1 > best_f1 + 1e-12:
             best_t, best_f1 = float(t), f1

@@ -1,0 +1,257 @@
+"""Accuracy variants of the GBDT pipeline, each against the shipped config by cross-validation.
+
+Every variant is scored on the same out-of-fold predictions as :mod:`error_analysis` (Camoni:
+5-fold CV by document over all visible posts, strict span level; BC5CDR: train -> dev,
+mention-level concept and document level) and compared with ``base`` (the shipped config with
+``linker.propagate`` off) by the paired bootstrap over documents (1,000 resamples): ``delta_f1``
+with its 95% interval and two-sided ``p``. Out-of-fold results are cached per (corpus, variant)
+under ``XLNEL_CACHE`` or ``/tmp``, so adding a variant reruns only that variant.
+
+    python benchmarks/accuracy_variants.py [--corpora diabetes ...] [--variants NAME ...]
+
+writes ``benchmarks/results/accuracy_variants.json`` (all variants tried, winners and losers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _oof  # noqa: E402
+from _common import RESULTS, write_result  # noqa: E402
+
+from xlnel.evaluation import bootstrap_counts, document_counts, paired_bootstrap_counts  # noqa: E402
+from xlnel.linkers.decide import choose_threshold, decide  # noqa: E402
+from xlnel.types import Candidate, Document  # noqa: E402
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "accuracy-variants.md"
+OutOfFoldFn = Callable[[str], _oof.OutOfFold]
+
+
+def _refit(overrides: dict[str, Any]) -> OutOfFoldFn:
+    """A variant that refits the filter with config ``overrides`` (cached by the overrides)."""
+    if not overrides:
+        return _oof.shipped
+    key = json.dumps(overrides, sort_keys=True)
+
+    def run(corpus: str) -> _oof.OutOfFold:
+        return _oof.cached(corpus, "refit", key,
+                           lambda c: _oof.out_of_fold(c, _oof.folds(c), overrides))
+
+    run.refit_key = key  # type: ignore[attr-defined]
+    return run
+
+
+def _is_cached(corpus: str, name: str) -> bool:
+    what, run = VARIANTS[name]
+    refit = getattr(run, "refit_key", None)
+    return (_oof.cache_path(corpus, f"variant-{name}", what).is_file()
+            or (run is _oof.shipped and _oof.cache_path(corpus, "shipped", "").is_file())
+            or (refit is not None and _oof.cache_path(corpus, "refit", refit).is_file()))
+
+
+def _rethreshold(base: dict[str, Any], overlap: str | None) -> OutOfFoldFn:
+    """A variant that keeps ``base``'s scores and re-chooses each fold's threshold on the
+    filter's out-of-fold training scores under the linker's overlap rule (or ``overlap``)."""
+
+    def run(corpus: str) -> _oof.OutOfFold:
+        oof = _refit(base)(corpus)
+        cfg = _oof.corpus_config(corpus, base)
+        rule = overlap or cfg.linker.overlap
+        out = replace(oof, thresholds=[], pred=[])
+        start = 0
+        for fold, train_scores in zip(_oof.folds(corpus), oof.train_scores, strict=True):
+            t, _ = choose_threshold(fold.filter_docs, fold.filter_cands, train_scores,
+                                    cfg.filter.select_level, rule)
+            n = len(fold.test_docs)
+            out.thresholds += [t] * n
+            out.pred += [decide(d, c, s, t, rule) for d, c, s in zip(
+                oof.gold[start:start + n], oof.candidates[start:start + n],
+                oof.scores[start:start + n], strict=True)]
+            start += n
+        return out
+
+    return run
+
+
+def _redecide(rule: Callable[[Document, list[Candidate], np.ndarray, float, str], Document]
+              ) -> OutOfFoldFn:
+    """A variant that keeps the shipped scores and thresholds and decides with ``rule``."""
+
+    def run(corpus: str) -> _oof.OutOfFold:
+        oof = _oof.shipped(corpus)
+        overlap = _oof.corpus_config(corpus).linker.overlap
+        return replace(oof, pred=[rule(d, c, s, t, overlap) for d, c, s, t in zip(
+            oof.gold, oof.candidates, oof.scores, oof.thresholds, strict=True)])
+
+    return run
+
+
+def _lower_threshold(delta: float) -> Callable[..., Document]:
+    def rule(doc: Document, cands: list[Candidate], scores: np.ndarray, t: float,
+             overlap: str) -> Document:
+        return decide(doc, cands, scores, t - delta, overlap)
+    return rule
+
+
+def _propagate(doc: Document, cands: list[Candidate], scores: np.ndarray, t: float,
+               overlap: str) -> Document:
+    """Decide with ``propagate`` (other occurrences of a linked text, at half the threshold)."""
+    return decide(doc, cands, scores, t, overlap, propagate=True)
+
+
+VARIANTS: dict[str, tuple[str, OutOfFoldFn]] = {
+    "base": ("the shipped config with linker.propagate off", _refit({})),
+    "threshold-under-linker-overlap": (
+        "threshold chosen on the filter's out-of-fold scores under the linker's own overlap "
+        "rule (the shipped filter chooses it under 'longest')", _rethreshold({}, None)),
+    "overlap-longest": ("linker.overlap longest (the rule the threshold is chosen under)",
+                        _rethreshold({}, "longest")),
+    "threshold-minus-0.05": ("the filter's threshold lowered by 0.05",
+                             _redecide(_lower_threshold(0.05))),
+    "threshold-minus-0.1": ("the filter's threshold lowered by 0.1",
+                            _redecide(_lower_threshold(0.1))),
+    "propagate-in-document": ("also link other occurrences in the document of a linked text "
+                              "that score at least half the threshold", _redecide(_propagate)),
+    "extended-features": ("gbdt option extended: next-word prior, whole-word prior, "
+                          "in-document recurrence, name margin, overlapping better span",
+                          _refit({"filter.options": {"extended": True}})),
+    "window-2": ("gbdt option window 2 (context-word priors)",
+                 _refit({"filter.options": {"window": 2}})),
+    "gbdt-regularised": ("gbdt max_iter 150, learning_rate 0.05, max_leaf_nodes 15, "
+                         "l2_regularization 3",
+                         _refit({"filter.options": {"max_iter": 150, "learning_rate": 0.05,
+                                                    "max_leaf_nodes": 15,
+                                                    "l2_regularization": 3.0}})),
+    "extended+threshold-under-linker-overlap": (
+        "extended features and the threshold chosen under the linker's overlap rule",
+        _rethreshold({"filter.options": {"extended": True}}, None)),
+}
+
+
+def levels(corpus: str) -> list[str]:
+    """The strict levels a corpus is scored at."""
+    return ["concept", "document", "span"] if corpus == "bc5cdr" else ["span"]
+
+
+def compare(corpus: str, base: _oof.OutOfFold, other: _oof.OutOfFold) -> dict[str, Any]:
+    """Scores with 95% intervals and the paired test against ``base``, per level."""
+    out = {}
+    for level in levels(corpus):
+        a = document_counts(base.gold, base.pred, level)
+        b = document_counts(other.gold, other.pred, level)
+        ci = bootstrap_counts(b, seed=0)
+        paired = paired_bootstrap_counts(a, b, seed=0)
+        out[level] = {**ci.scores.to_dict(), "f1_ci": list(ci.f1_ci),
+                      "delta_f1": paired.delta_f1, "delta_f1_ci": list(paired.delta_f1_ci),
+                      "p": paired.p_value}
+    return out
+
+
+def markdown(payload: dict[str, Any]) -> str:
+    """The docs table of the variants: F1 with its interval, delta and p against ``base``."""
+    lines = ["# Accuracy variants of the GBDT pipeline", "",
+             "Generated by `python benchmarks/accuracy_variants.py` from "
+             "`benchmarks/results/accuracy_variants.json`: out-of-fold strict F1 (Camoni: 5-fold "
+             "cross-validation by document over all visible posts, span level), 95% bootstrap "
+             "interval over documents, and the paired bootstrap against `base`, the shipped config "
+             "with `linker.propagate` off "
+             "(delta F1 with its interval, two-sided p).", "",
+             "| corpus | variant | P | R | F1 [95% CI] | delta F1 [95% CI] | p |",
+             "|---|---|---|---|---|---|---|"]
+    for corpus, variants in payload["corpora"].items():
+        for name, r in variants.items():
+            s = r[levels(corpus)[0] if corpus in _oof.CORPORA else "span"]
+            lo, hi = s["f1_ci"]
+            dlo, dhi = s["delta_f1_ci"]
+            lines.append(f"| {corpus} | {name} | {s['precision']:.3f} | {s['recall']:.3f} | "
+                         f"{s['f1']:.3f} [{lo:.3f}, {hi:.3f}] | {s['delta_f1']:+.3f} "
+                         f"[{dlo:+.3f}, {dhi:+.3f}] | {s['p']:.3f} |")
+    lines += ["", "Variants:", ""]
+    seen = {name: r["what"] for variants in payload["corpora"].values()
+            for name, r in variants.items()}
+    lines += [f"- `{name}`: {what}" for name, what in seen.items()]
+    return "\n".join(lines) + "\n"
+
+
+def pooled(results: dict[str, Any], communities: list[str]) -> None:
+    """Add ``camoni-pooled``: the paired test over the documents of all ``communities`` together,
+    for each variant already run on every one of them."""
+    base = [_oof.shipped(c) for c in communities]
+    out = results.setdefault("camoni-pooled", {})
+    for name, (what, _) in VARIANTS.items():
+        if not all(_is_cached(c, name) for c in communities):
+            continue
+        runs = [_oof.cached(c, f"variant-{name}", what, VARIANTS[name][1]) for c in communities]
+        joined_base = _join(base)
+        out[name] = {"what": what, **compare("camoni", joined_base, _join(runs))}
+
+
+def _join(runs: list[_oof.OutOfFold]) -> _oof.OutOfFold:
+    out = _oof.OutOfFold([], [], [], [], [], [])
+    for r in runs:
+        # document ids repeat across communities; prefix them so documents stay distinct
+        out.gold += [replace(d, id=f"{i}:{d.id}") for i, d in enumerate(r.gold)]
+        out.pred += [replace(d, id=f"{i}:{d.id}") for i, d in enumerate(r.pred)]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--corpora", nargs="*", default=["diabetes", "sclerosis", "depression"])
+    parser.add_argument("--variants", nargs="*", default=list(VARIANTS))
+    parser.add_argument("--pooled", action="store_true",
+                        help="only add the pooled Camoni comparison of the cached runs")
+    parser.add_argument("--cached-only", action="store_true",
+                        help="skip variants whose out-of-fold run is not cached yet")
+    args = parser.parse_args()
+    previous = RESULTS / "accuracy_variants.json"
+    results: dict[str, Any] = (json.loads(previous.read_text())["corpora"]
+                               if previous.is_file() else {})
+    t0 = time.perf_counter()
+    if args.pooled:
+        pooled(results, ["diabetes", "sclerosis", "depression"])
+        args.corpora = []
+        _write(results, t0)
+    for corpus in args.corpora:
+        base = _oof.shipped(corpus)
+        by_variant = results.setdefault(corpus, {})
+        for name in args.variants:
+            what, run = VARIANTS[name]
+            if args.cached_only and not _is_cached(corpus, name):
+                continue
+            oof = _oof.cached(corpus, f"variant-{name}", what, run)
+            by_variant[name] = {"what": what, **compare(corpus, base, oof)}
+            first = by_variant[name][levels(corpus)[0]]
+            print(corpus, name, round(first["f1"], 4), round(first["delta_f1"], 4),
+                  first["p"], flush=True)
+            _write(results, t0)  # after every variant, so an interrupted run keeps its figures
+
+
+def _write(results: dict[str, Any], t0: float) -> None:
+    """Merge ``results`` into the results file (runs on other corpora may write it too)."""
+    previous = RESULTS / "accuracy_variants.json"
+    if previous.is_file():
+        merged = json.loads(previous.read_text())["corpora"]
+        for corpus, variants in results.items():
+            merged.setdefault(corpus, {}).update(variants)
+        results = merged
+    target = write_result("accuracy_variants", {
+        "folds": _oof.FOLDS, "seed": _oof.SEED, "baseline": "base",
+        "test": "paired bootstrap over documents, 1000 resamples, two-sided p; camoni-pooled "
+                "resamples the documents of the three communities together",
+        "corpora": results, "seconds": round(time.perf_counter() - t0, 1)})
+    DOCS.write_text(markdown(json.loads(target.read_text())), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
