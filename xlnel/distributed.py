@@ -23,6 +23,7 @@ import numpy as np
 
 from xlnel.pipeline import SavedPipeline
 from xlnel.stream import ShardResult, link_file, plan_shards, remove_stale_temporaries
+from xlnel.threads import DEFAULT_THREADS, ensure_threads, set_threads
 
 logger = logging.getLogger(__name__)
 
@@ -35,9 +36,12 @@ class ShardLinker:
     Args:
         pipeline: The pipeline folder (the same path on every node) and its load overrides.
         batch_size: Documents per batch inside a shard.
+        threads: Threads of each numeric library in the actor (:func:`xlnel.set_threads`).
     """
 
-    def __init__(self, pipeline: SavedPipeline, batch_size: int) -> None:
+    def __init__(self, pipeline: SavedPipeline, batch_size: int,
+                 threads: int = DEFAULT_THREADS) -> None:
+        set_threads(threads)
         self.pipeline = pipeline.load()
         self.batch_size = batch_size
 
@@ -114,7 +118,7 @@ def link_shards_ray(pipeline: str | Path | SavedPipeline, source: str | Path, ou
             rows = (ray.data.from_items(todo, override_num_blocks=len(todo))
                     .map_batches(ShardLinker, batch_size=1, num_cpus=1,
                                  compute=ray.data.ActorPoolStrategy(size=min(workers, len(todo))),
-                                 fn_constructor_args=(saved, batch_size))
+                                 fn_constructor_args=(saved, batch_size, ensure_threads()))
                     .take_all())
         finally:
             if started:

@@ -31,6 +31,7 @@ from xlnel.io import load_kb, read_documents, write_documents
 from xlnel.linkers.base import Linker
 from xlnel.linkers.decide import decide
 from xlnel.ner.base import SpanTagger, tagger_class
+from xlnel.threads import ensure_threads
 from xlnel.types import Candidate, Document, Span
 
 logger = logging.getLogger(__name__)
@@ -111,6 +112,7 @@ class Pipeline(Linker):
             ArtifactError: If the folder or one of its parts is missing.
             ConfigError: If an override is outside those sections or fails validation.
         """
+        ensure_threads()
         d = Path(directory)
         if not (d / "config.yaml").is_file():
             raise ArtifactError(f"{d} is not a pipeline folder (no config.yaml); train one with "
@@ -300,6 +302,7 @@ def train(config: PipelineConfig, out: str | Path, progress: bool = False) -> di
     Returns:
         The training report (also written to ``train_report.json`` in ``out``).
     """
+    ensure_threads()
     t0 = time.perf_counter()
     train_docs, test_docs = load_training_documents(config)
     dictionary = build_dictionary(config)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, TypeVar
 from tqdm import tqdm
 
 from xlnel.io.documents import iter_documents, write_documents
+from xlnel.threads import ensure_threads, set_threads
 from xlnel.types import Document
 
 if TYPE_CHECKING:
@@ -70,9 +71,10 @@ def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
 _WORKER_PIPELINE: Pipeline | BaseException | None = None
 
 
-def _init_worker(pipeline: SavedPipeline) -> None:
+def _init_worker(pipeline: SavedPipeline, threads: int) -> None:
     global _WORKER_PIPELINE
     try:
+        set_threads(threads)
         _WORKER_PIPELINE = pipeline.load()
     except Exception as e:
         # An exception escaping an initializer makes the pool respawn workers for ever; keep it
@@ -104,7 +106,8 @@ def open_linker(pipeline: str | Path | SavedPipeline | Pipeline,
             :class:`~xlnel.pipeline.SavedPipeline`). ``workers > 1`` needs the folder: each
             worker process loads it once (models are never pickled).
         workers: Processes; 1 links in this process. Workers are spawned, not forked: a fork
-            of a process that has run OpenMP (scikit-learn, torch) can hang.
+            of a process that has run OpenMP (scikit-learn, torch) can hang. Each worker
+            limits its numeric libraries as this process does (:mod:`xlnel.threads`).
 
     Raises:
         ValueError: When ``workers`` is below 1, or above 1 with a loaded pipeline.
@@ -123,7 +126,7 @@ def open_linker(pipeline: str | Path | SavedPipeline | Pipeline,
                          "each worker process loads it once")
     ctx = mp.get_context("spawn")
     with ctx.Pool(workers, initializer=_init_worker,
-                  initargs=(SavedPipeline.of(pipeline),)) as pool:
+                  initargs=(SavedPipeline.of(pipeline), ensure_threads())) as pool:
         yield lambda batches: _link_in_pool(pool, batches, 2 * workers)
 
 

@@ -16,6 +16,7 @@ from xlnel.cli.dictionary import app as dictionary_app
 from xlnel.cli.encoder import app as encoder_app
 from xlnel.cli.experiment import experiment_cli, report_cli
 from xlnel.errors import XlnelError
+from xlnel.threads import DEFAULT_THREADS, set_threads
 
 app = typer.Typer(help="Cross-lingual biomedical named-entity linking.", no_args_is_help=True,
                   pretty_exceptions_enable=False, add_completion=False)
@@ -211,9 +212,14 @@ def _main(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log progress.")] = False,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Print the version.")] = False,
+    threads: Annotated[int, typer.Option(
+        "--threads", min=0, envvar="XLNEL_THREADS",
+        help="Threads of each numeric library (OpenMP, BLAS, torch) in every process and "
+        "worker; 0 leaves the libraries' own defaults.")] = DEFAULT_THREADS,
 ) -> None:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    set_threads(threads)  # before the commands import scikit-learn or torch
 
 
 def main() -> None:
