@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xlnel.errors import FormatError
-from xlnel.io._atomic import atomic_write
+from xlnel.io._atomic import atomic_write, iter_lines
 from xlnel.types import Concept
 
 #: Sources an entry may come from.
@@ -124,20 +124,20 @@ class Dictionary:
             FormatError: On a line without three tab-separated fields or an unknown source.
         """
         d = cls()
-        with open(path, encoding="utf-8") as f:
-            header = f.readline().rstrip("\n")
-            if header != "name\tconcept_id\tsource":
-                raise FormatError(f"expected header 'name<TAB>concept_id<TAB>source', got "
-                                  f"{header!r}", path, 1)
-            for lineno, line in enumerate(f, start=2):
-                parts = line.rstrip("\n").split("\t")
-                if len(parts) != 3:
-                    raise FormatError(f"expected 3 tab-separated fields, got {len(parts)}: "
-                                      f"{line.rstrip()!r}", path, lineno)
-                try:
-                    d.add(*parts)
-                except ValueError as e:
-                    raise FormatError(str(e), path, lineno) from e
+        lines = iter_lines(path)
+        header = next(lines, (1, ""))[1]
+        if header != "name\tconcept_id\tsource":
+            raise FormatError(f"expected header 'name<TAB>concept_id<TAB>source', got "
+                              f"{header!r}", path, 1)
+        for lineno, line in lines:
+            parts = line.split("\t")
+            if len(parts) != 3:
+                raise FormatError(f"expected 3 tab-separated fields, got {len(parts)}: "
+                                  f"{line.rstrip()!r}", path, lineno)
+            try:
+                d.add(*parts)
+            except ValueError as e:
+                raise FormatError(str(e), path, lineno) from e
         return d
 
     def __repr__(self) -> str:
