@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from tqdm import tqdm
 
 from xlnel import __version__
@@ -30,6 +31,7 @@ from xlnel.filtering.base import CandidateFilter, filter_class
 from xlnel.io import load_kb, read_documents, write_documents
 from xlnel.linkers.base import Linker
 from xlnel.linkers.decide import decide
+from xlnel.linkers.windows import link_in_windows, plan_windows
 from xlnel.ner.base import SpanTagger, tagger_class
 from xlnel.threads import ensure_threads
 from xlnel.types import Candidate, Document, Span
@@ -54,11 +56,27 @@ class Pipeline(Linker):
         return generate_candidates(self.generator, self.tagger, documents)
 
     def link_batch(self, documents: Sequence[Document]) -> list[Document]:
-        """Link documents: candidates, filter scores, best candidate per span, overlaps."""
+        """Link documents: candidates, filter scores, best candidate per span, overlaps.
+
+        Documents longer than ``linker.window_chars`` are linked window by window
+        (:mod:`xlnel.linkers.windows`), one at a time, so memory stays bounded.
+        """
+        cfg = self.config.linker
+        short = [d for d in documents if len(d.text) <= cfg.window_chars]
+        cands, scores = self._scored(short)
+        linked = {id(d): decide(d, c, s, self.filter.threshold, cfg.overlap)
+                  for d, c, s in zip(short, cands, scores, strict=True)}
+        for d in documents:
+            if id(d) not in linked:
+                windows = plan_windows(d.text, cfg.window_chars, cfg.window_overlap)
+                linked[id(d)] = link_in_windows(d, windows, self._scored,
+                                                self.filter.threshold, cfg.overlap)
+        return [linked[id(d)] for d in documents]
+
+    def _scored(self, documents: Sequence[Document]
+                ) -> tuple[list[list[Candidate]], list[np.ndarray]]:
         cands = self.candidates(documents)
-        scores = self.filter.score_batch(documents, cands)
-        return [decide(d, c, s, self.filter.threshold, self.config.linker.overlap)
-                for d, c, s in zip(documents, cands, scores, strict=True)]
+        return cands, self.filter.score_batch(documents, cands)
 
     def save(self, directory: str | Path, report: dict[str, Any] | None = None,
              test_documents: Sequence[Document] = ()) -> None:

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from xlnel.linkers.decide import choose_threshold, decide
 from xlnel.types import Candidate, Document, Link, Span
@@ -42,3 +44,26 @@ def test_choose_threshold_separates_good_from_bad():
     cands = [[_cand(7, 24, "C1", 0.9), _cand(0, 4, "C9", 0.5)]]
     t, f1 = choose_threshold([gold], cands, [np.array([0.9, 0.5])])
     assert 0.5 < t <= 0.9 and f1 == pytest.approx(1.0)
+
+
+def _naive_overlaps(chosen: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    taken: list[tuple[int, int]] = []
+    for s, e in chosen:
+        if not any(s < te and ts < e for ts, te in taken):
+            taken.append((s, e))
+    return sorted(taken)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(1, 6)), max_size=30))
+def test_overlap_resolution_matches_pairwise_check(spans: list[tuple[int, int]]) -> None:
+    text = "x" * 50
+    cands = [Candidate(Span(s, s + n, text[s:s + n]), "C1", "x", 1.0) for s, n in spans]
+    scores = np.linspace(1.0, 0.5, len(cands)) if cands else np.zeros(0)
+    doc = decide(Document("d", text), cands, scores, 0.0, "score")
+    best: dict[tuple[int, int], float] = {}
+    for c, sc in zip(cands, scores, strict=True):
+        key = (c.span.start, c.span.end)
+        best[key] = max(best.get(key, -1.0), float(sc))
+    order = sorted(best, key=lambda k: (-best[k], -(k[1] - k[0]), k[0]))
+    assert [(e.start, e.end) for e in doc.entities] == _naive_overlaps(order)

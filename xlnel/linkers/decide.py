@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -9,6 +10,9 @@ import numpy as np
 
 from xlnel.evaluation import evaluate
 from xlnel.types import Candidate, Document, Link
+
+BestPerSpan = dict[tuple[int, int], tuple[float, float, Candidate]]
+"""Per span ``(start, end)``: the filter score, string score and candidate chosen for it."""
 
 
 def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarray,
@@ -26,7 +30,13 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
     Returns:
         The document with the links as its entities.
     """
-    best: dict[tuple[int, int], tuple[float, float, Candidate]] = {}
+    return resolve_overlaps(document, best_per_span(candidates, scores, threshold), overlap)
+
+
+def best_per_span(candidates: Sequence[Candidate], scores: np.ndarray,
+                  threshold: float) -> BestPerSpan:
+    """The best candidate of each span among those scoring at least ``threshold``."""
+    best: BestPerSpan = {}
     for cand, score in zip(candidates, scores, strict=True):
         if score < threshold:
             continue
@@ -35,6 +45,11 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
         rank = (float(score), cand.score)
         if key not in best or rank > best[key][:2]:
             best[key] = (rank[0], rank[1], cand)
+    return best
+
+
+def resolve_overlaps(document: Document, best: BestPerSpan, overlap: str = "longest") -> Document:
+    """Links from each span's best candidate, overlapping spans resolved (see :func:`decide`)."""
     if overlap == "score":
         chosen = sorted(best.values(), key=lambda t: (-t[0], -(t[2].span.end - t[2].span.start),
                                                        -t[1], t[2].span.start))
@@ -42,12 +57,18 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
         chosen = sorted(best.values(), key=lambda t: (-(t[2].span.end - t[2].span.start),
                                                        -t[0], -t[1], t[2].span.start))
     links: list[Link] = []
-    taken: list[tuple[int, int]] = []
+    # the kept spans never overlap, so sorted by start their ends are sorted too: a new span
+    # overlaps a kept one only if it overlaps its neighbour on either side (bisect, not a scan)
+    starts: list[int] = []
+    ends: list[int] = []
     for score, _, cand in chosen:
         s, e = cand.span.start, cand.span.end
-        if overlap != "none" and any(s < te and ts < e for ts, te in taken):
-            continue
-        taken.append((s, e))
+        if overlap != "none":
+            i = bisect.bisect_left(starts, s)
+            if (i > 0 and ends[i - 1] > s) or (i < len(starts) and starts[i] < e):
+                continue
+            starts.insert(i, s)
+            ends.insert(i, e)
         links.append(Link(s, e, cand.span.text, (cand.concept_id,), score=round(score, 6)))
     links.sort(key=lambda link: (link.start, link.end))
     return replace(document, entities=tuple(links))
