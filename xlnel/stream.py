@@ -23,8 +23,9 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from multiprocessing.pool import AsyncResult, Pool
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -124,23 +125,34 @@ def open_linker(pipeline: str | Path | SavedPipeline | Pipeline,
     if isinstance(pipeline, Pipeline):
         raise ValueError("workers > 1 needs the pipeline folder, not a loaded Pipeline: "
                          "each worker process loads it once")
-    ctx = mp.get_context("spawn")
-    with ctx.Pool(workers, initializer=_init_worker,
-                  initargs=(SavedPipeline.of(pipeline), ensure_threads())) as pool:
-        yield lambda batches: _link_in_pool(pool, batches, 2 * workers)
+    executor = ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"),
+                                   initializer=_init_worker,
+                                   initargs=(SavedPipeline.of(pipeline), ensure_threads()))
+    try:
+        yield lambda batches: _link_in_pool(executor, batches, 2 * workers)
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _link_in_pool(pool: Pool, batches: Iterable[list[Document]],
+def _link_in_pool(executor: ProcessPoolExecutor, batches: Iterable[list[Document]],
                   max_pending: int) -> Iterator[list[Document]]:
-    # Pool.imap would read the whole input ahead into its task queue; a bounded window of
-    # pending batches keeps memory bounded while every worker stays busy.
-    pending: deque[AsyncResult[list[Document]]] = deque()
-    for batch in batches:
-        pending.append(pool.apply_async(_link_in_worker, (batch,)))
-        if len(pending) >= max_pending:
-            yield pending.popleft().get()
-    while pending:
-        yield pending.popleft().get()
+    # A bounded window of pending batches keeps memory bounded while every worker stays busy.
+    # A worker that dies (killed, out of memory) breaks the executor: every pending batch fails
+    # with BrokenProcessPool instead of waiting for ever, as multiprocessing.Pool would.
+    pending: deque[Future[list[Document]]] = deque()
+    try:
+        for batch in batches:
+            pending.append(executor.submit(_link_in_worker, batch))
+            if len(pending) >= max_pending:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    except BrokenProcessPool as e:
+        raise BrokenProcessPool(f"a worker process died while linking ({e}); the output being "
+                                "written was removed; run again to redo it") from e
+    finally:
+        for future in pending:
+            future.cancel()
 
 
 def link_stream(pipeline: str | Path | SavedPipeline | Pipeline, documents: Iterable[Document],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -226,7 +227,7 @@ def main() -> None:
     """Entry point: run the app; xlnel's own errors become a one-line message and exit 1."""
     try:
         app()
-    except (XlnelError, FileNotFoundError, ValueError) as e:
+    except (XlnelError, FileNotFoundError, ValueError, BrokenProcessPool) as e:
         typer.echo(f"error: {e}", err=True)
         sys.exit(1)
 
