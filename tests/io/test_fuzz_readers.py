@@ -18,12 +18,16 @@ FUZZ = settings(max_examples=15, deadline=None, derandomize=True,
 
 #: Inputs the fuzzer found that once raised something other than a FormatError.
 REGRESSIONS: dict[str, list[dict[str, bytes]]] = {
+    # json.loads raised RecursionError on deeply nested arrays
+    "jsonl": [{"c.jsonl": b"[" * 5000 + b"\n"}],
     # the text file was decoded without naming its line: UnicodeDecodeError
     "brat": [{"d1.txt": b"\x80", "d1.ann": b""}],
     # dictionary and pair files were opened in text mode: UnicodeDecodeError
     "dictionary": [{"dictionary.tsv": b"\x80"}],
     "pairs": [{"p.tsv": b"\x80"}],
     "tagged_pairs": [{"p.tsv": b"\x80"}],
+    # a lost line end puts an annotation into the abstract, whose tabs PubTator writes as spaces
+    "pubtator": [{"c.pubtator": b"1000|t|0\n1000|a|1000\t0\t1\t0\tDisease\t-1\n\n"}],
 }
 
 
