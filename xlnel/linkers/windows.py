@@ -1,7 +1,7 @@
 """Long documents linked window by window, so memory stays bounded per document.
 
-Candidates and feature matrices grow with the number of spans: linking a 500 KB document at
-once holds two million candidates (about 1.5 GB). A document longer than
+Candidate spans, their candidates (tens per span) and the filter's feature matrix (a row per
+candidate) grow with the length of a document. A document longer than
 ``linker.window_chars`` is therefore cut at paragraph or sentence boundaries into parts of about
 that length. Each part *owns* the spans that start inside it and is linked inside a window that
 reaches ``linker.window_overlap`` characters further on both sides, so that a span near the cut,
