@@ -59,20 +59,25 @@ def main() -> None:
     args = parser.parse_args()
     readers: dict[str, Any] = {}
     t0 = time.perf_counter()
-    for name in args.readers.split(","):
+    names = args.readers.split(",")
+    for name in names:
         t = time.perf_counter()
         readers[name] = fuzz(CASES[name], args.examples, args.seed)
         readers[name]["seconds"] = round(time.perf_counter() - t, 1)
         print(name, readers[name]["inputs_tried"], len(readers[name]["failures"]), "failures",
               flush=True)
+        _write(args.examples, readers, names, time.perf_counter() - t0)
+
+
+def _write(examples: int, readers: dict[str, Any], names: list[str], seconds: float) -> None:
+    """The result so far (after each reader, so a stopped run keeps what it did)."""
     total = sum(sum(v for k, v in r["inputs_tried"].items() if k in ("valid", "changed"))
                 for r in readers.values())
     failures = sum(len(r["failures"]) for r in readers.values())
-    print(f"{total} inputs, {failures} failures")
-    write_result("fuzz_readers", {"examples_per_property": args.examples, "readers": readers,
+    write_result("fuzz_readers", {"examples_per_property": examples, "readers": readers,
+                                  "readers_left": [n for n in names if n not in readers],
                                   "inputs_tried": total, "failures": failures,
-                                  "seconds": round(time.perf_counter() - t0, 1)})
-
+                                  "seconds": round(seconds, 1)})
 
 if __name__ == "__main__":
     main()
