@@ -66,7 +66,9 @@ def fuzz_readers(r: dict[str, Any]) -> str:
     return ("| reader | valid inputs | changed inputs | of which rejected | failures |\n"
             "|---|---|---|---|---|\n" + "\n".join(rows) + "\n\n"
             f"{r['inputs_tried']:,} inputs, {r['failures']} failures "
-            f"({r['examples_per_property']:,} examples asked per reader and property).\n"
+            f"({r['examples_per_property']:,} examples asked per reader and property)"
+            + (f"; not run: {', '.join(r['readers_left'])}" if r.get("readers_left") else "")
+            + ".\n"
             + _source(r, "fuzz_readers"))
 
 
