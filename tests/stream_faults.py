@@ -63,6 +63,15 @@ def children(pid: int) -> list[int]:
     return found
 
 
+def _is_pool_worker(pid: int) -> bool:
+    """A spawned pool worker, not multiprocessing's resource tracker (also a child)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return b"spawn_main" in cmdline and b"resource_tracker" not in cmdline
+
+
 def _temporaries(out: Path) -> list[Path]:
     return sorted(out.glob(".*.tmp")) if out.is_dir() else []
 
@@ -78,8 +87,7 @@ def kill_worker_mid_shard(proc: subprocess.Popen[bytes], out: Path, rng: random.
     while time.monotonic() < deadline and proc.poll() is None:
         if any(p.stat().st_size > 0 for p in _temporaries(out) if p.exists()):
             time.sleep(rng.uniform(0.0, 0.5))  # a random moment inside the shard
-            workers = [p for p in children(proc.pid)
-                       if "python" in Path(f"/proc/{p}/comm").read_text(errors="replace")]
+            workers = [p for p in children(proc.pid) if _is_pool_worker(p)]
             if workers and proc.poll() is None:
                 os.kill(rng.choice(workers), signal.SIGKILL)
                 return True
