@@ -139,12 +139,15 @@ def _read_docs(reader: Callable[[Path], list[Document]], name: str) -> Callable[
     return lambda folder: _comparable(reader(folder / name))
 
 
+_ONE_LINE = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
+
+
 def _tabs_as_spaces(parsed: Any) -> Any:
-    """PubTator's writer puts tabs of a text as spaces (offsets unchanged); so must the reader's
-    output be compared."""
-    return [{**d, "text": d["text"].replace("\t", " "),
-             **({"title": d["title"].replace("\t", " ")} if "title" in d else {}),
-             "entities": [{**e, "text": e["text"].replace("\t", " ")} for e in d["entities"]]}
+    """PubTator's writer puts tabs and line breaks of a text as spaces (offsets unchanged); so
+    must the reader's output be compared."""
+    return [{**d, "text": d["text"].translate(_ONE_LINE),
+             **({"title": d["title"].translate(_ONE_LINE)} if "title" in d else {}),
+             "entities": [{**e, "text": e["text"].translate(_ONE_LINE)} for e in d["entities"]]}
             for d in parsed]
 
 

@@ -27,7 +27,8 @@ REGRESSIONS: dict[str, list[dict[str, bytes]]] = {
     "pairs": [{"p.tsv": b"\x80"}],
     "tagged_pairs": [{"p.tsv": b"\x80"}],
     # a lost line end puts an annotation into the abstract, whose tabs PubTator writes as spaces
-    "pubtator": [{"c.pubtator": b"1000|t|0\n1000|a|1000\t0\t1\t0\tDisease\t-1\n\n"}],
+    "pubtator": [{"c.pubtator": b"1000|t|0\n1000|a|1000\t0\t1\t0\tDisease\t-1\n\n"},
+                 {"c.pubtator": b"1|t|0\n1|a|\r0\n\n"}],
 }
 
 
