@@ -6,11 +6,15 @@ random bytes) must parse consistently or raise ``FormatError``. Writes
 ``benchmarks/results/fuzz_readers.json``: inputs tried and failures per reader.
 
     python benchmarks/fuzz_readers.py --examples 20000
+    python benchmarks/fuzz_readers.py --examples 20000 --readers kb_tsv --update   # one again
+
+Each reader's entry records the commit it ran at.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -18,7 +22,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(ROOT)]
-from _common import write_result  # noqa: E402
+from _common import RESULTS, _git_commit, write_result  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
 from tests.io.fuzz_cases import CASES, ReaderCase, changed_files, check_mutated, check_valid  # noqa: E402,I001
@@ -56,13 +60,23 @@ def main() -> None:
     parser.add_argument("--examples", type=int, default=20000, help="Per reader and property.")
     parser.add_argument("--readers", default=",".join(CASES))
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--update", action="store_true",
+                        help="Rerun --readers only, keeping the others of the results file.")
     args = parser.parse_args()
-    readers: dict[str, Any] = {}
-    t0 = time.perf_counter()
     names = args.readers.split(",")
+    readers: dict[str, Any] = {}
+    if args.update:  # keep the other readers of an earlier run with as many examples
+        earlier = json.loads((RESULTS / "fuzz_readers.json").read_text(encoding="utf-8"))
+        if earlier["examples_per_property"] != args.examples:
+            sys.exit(f"--update needs --examples {earlier['examples_per_property']}")
+        readers = {k: v for k, v in earlier["readers"].items() if k not in names}
+        names = [*readers, *names]
+    t0 = time.perf_counter()
     for name in names:
+        if name in readers:
+            continue
         t = time.perf_counter()
-        readers[name] = fuzz(CASES[name], args.examples, args.seed)
+        readers[name] = {**fuzz(CASES[name], args.examples, args.seed), "commit": _git_commit()}
         readers[name]["seconds"] = round(time.perf_counter() - t, 1)
         print(name, readers[name]["inputs_tried"], len(readers[name]["failures"]), "failures",
               flush=True)

@@ -20,6 +20,8 @@ FUZZ = settings(max_examples=15, deadline=None, derandomize=True,
 REGRESSIONS: dict[str, list[dict[str, bytes]]] = {
     # json.loads raised RecursionError on deeply nested arrays
     "jsonl": [{"c.jsonl": b"[" * 5000 + b"\n"}],
+    # a header naming a column twice made rows index past their padded end: IndexError
+    "kb_tsv": [{"kb.tsv": b"concept_id\tid\tname\tid\tname\tpreferred\nC1\t0\t0\n"}],
     # the text file was decoded without naming its line: UnicodeDecodeError
     "brat": [{"d1.txt": b"\x80", "d1.ann": b""}],
     # dictionary and pair files were opened in text mode: UnicodeDecodeError
