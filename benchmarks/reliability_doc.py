@@ -68,6 +68,9 @@ def fuzz_readers(r: dict[str, Any]) -> str:
             f"{r['inputs_tried']:,} inputs, {r['failures']} failures "
             f"({r['examples_per_property']:,} examples asked per reader and property)"
             + (f"; not run: {', '.join(r['readers_left'])}" if r.get("readers_left") else "")
+            + (f"; {', '.join(k for k, v in r['readers'].items() if 'commit' in v)} run again "
+               "by the command below (`--update`), the others kept from the run before it"
+               if "--update" in r["command"] else "")
             + ".\n"
             + _source(r, "fuzz_readers"))
 
