@@ -63,7 +63,7 @@ class Pipeline(Linker):
         """
         cfg = self.config.linker
         short = [d for d in documents if len(d.text) <= cfg.window_chars]
-        cands, scores = self._scored(short)
+        cands, scores = self._scored(short) if short else ([], [])
         linked = {id(d): decide(d, c, s, self.filter.threshold, cfg.overlap)
                   for d, c, s in zip(short, cands, scores, strict=True)}
         for d in documents:

@@ -50,6 +50,7 @@ def test_windows_give_the_links_of_the_whole_document(pipe_dir: Path, size: int,
     assert windowed[1].id == "long" and windowed[1].text == doc.text
     for link in windowed[1].entities:
         assert doc.text[link.start:link.end] == link.text
+    assert windowed_pipe.link_batch([doc])[0].entities == whole.entities  # long ones only
 
 
 def test_short_documents_are_one_window() -> None:
