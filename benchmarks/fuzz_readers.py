@@ -80,11 +80,12 @@ def main() -> None:
         readers[name]["seconds"] = round(time.perf_counter() - t, 1)
         print(name, readers[name]["inputs_tried"], len(readers[name]["failures"]), "failures",
               flush=True)
-        _write(args.examples, readers, names, time.perf_counter() - t0)
+    # once, at the end: a results file written earlier in the run would mark the commit dirty
+    _write(args.examples, readers, names, time.perf_counter() - t0)
 
 
 def _write(examples: int, readers: dict[str, Any], names: list[str], seconds: float) -> None:
-    """The result so far (after each reader, so a stopped run keeps what it did)."""
+    """The results file: inputs tried and failures per reader."""
     total = sum(sum(v for k, v in r["inputs_tried"].items() if k in ("valid", "changed"))
                 for r in readers.values())
     failures = sum(len(r["failures"]) for r in readers.values())
