@@ -77,7 +77,7 @@ def _temporaries(out: Path) -> list[Path]:
 
 
 def kill_worker_mid_shard(proc: subprocess.Popen[bytes], out: Path, rng: random.Random,
-                          timeout: float) -> bool:
+                          timeout: float, max_delay: float = 0.5) -> bool:
     """Wait until a shard's temporary output holds data, then SIGKILL one worker at random.
 
     Returns:
@@ -86,7 +86,7 @@ def kill_worker_mid_shard(proc: subprocess.Popen[bytes], out: Path, rng: random.
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and proc.poll() is None:
         if any(p.stat().st_size > 0 for p in _temporaries(out) if p.exists()):
-            time.sleep(rng.uniform(0.0, 0.5))  # a random moment inside the shard
+            time.sleep(rng.uniform(0.0, max_delay))  # a random moment inside the shard
             workers = [p for p in children(proc.pid) if _is_pool_worker(p)]
             if workers and proc.poll() is None:
                 os.kill(rng.choice(workers), signal.SIGKILL)
@@ -96,7 +96,8 @@ def kill_worker_mid_shard(proc: subprocess.Popen[bytes], out: Path, rng: random.
 
 
 def kill_and_rerun(pipeline: Path, source: Path, out: Path, reference: Path, workers: int,
-                   batch_size: int, rng: random.Random, timeout: float = 300.0) -> FaultRun:
+                   batch_size: int, rng: random.Random, timeout: float = 300.0,
+                   max_delay: float = 0.5) -> FaultRun:
     """One fault-injection round (see the module docstring); ``reference`` holds the outputs
     of an uninterrupted run."""
     t0 = time.perf_counter()
@@ -104,7 +105,7 @@ def kill_and_rerun(pipeline: Path, source: Path, out: Path, reference: Path, wor
     proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
-        killed = kill_worker_mid_shard(proc, out, rng, timeout)
+        killed = kill_worker_mid_shard(proc, out, rng, timeout, max_delay)
         first_exit = proc.wait(timeout=timeout)
     finally:
         if proc.poll() is None:
