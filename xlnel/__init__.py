@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "load"]
+from xlnel.threads import set_threads, thread_limit  # noqa: E402
+
+__all__ = ["__version__", "load", "set_threads", "thread_limit"]
 
 
 def load(name_or_dir: str | PathLike[str],

@@ -172,12 +172,19 @@ class LinkerConfig(_Section):
     Attributes:
         overlap: ``longest`` keeps, among overlapping spans, the longer then the higher scored;
             ``score`` keeps the higher scored, then the longer; ``none`` keeps overlapping links.
+        window_chars: A longer document is linked in parts of at most this many characters,
+            cut at paragraph or sentence boundaries, so memory stays bounded
+            (:mod:`xlnel.linkers.windows`); a shorter one is linked whole.
+        window_overlap: Characters each part's window reaches beyond it on either side; at
+            least the longest span plus the context a filter reads around it.
         propagate: Also link other occurrences of a linked text in the same document whose
             candidates score at least half the threshold.
     """
 
     overlap: Literal["longest", "score", "none"] = "longest"
     propagate: bool = False
+    window_chars: int = Field(default=20_000, ge=1)
+    window_overlap: int = Field(default=1_000, ge=0)
 
 
 class PipelineConfig(_Section):

@@ -31,6 +31,7 @@ from xlnel.stream import (
     remove_stale_temporaries,
     writer_identity,
 )
+from xlnel.threads import DEFAULT_THREADS, ensure_threads, set_threads
 
 logger = logging.getLogger(__name__)
 
@@ -43,9 +44,12 @@ class ShardLinker:
     Args:
         pipeline: The pipeline folder (the same path on every node) and its load overrides.
         batch_size: Documents per batch inside a shard.
+        threads: Threads of each numeric library in the actor (:func:`xlnel.set_threads`).
     """
 
-    def __init__(self, pipeline: SavedPipeline, batch_size: int) -> None:
+    def __init__(self, pipeline: SavedPipeline, batch_size: int,
+                 threads: int = DEFAULT_THREADS) -> None:
+        set_threads(threads)
         self.pipeline = pipeline.load()
         self.batch_size = batch_size
 
@@ -127,7 +131,7 @@ def link_shards_ray(pipeline: str | Path | SavedPipeline, source: str | Path, ou
             rows = (ray.data.from_items(todo, override_num_blocks=len(todo))
                     .map_batches(ShardLinker, batch_size=1, num_cpus=1,
                                  compute=ray.data.ActorPoolStrategy(size=min(workers, len(todo))),
-                                 fn_constructor_args=(saved, batch_size))
+                                 fn_constructor_args=(saved, batch_size, ensure_threads()))
                     .take_all())
         finally:
             if started:

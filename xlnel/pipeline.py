@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, overload
 
+import numpy as np
 from tqdm import tqdm
 
 from xlnel import __version__
@@ -37,7 +38,9 @@ from xlnel.io import load_kb, read_documents, write_documents
 from xlnel.io._atomic import remove_stale_files, sigterm_as_interrupt
 from xlnel.linkers.base import Linker
 from xlnel.linkers.decide import decide
+from xlnel.linkers.windows import link_in_windows, plan_windows
 from xlnel.ner.base import SpanTagger, tagger_class
+from xlnel.threads import ensure_threads
 from xlnel.types import Candidate, Document, Link, Span
 
 logger = logging.getLogger(__name__)
@@ -72,15 +75,28 @@ class Pipeline(Linker):
         """Link documents: candidates, filter scores, best candidate per span, overlaps.
 
         Each link says what was found: the concept's preferred name and type, and the
-        dictionary name that matched with its source.
+        dictionary name that matched with its source. Documents longer than
+        ``linker.window_chars`` are linked window by window (:mod:`xlnel.linkers.windows`), one
+        at a time, so memory stays bounded (``linker.propagate`` applies to documents linked
+        whole).
         """
+        cfg = self.config.linker
+        short = [d for d in documents if len(d.text) <= cfg.window_chars]
+        cands, scores = self._scored(short) if short else ([], [])
+        linked = {id(d): decide(d, c, s, self.filter.threshold, cfg.overlap, cfg.propagate)
+                  for d, c, s in zip(short, cands, scores, strict=True)}
+        for d in documents:
+            if id(d) not in linked:
+                windows = plan_windows(d.text, cfg.window_chars, cfg.window_overlap)
+                linked[id(d)] = link_in_windows(d, windows, self._scored,
+                                                self.filter.threshold, cfg.overlap)
+        return [self._with_id_kinds(self.concepts.describe(linked[id(d)], self.dictionary))
+                for d in documents]
+
+    def _scored(self, documents: Sequence[Document]
+                ) -> tuple[list[list[Candidate]], list[np.ndarray]]:
         cands = self.candidates(documents)
-        scores = self.filter.score_batch(documents, cands)
-        return [self._with_id_kinds(self.concepts.describe(
-                    decide(d, c, s, self.filter.threshold, self.config.linker.overlap,
-                           self.config.linker.propagate),
-                    self.dictionary))
-                for d, c, s in zip(documents, cands, scores, strict=True)]
+        return cands, self.filter.score_batch(documents, cands)
 
     @overload
     def link(self, document: str) -> list[Link]: ...
@@ -190,6 +206,7 @@ class Pipeline(Linker):
             ArtifactError: If the folder or one of its parts is missing.
             ConfigError: If an override is outside those sections or fails validation.
         """
+        ensure_threads()
         d = Path(directory)
         if not (d / "config.yaml").is_file():
             raise ArtifactError(f"{d} is not a pipeline folder (no config.yaml); train one with "
@@ -443,6 +460,7 @@ def train(config: PipelineConfig, out: str | Path, progress: bool = False, *,
 
     target = check_pipeline_output(out, [*config_inputs(config), *inputs], overwrite)
     check_input_files(config)
+    ensure_threads()
     t0 = time.perf_counter()
     train_docs, test_docs = load_training_documents(config)
     dictionary, concepts = build_dictionary_and_concepts(config)

@@ -24,8 +24,9 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from multiprocessing.pool import AsyncResult, Pool
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -33,6 +34,7 @@ from tqdm import tqdm
 
 from xlnel.io.documents import guess_format, iter_documents, write_documents
 from xlnel.scripts import watch_script
+from xlnel.threads import ensure_threads, set_threads
 from xlnel.types import Document
 
 if TYPE_CHECKING:
@@ -73,9 +75,10 @@ def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
 _WORKER_PIPELINE: Pipeline | BaseException | None = None
 
 
-def _init_worker(pipeline: SavedPipeline) -> None:
+def _init_worker(pipeline: SavedPipeline, threads: int) -> None:
     global _WORKER_PIPELINE
     try:
+        set_threads(threads)
         _WORKER_PIPELINE = pipeline.load()
     except Exception as e:
         # An exception escaping an initializer makes the pool respawn workers for ever; keep it
@@ -107,7 +110,8 @@ def open_linker(pipeline: str | Path | SavedPipeline | Pipeline,
             :class:`~xlnel.pipeline.SavedPipeline`). ``workers > 1`` needs the folder: each
             worker process loads it once (models are never pickled).
         workers: Processes; 1 links in this process. Workers are spawned, not forked: a fork
-            of a process that has run OpenMP (scikit-learn, torch) can hang.
+            of a process that has run OpenMP (scikit-learn, torch) can hang. Each worker
+            limits its numeric libraries as this process does (:mod:`xlnel.threads`).
 
     Raises:
         ValueError: When ``workers`` is below 1, or above 1 with a loaded pipeline.
@@ -124,23 +128,34 @@ def open_linker(pipeline: str | Path | SavedPipeline | Pipeline,
     if isinstance(pipeline, Pipeline):
         raise ValueError("workers > 1 needs the pipeline folder, not a loaded Pipeline: "
                          "each worker process loads it once")
-    ctx = mp.get_context("spawn")
-    with ctx.Pool(workers, initializer=_init_worker,
-                  initargs=(SavedPipeline.of(pipeline),)) as pool:
-        yield lambda batches: _link_in_pool(pool, batches, 2 * workers)
+    executor = ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"),
+                                   initializer=_init_worker,
+                                   initargs=(SavedPipeline.of(pipeline), ensure_threads()))
+    try:
+        yield lambda batches: _link_in_pool(executor, batches, 2 * workers)
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _link_in_pool(pool: Pool, batches: Iterable[list[Document]],
+def _link_in_pool(executor: ProcessPoolExecutor, batches: Iterable[list[Document]],
                   max_pending: int) -> Iterator[list[Document]]:
-    # Pool.imap would read the whole input ahead into its task queue; a bounded window of
-    # pending batches keeps memory bounded while every worker stays busy.
-    pending: deque[AsyncResult[list[Document]]] = deque()
-    for batch in batches:
-        pending.append(pool.apply_async(_link_in_worker, (batch,)))
-        if len(pending) >= max_pending:
-            yield pending.popleft().get()
-    while pending:
-        yield pending.popleft().get()
+    # A bounded window of pending batches keeps memory bounded while every worker stays busy.
+    # A worker that dies (killed, out of memory) breaks the executor: every pending batch fails
+    # with BrokenProcessPool instead of waiting for ever, as multiprocessing.Pool would.
+    pending: deque[Future[list[Document]]] = deque()
+    try:
+        for batch in batches:
+            pending.append(executor.submit(_link_in_worker, batch))
+            if len(pending) >= max_pending:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    except BrokenProcessPool as e:
+        raise BrokenProcessPool(f"a worker process died while linking ({e}); the output being "
+                                "written was removed; run again to redo it") from e
+    finally:
+        for future in pending:
+            future.cancel()
 
 
 def link_stream(pipeline: str | Path | SavedPipeline | Pipeline, documents: Iterable[Document],

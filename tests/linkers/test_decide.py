@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from xlnel.linkers.decide import choose_threshold, decide
 from xlnel.types import Candidate, Document, Link, Span
@@ -77,3 +79,26 @@ def test_propagate_links_other_occurrences_of_a_linked_text():
     # 0.3 >= 0.5 / 2 is raised to the threshold; 0.2 is not
     assert [(e.start, e.score) for e in spread.entities] == [(0, 0.8), (12, 0.5)]
     assert decide(doc, cands, np.array([0.3, 0.3, 0.2]), 0.5, propagate=True).entities == ()
+
+
+def _naive_overlaps(chosen: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    taken: list[tuple[int, int]] = []
+    for s, e in chosen:
+        if not any(s < te and ts < e for ts, te in taken):
+            taken.append((s, e))
+    return sorted(taken)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(1, 6)), max_size=30))
+def test_overlap_resolution_matches_pairwise_check(spans: list[tuple[int, int]]) -> None:
+    text = "x" * 50
+    cands = [Candidate(Span(s, s + n, text[s:s + n]), "C1", "x", 1.0) for s, n in spans]
+    scores = np.linspace(1.0, 0.5, len(cands)) if cands else np.zeros(0)
+    doc = decide(Document("d", text), cands, scores, 0.0, "score")
+    best: dict[tuple[int, int], float] = {}
+    for c, sc in zip(cands, scores, strict=True):
+        key = (c.span.start, c.span.end)
+        best[key] = max(best.get(key, -1.0), float(sc))
+    order = sorted(best, key=lambda k: (-best[k], -(k[1] - k[0]), k[0]))
+    assert [(e.start, e.end) for e in doc.entities] == _naive_overlaps(order)

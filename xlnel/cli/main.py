@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,6 +18,7 @@ from xlnel.cli.dictionary import app as dictionary_app
 from xlnel.cli.encoder import app as encoder_app
 from xlnel.cli.experiment import experiment_cli, report_cli
 from xlnel.errors import XlnelError
+from xlnel.threads import DEFAULT_THREADS, set_threads
 
 app = typer.Typer(help="Cross-lingual biomedical named-entity linking.", no_args_is_help=True,
                   pretty_exceptions_enable=False, add_completion=False)
@@ -327,16 +329,21 @@ def _main(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log progress.")] = False,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Print the version.")] = False,
+    threads: Annotated[int, typer.Option(
+        "--threads", min=0, envvar="XLNEL_THREADS",
+        help="Threads of each numeric library (OpenMP, BLAS, torch) in every process and "
+        "worker; 0 leaves the libraries' own defaults.")] = DEFAULT_THREADS,
 ) -> None:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    set_threads(threads)  # before the commands import scikit-learn or torch
 
 
 def main() -> None:
     """Entry point: run the app; xlnel's own errors become a one-line message and exit 1."""
     try:
         app()
-    except (XlnelError, FileNotFoundError, ValueError) as e:
+    except (XlnelError, FileNotFoundError, ValueError, BrokenProcessPool) as e:
         typer.echo(f"error: {e}", err=True)
         sys.exit(1)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xlnel.errors import FormatError
-from xlnel.io._atomic import atomic_write
+from xlnel.io._atomic import atomic_write, iter_lines
 from xlnel.types import Concept
 
 #: Sources an entry may come from: a knowledge-base name, a gold annotation, or a rendering
@@ -152,21 +152,21 @@ class Dictionary:
                 an unknown source or a score that is not a number.
         """
         d = cls()
-        with open(path, encoding="utf-8") as f:
-            header = tuple(f.readline().rstrip("\n").split("\t"))
-            if header not in (HEADER, HEADER + ("score",)):
-                raise FormatError(f"expected header 'name<TAB>concept_id<TAB>source[<TAB>score]', "
-                                  f"got {chr(9).join(header)!r}", path, 1)
-            for lineno, line in enumerate(f, start=2):
-                parts = line.rstrip("\n").split("\t")
-                if len(parts) != len(header):
-                    raise FormatError(f"expected {len(header)} tab-separated fields, got "
-                                      f"{len(parts)}: {line.rstrip()!r}", path, lineno)
-                try:
-                    score = float(parts[3]) if len(parts) == 4 and parts[3] else None
-                    d.add(parts[0], parts[1], parts[2], score)
-                except ValueError as e:
-                    raise FormatError(str(e), path, lineno) from e
+        lines = iter_lines(path)
+        header = tuple(next(lines, (1, ""))[1].split("\t"))
+        if header not in (HEADER, HEADER + ("score",)):
+            raise FormatError(f"expected header 'name<TAB>concept_id<TAB>source[<TAB>score]', "
+                              f"got {chr(9).join(header)!r}", path, 1)
+        for lineno, line in lines:
+            parts = line.split("\t")
+            if len(parts) != len(header):
+                raise FormatError(f"expected {len(header)} tab-separated fields, got "
+                                  f"{len(parts)}: {line.rstrip()!r}", path, lineno)
+            try:
+                score = float(parts[3]) if len(parts) == 4 and parts[3] else None
+                d.add(parts[0], parts[1], parts[2], score)
+            except ValueError as e:
+                raise FormatError(str(e), path, lineno) from e
         return d
 
     def __repr__(self) -> str:

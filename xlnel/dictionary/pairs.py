@@ -20,6 +20,7 @@ from typing import NamedTuple, TypeVar
 from rapidfuzz.distance import Levenshtein
 
 from xlnel.errors import FormatError
+from xlnel.io._atomic import iter_lines
 
 logger = logging.getLogger(__name__)
 
@@ -148,16 +149,14 @@ def read_pairs(path: str | Path) -> list[tuple[str, str]]:
         FormatError: On a line that has not exactly two non-empty tab-separated fields.
     """
     pairs: list[tuple[str, str]] = []
-    with open(path, encoding="utf-8-sig") as f:
-        for lineno, line in enumerate(f, start=1):
-            line = line.rstrip("\r\n")
-            if not line.strip():
-                continue
-            parts = [p.strip() for p in line.split("\t")]
-            if len(parts) != 2 or not all(parts):
-                raise FormatError(f"expected 'source<TAB>target' with two non-empty fields, got "
-                                  f"{line!r}", path, lineno)
-            pairs.append((parts[0], parts[1]))
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            continue
+        parts = [p.strip() for p in line.split("\t")]
+        if len(parts) != 2 or not all(parts):
+            raise FormatError(f"expected 'source<TAB>target' with two non-empty fields, got "
+                              f"{line!r}", path, lineno)
+        pairs.append((parts[0], parts[1]))
     return pairs
 
 
@@ -172,21 +171,19 @@ def load_pairs(path: str | Path, derive_kinds: bool = True) -> list[WordPair]:
         FormatError: On a line with a wrong field count, an empty field or an unknown kind.
     """
     pairs: list[WordPair] = []
-    with open(path, encoding="utf-8-sig") as f:
-        for lineno, line in enumerate(f, start=1):
-            line = line.rstrip("\r\n")
-            parts = [p.strip() for p in line.split("\t")]
-            if not line.strip() or (lineno == 1 and parts[:2] == ["source", "target"]):
-                continue
-            if len(parts) not in (2, 3) or not all(parts):
-                raise FormatError(f"expected 'source<TAB>target[<TAB>kind]' with non-empty "
-                                  f"fields, got {line!r}", path, lineno)
-            if len(parts) == 3 and parts[2] not in KINDS:
-                raise FormatError(f"unknown pair kind {parts[2]!r}; allowed: {', '.join(KINDS)}",
-                                  path, lineno)
-            if len(parts) == 2 and not derive_kinds:
-                parts.append("translation")
-            pairs.append(tag_pair(*parts))
+    for lineno, line in iter_lines(path):
+        parts = [p.strip() for p in line.split("\t")]
+        if not line.strip() or (lineno == 1 and parts[:2] == ["source", "target"]):
+            continue
+        if len(parts) not in (2, 3) or not all(parts):
+            raise FormatError(f"expected 'source<TAB>target[<TAB>kind]' with non-empty "
+                              f"fields, got {line!r}", path, lineno)
+        if len(parts) == 3 and parts[2] not in KINDS:
+            raise FormatError(f"unknown pair kind {parts[2]!r}; allowed: {', '.join(KINDS)}",
+                              path, lineno)
+        if len(parts) == 2 and not derive_kinds:
+            parts.append("translation")
+        pairs.append(tag_pair(*parts))
     return pairs
 
 

@@ -31,7 +31,7 @@ from xlnel.types import Document
 logger = logging.getLogger(__name__)
 
 __all__ = ["atomic_write", "check_entities", "is_gzip", "iter_lines", "open_text",
-           "remove_stale_files", "sigterm_as_interrupt"]
+           "read_text", "remove_stale_files", "sigterm_as_interrupt"]
 
 #: When this process started (as far as xlnel can tell: when it was imported). A temporary file
 #: older than that cannot belong to a write of this process.
@@ -181,6 +181,30 @@ def _remove_stale_temporaries(path: Path) -> None:
             if os.stat(name, follow_symlinks=False).st_mtime < PROCESS_START:  # still old
                 os.unlink(name)
                 logger.info("removed %s, left by an interrupted write", name)
+
+
+def read_text(path: str | Path) -> str:
+    """The whole UTF-8 text of a file (optionally ``.gz``), line ends kept as they are.
+
+    Raises:
+        FileNotFoundError: When ``path`` does not exist.
+        FormatError: Naming the line of the first byte that is not valid UTF-8, or a ``.gz``
+            file that is not valid gzip.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no such file: {path}")
+    try:
+        with gzip.open(path, "rb") if is_gzip(path) else open(path, "rb") as handle:
+            data = handle.read()
+    except (gzip.BadGzipFile, EOFError) as exc:
+        raise FormatError(f"not a valid gzip file ({exc})", path) from exc
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise FormatError(f"not valid UTF-8 text ({exc.reason} at byte {exc.start})", path,
+                          line) from None
 
 
 def _create_temp(path: Path) -> tuple[int, str]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from xlnel.errors import FormatError
-from xlnel.io._atomic import atomic_write, check_entities, iter_lines, open_text
+from xlnel.io._atomic import atomic_write, check_entities, iter_lines, read_text
 from xlnel.io.pubtator import normalize_concept_id
 from xlnel.types import Document, Link
 
@@ -141,9 +141,7 @@ def read_brat_document(txt_path: str | Path, ann_path: str | Path | None = None)
     """
     txt_path = Path(txt_path)
     ann = txt_path.with_suffix(".ann") if ann_path is None else Path(ann_path)
-    # newline="" keeps "\r\n" as two characters: BRAT offsets count both.
-    with open_text(txt_path, newline="") as handle:
-        text = handle.read()
+    text = read_text(txt_path)  # "\r\n" stays two characters: BRAT offsets count both
     if not ann.exists():
         logger.warning("%s has no annotation file %s; reading it without entities", txt_path, ann)
         return Document(txt_path.stem, text)

@@ -156,6 +156,9 @@ def iter_jsonl(path: str | Path) -> Iterator[Document]:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise FormatError(f"invalid JSON: {exc}", path, lineno) from None
+        except RecursionError:
+            raise FormatError("invalid JSON: arrays or objects nested too deeply", path,
+                              lineno) from None
         doc = _parse_document(obj, path, lineno)
         if doc.id in seen:
             raise FormatError(

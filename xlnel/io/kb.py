@@ -78,7 +78,12 @@ class _Collector:
 
 
 def _tsv_header(line: str, path: Path) -> dict[str, int]:
-    columns = {name.strip().lower(): i for i, name in enumerate(line.split("\t"))}
+    names = [name.strip().lower() for name in line.split("\t")]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise FormatError(f"header {line[:120]!r} names column(s) {', '.join(map(repr, repeated))} "
+                          "more than once", path, 1)
+    columns = {name: i for i, name in enumerate(names)}
     if "concept_id" not in columns or "name" not in columns:
         raise FormatError(
             f"header {line[:120]!r} must name the tab-separated columns 'concept_id' and 'name' "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -11,6 +12,8 @@ from xlnel.evaluation import evaluate
 from xlnel.types import Candidate, Document, Link
 
 _Best = tuple[float, float, Candidate]
+BestPerSpan = dict[tuple[int, int], _Best]
+"""Per span ``(start, end)``: the filter score, string score and candidate chosen for it."""
 
 
 def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarray,
@@ -31,33 +34,44 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
     Returns:
         The document with the links as its entities.
     """
-    ordered = _ordered_bests(candidates, scores, overlap)
-    links = _resolve(ordered, threshold, overlap)
+    links = _resolve(_ordered(best_per_span(candidates, scores), overlap), threshold, overlap)
     if propagate and links:
         linked = {link.text for link in links}
         raised = np.array([max(s, threshold) if c.span.text in linked and s >= threshold / 2
                            else s for c, s in zip(candidates, np.asarray(scores).tolist(),
                                                   strict=True)])
-        links = _resolve(_ordered_bests(candidates, raised, overlap), threshold, overlap)
+        links = _resolve(_ordered(best_per_span(candidates, raised), overlap), threshold,
+                         overlap)
     return replace(document, entities=tuple(links))
 
 
-def _ordered_bests(candidates: Sequence[Candidate], scores: np.ndarray,
-                   overlap: str) -> list[_Best]:
-    """Each span's best candidate as (score, matcher score, candidate), in the order overlaps
-    are resolved.
+def best_per_span(candidates: Sequence[Candidate], scores: np.ndarray,
+                  threshold: float | None = None) -> BestPerSpan:
+    """The best candidate of each span (among those scoring at least ``threshold``, if given).
 
     Candidates are ranked by score, ties going to the closer string match; a span's best
-    candidate passes a threshold exactly when any of its candidates does, so this does not
-    depend on the threshold.
+    candidate passes a threshold exactly when any of its candidates does.
     """
-    best: dict[tuple[int, int], _Best] = {}
+    best: BestPerSpan = {}
     for cand, score in zip(candidates, np.asarray(scores, dtype=np.float64).tolist(),
                            strict=True):
+        if threshold is not None and score < threshold:
+            continue
         key = (cand.span.start, cand.span.end)
         held = best.get(key)
         if held is None or (score, cand.score) > held[:2]:
             best[key] = (score, cand.score, cand)
+    return best
+
+
+def resolve_overlaps(document: Document, best: BestPerSpan, overlap: str = "longest") -> Document:
+    """Links from each span's best candidate, overlapping spans resolved (see :func:`decide`)."""
+    links = _resolve(_ordered(best, overlap), float("-inf"), overlap)
+    return replace(document, entities=tuple(links))
+
+
+def _ordered(best: BestPerSpan, overlap: str) -> list[_Best]:
+    """The spans' best candidates in the order overlaps are resolved."""
     if overlap == "score":
         return sorted(best.values(), key=lambda t: (-t[0], -(t[2].span.end - t[2].span.start),
                                                      -t[1], t[2].span.start))
@@ -68,14 +82,20 @@ def _ordered_bests(candidates: Sequence[Candidate], scores: np.ndarray,
 def _resolve(ordered: Sequence[_Best], threshold: float, overlap: str) -> list[Link]:
     """Links of the spans scoring at least ``threshold``, taken greedily in ``ordered``."""
     links: list[Link] = []
-    taken: list[tuple[int, int]] = []
+    # the kept spans never overlap, so sorted by start their ends are sorted too: a new span
+    # overlaps a kept one only if it overlaps its neighbour on either side (bisect, not a scan)
+    starts: list[int] = []
+    ends: list[int] = []
     for score, _, cand in ordered:
         if score < threshold:
             continue
         s, e = cand.span.start, cand.span.end
-        if overlap != "none" and any(s < te and ts < e for ts, te in taken):
-            continue
-        taken.append((s, e))
+        if overlap != "none":
+            i = bisect.bisect_left(starts, s)
+            if (i > 0 and ends[i - 1] > s) or (i < len(starts) and starts[i] < e):
+                continue
+            starts.insert(i, s)
+            ends.insert(i, e)
         links.append(Link(s, e, cand.span.text, (cand.concept_id,), score=round(score, 6),
                           matched_name=cand.name))
     links.sort(key=lambda link: (link.start, link.end))
@@ -99,7 +119,8 @@ def choose_threshold(documents: Sequence[Document], candidates: Sequence[Sequenc
     grid = grid[(grid >= pooled.min()) & (grid <= pooled.max())]
     best_t, best_f1 = float(grid[-1]), -1.0
     # the best candidate per span and the resolution order do not depend on the threshold
-    ordered = [_ordered_bests(c, s, overlap) for c, s in zip(candidates, scores, strict=True)]
+    ordered = [_ordered(best_per_span(c, s), overlap)
+               for c, s in zip(candidates, scores, strict=True)]
     for t in grid[::-1]:
         pred = [replace(d, entities=tuple(_resolve(o, float(t), overlap)))
                 for d, o in zip(documents, ordered, strict=True)]
