@@ -430,6 +430,27 @@ def reference_figures() -> str:
                   "`benchmarks/reference_figures.json` (published figures, cited)")
 
 
+def protocol_bc5cdr() -> str:
+    """One BC5CDR pipeline scored by the sampled protocol and end to end (protocol_scores.py)."""
+    data = _load("protocol_bc5cdr-dev.json")
+    first = data["galperin2022"]["by_seed"][0]
+    f1s = [r["f1"] for r in data["galperin2022"]["by_seed"]]
+    rows = []
+    for key, label in (("galperin2022", f"`galperin2022` sample ({num(first['positives'])} "
+                        f"positives, {num(first['negatives'])} negatives, "
+                        f"{num(first['unreached'])} unreached; F1 {pct(min(f1s))}–"
+                        f"{pct(max(f1s))} over the seeds)"),
+                       ("galperin2022_context_score",
+                        "same, positives keeping their context candidate's matcher score")):
+        m = data[key]["mean"]
+        rows.append([label, pct(m["precision"]), pct(m["recall"]), f"**{pct(m['f1'])}**"])
+    for level, label in (("concept", "end to end, concept level (strict offsets and concept)"),
+                         ("span", "end to end, span level (strict offsets)")):
+        m = data["end_to_end"][level]
+        rows.append([label, pct(m["precision"]), pct(m["recall"]), f"**{pct(m['f1'])}**"])
+    return _table(["measure", "P", "R", "F1"], rows, ["protocol_bc5cdr-dev.json"])
+
+
 TABLES: dict[str, Callable[[], str]] = {
     f.__name__: f for f in (hrm_recall, end_to_end, link_throughput, transformer_throughput,
                             matcher_scale,
@@ -438,7 +459,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             top_k_recall, filter_speed, dense_index_speed, config_reference,
                             options_reference, serve_load, adapt_new_language,
                             adapt_new_language_english_hpo, dictionary_coverage,
-                            accuracy_cv, reference_figures)
+                            accuracy_cv, reference_figures, protocol_bc5cdr)
 }
 
 
