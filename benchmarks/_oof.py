@@ -28,7 +28,12 @@ import numpy as np
 from xlnel.config import PipelineConfig, load_config
 from xlnel.dictionary.dft import fine_tune_dictionary
 from xlnel.dictionary.dictionary import Dictionary
-from xlnel.experiments.stages import read_candidates, write_candidates
+from xlnel.experiments.stages import (
+    read_candidates,
+    read_scores,
+    write_candidates,
+    write_scores,
+)
 from xlnel.filtering.base import CandidateFilter, filter_class
 from xlnel.io import read_documents, read_jsonl, write_jsonl
 from xlnel.linkers.decide import decide
@@ -161,19 +166,6 @@ def cached(corpus: str, name: str, key: str, run: Callable[[str], OutOfFold]) ->
 
 
 # The caches hold data only (JSON lines and npz read without pickle), never pickled objects.
-def _write_arrays(path: Path, arrays: Sequence[np.ndarray]) -> None:
-    lengths = np.array([len(a) for a in arrays], dtype=np.int64)
-    flat = np.concatenate([np.asarray(a, dtype=np.float64) for a in arrays] or [np.zeros(0)])
-    np.savez(path, lengths=lengths, values=flat)
-
-
-def _read_arrays(path: Path) -> list[np.ndarray]:
-    with np.load(path, allow_pickle=False) as z:
-        bounds = np.concatenate([[0], np.cumsum(z["lengths"])])
-        flat = z["values"]
-    return [flat[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
-
-
 def _write_fold(path: Path, fold: Fold) -> None:
     path.mkdir(parents=True, exist_ok=True)
     for name in ("filter_docs", "test_docs", "dft_docs"):
@@ -195,9 +187,9 @@ def _write_out_of_fold(path: Path, oof: OutOfFold) -> None:
     write_jsonl(path / "gold.jsonl", oof.gold)
     write_jsonl(path / "pred.jsonl", oof.pred)
     write_candidates(path / "candidates.jsonl", oof.candidates)
-    _write_arrays(path / "scores.npz", oof.scores)
+    write_scores(path / "scores.npz", oof.scores)
     for k, fold_scores in enumerate(oof.train_scores):
-        _write_arrays(path / f"train_scores_{k}.npz", fold_scores)
+        write_scores(path / f"train_scores_{k}.npz", fold_scores)
     (path / "meta.json").write_text(json.dumps({"thresholds": oof.thresholds,
                                                 "folds": len(oof.train_scores)}),
                                     encoding="utf-8")
@@ -207,9 +199,9 @@ def _write_out_of_fold(path: Path, oof: OutOfFold) -> None:
 def _read_out_of_fold(path: Path) -> OutOfFold:
     meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
     return OutOfFold(read_jsonl(path / "gold.jsonl"), read_candidates(path / "candidates.jsonl"),
-                     _read_arrays(path / "scores.npz"), [float(t) for t in meta["thresholds"]],
+                     read_scores(path / "scores.npz"), [float(t) for t in meta["thresholds"]],
                      read_jsonl(path / "pred.jsonl"),
-                     [_read_arrays(path / f"train_scores_{k}.npz")
+                     [read_scores(path / f"train_scores_{k}.npz")
                       for k in range(meta["folds"])])
 
 

@@ -179,14 +179,16 @@ def read_candidates(path: Path) -> list[list[Candidate]]:
     return out
 
 
-def _write_scores(path: Path, scores: Sequence[np.ndarray]) -> None:
+def write_scores(path: Path, scores: Sequence[np.ndarray]) -> None:
+    """Score arrays of several documents in one ``.npz`` (read back by :func:`read_scores`)."""
     lengths = np.array([len(s) for s in scores], dtype=np.int64)
     flat = np.concatenate([np.asarray(s, dtype=np.float64) for s in scores] or [np.zeros(0)])
     with atomic_path(path) as tmp, open(tmp, "wb") as f:
         np.savez(f, lengths=lengths, scores=flat)
 
 
-def _read_scores(path: Path) -> list[np.ndarray]:
+def read_scores(path: Path) -> list[np.ndarray]:
+    """Score arrays written by :func:`write_scores` (no pickle)."""
     with np.load(path, allow_pickle=False) as z:
         bounds = np.concatenate([[0], np.cumsum(z["lengths"])])
         flat = z["scores"]
@@ -366,13 +368,13 @@ class CellStages:
             return scores, self._chosen_threshold
 
         def save(value: tuple[list[np.ndarray], float], d: Path) -> None:
-            _write_scores(d / "scores.npz", value[0])
+            write_scores(d / "scores.npz", value[0])
             (d / "threshold.json").write_text(json.dumps({"threshold": value[1]}),
                                               encoding="utf-8")
 
         def load(d: Path) -> tuple[list[np.ndarray], float]:
             meta = json.loads((d / "threshold.json").read_text(encoding="utf-8"))
-            return _read_scores(d / "scores.npz"), float(meta["threshold"])
+            return read_scores(d / "scores.npz"), float(meta["threshold"])
 
         value: tuple[list[np.ndarray], float] = self._stage("scores", load, make, save)
         return value
