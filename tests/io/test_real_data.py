@@ -105,7 +105,10 @@ def test_term_to_cui() -> None:
 
 
 def test_hpo() -> None:
-    assert load_kb("hpo") == load_kb(f"obo:{hpo_default_path()}")
+    hpo, obo = load_kb("hpo"), load_kb(f"obo:{hpo_default_path()}")
+    # the same terms and names; the hpo spec also types each term by its sub-ontology
+    assert [(c.id, c.names) for c in hpo] == [(c.id, c.names) for c in obo]
+    assert all(c.types for c in hpo if c.id != "HP:0000001")
     concepts = read_hpo()
     assert len(concepts) > 18000
     assert all(c.id.startswith("HP:") and c.names for c in concepts)
