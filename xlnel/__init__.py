@@ -19,9 +19,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from xlnel.pipeline import Pipeline
 
-__version__ = "0.1.0"
-
-from xlnel.threads import set_threads, thread_limit  # noqa: E402
+from xlnel.threads import set_threads, thread_limit
+from xlnel.version import __version__
 
 __all__ = ["__version__", "load", "set_threads", "thread_limit"]
 

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from xlnel import __version__
 from xlnel.errors import ArtifactError
+from xlnel.version import __version__
 
 __all__ = ["PIPELINE_FORMAT", "check_pipeline_format", "pipeline_identity"]
 

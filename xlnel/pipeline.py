@@ -24,7 +24,6 @@ from typing import Any, overload
 import numpy as np
 from tqdm import tqdm
 
-from xlnel import __version__
 from xlnel.artifacts import PIPELINE_FORMAT, check_pipeline_format, pipeline_identity
 from xlnel.candidates.base import CandidateGenerator, generator_class
 from xlnel.config import PipelineConfig, dump_config, load_config
@@ -42,6 +41,7 @@ from xlnel.linkers.windows import link_in_windows, plan_windows
 from xlnel.ner.base import SpanTagger, tagger_class
 from xlnel.threads import ensure_threads
 from xlnel.types import Candidate, Document, Link, Span
+from xlnel.version import __version__
 
 logger = logging.getLogger(__name__)
 

@@ -29,9 +29,9 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from xlnel import __version__
 from xlnel.candidates import tfidf_index as ix
 from xlnel.errors import ArtifactError, ConfigError
+from xlnel.version import __version__
 
 logger = logging.getLogger(__name__)
 

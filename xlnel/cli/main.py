@@ -11,7 +11,6 @@ from typing import Annotated, Any
 
 import typer
 
-from xlnel import __version__
 from xlnel.cli.coverage import coverage_cli
 from xlnel.cli.dictionary import adapt_cli
 from xlnel.cli.dictionary import app as dictionary_app
@@ -19,6 +18,7 @@ from xlnel.cli.encoder import app as encoder_app
 from xlnel.cli.experiment import experiment_cli, report_cli
 from xlnel.errors import XlnelError
 from xlnel.threads import DEFAULT_THREADS, set_threads
+from xlnel.version import __version__
 
 app = typer.Typer(help="Cross-lingual biomedical named-entity linking.", no_args_is_help=True,
                   pretty_exceptions_enable=False, add_completion=False)

@@ -28,7 +28,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-import xlnel
 from xlnel.dictionary.builder import build_dictionary, evaluate_translator
 from xlnel.dictionary.cognates import CognateRules
 from xlnel.dictionary.corpus_evidence import CorpusEvidence
@@ -47,6 +46,7 @@ from xlnel.errors import ConfigError
 from xlnel.io._atomic import atomic_write
 from xlnel.io.kb import load_kb
 from xlnel.types import Concept
+from xlnel.version import __version__
 
 logger = logging.getLogger(__name__)
 
@@ -146,7 +146,7 @@ def train_translator_from_pairs(pairs_path: str | Path, out_dir: str | Path,
     started = time.monotonic()
     held_out = evaluate_translator(translator, test) if test else None
     report = {
-        "xlnel_version": xlnel.__version__, "pairs": str(pairs_path), "model_dir": str(out),
+        "xlnel_version": __version__, "pairs": str(pairs_path), "model_dir": str(out),
         "config": config.model_dump(),
         "data": {"pairs": len(pairs), "train_pairs": len(train), "test_pairs": len(test),
                  "transliteration_pairs": sum(p.kind == "transliteration" for p in pairs),
@@ -305,7 +305,7 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     times["render"] = time.monotonic() - mark
     times["total"] = time.monotonic() - started
     report = {
-        "lang": lang, "xlnel_version": xlnel.__version__, "pairs": str(pairs_path),
+        "lang": lang, "xlnel_version": __version__, "pairs": str(pairs_path),
         "kb": sources, "corpus": [str(c) for c in corpus], "language_file": profile.source,
         "settings": dataclasses.asdict(settings), "lexicon_words": len(lexicon), **details,
         "kb_words_missing_from_lexicon": len(senses.missing),

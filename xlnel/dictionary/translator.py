@@ -25,10 +25,10 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from tqdm import tqdm
 
-import xlnel
 from xlnel.dictionary.pairs import normalize_name, split_pairs, training_triples
 from xlnel.errors import ArtifactError, ConfigError
 from xlnel.io._atomic import atomic_path, atomic_write
+from xlnel.version import __version__
 
 logger = logging.getLogger(__name__)
 
@@ -387,7 +387,7 @@ class CharTranslator:
         """Write ``config.json`` (config, kinds, xlnel version), ``vocab.json`` and weights."""
         path = Path(directory)
         path.mkdir(parents=True, exist_ok=True)
-        meta = {"format_version": FORMAT_VERSION, "xlnel_version": xlnel.__version__,
+        meta = {"format_version": FORMAT_VERSION, "xlnel_version": __version__,
                 "config": self.config.model_dump(), "kinds": list(self.kinds),
                 "history": self.history}
         vocab = {"source": self.source_vocab.symbols, "target": self.target_vocab.symbols}
@@ -396,7 +396,7 @@ class CharTranslator:
                 json.dump(data, f, ensure_ascii=False, indent=1)
         state = {k: v.detach().cpu().contiguous() for k, v in self.model.state_dict().items()}
         with atomic_path(path / WEIGHTS_FILE) as tmp:
-            save_file(state, str(tmp), metadata={"xlnel_version": xlnel.__version__})
+            save_file(state, str(tmp), metadata={"xlnel_version": __version__})
 
     @classmethod
     def load(cls, directory: str | Path, device: str | None = None) -> CharTranslator:
@@ -418,9 +418,9 @@ class CharTranslator:
         if (found := meta.get("format_version")) != FORMAT_VERSION:
             raise ArtifactError(f"{path / CONFIG_FILE}: format version {found!r}, expected "
                                 f"{FORMAT_VERSION}")
-        if meta.get("xlnel_version") != xlnel.__version__:
+        if meta.get("xlnel_version") != __version__:
             logger.warning("%s was saved by xlnel %s, loading with %s", path,
-                           meta.get("xlnel_version"), xlnel.__version__)
+                           meta.get("xlnel_version"), __version__)
         config = dict(meta["config"], **({} if device is None else {"device": device}))
         vocab = json.loads((path / VOCAB_FILE).read_text(encoding="utf-8"))
         translator = cls(TranslatorConfig.model_validate(config), CharVocab(vocab["source"]),

@@ -29,7 +29,6 @@ from typing import Any
 
 import yaml
 
-from xlnel import __version__
 from xlnel.cache import CACHE_ENV
 from xlnel.config import PipelineConfig, load_config
 from xlnel.errors import ConfigError, FormatError
@@ -46,6 +45,7 @@ from xlnel.filtering.base import filter_class
 from xlnel.io import atomic_write
 from xlnel.linkers.decide import decide
 from xlnel.types import Document
+from xlnel.version import __version__
 
 logger = logging.getLogger(__name__)
 

@@ -40,7 +40,6 @@ from typing import Any
 
 import numpy as np
 
-from xlnel import __version__
 from xlnel.artifacts import PIPELINE_FORMAT
 from xlnel.candidates.base import CandidateGenerator, generator_class
 from xlnel.config import PipelineConfig
@@ -58,6 +57,7 @@ from xlnel.pipeline import (
     load_training_documents,
 )
 from xlnel.types import Candidate, Document, Span
+from xlnel.version import __version__
 
 logger = logging.getLogger(__name__)
 

@@ -33,7 +33,6 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
 
-from xlnel import __version__
 from xlnel.config import FilterConfig, validate_options
 from xlnel.errors import ArtifactError, ConfigError
 from xlnel.filtering._pair_encoder import PairEncoder
@@ -42,6 +41,7 @@ from xlnel.filtering.base import CandidateFilter, register_filter
 from xlnel.filtering.labels import label_candidates
 from xlnel.linkers.decide import choose_threshold
 from xlnel.types import Candidate, Document
+from xlnel.version import __version__
 
 if TYPE_CHECKING:
     import torch

@@ -16,7 +16,6 @@ from typing import TypeAlias
 import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier
 
-from xlnel import __version__
 from xlnel.candidates.stopwords import load_stopwords
 from xlnel.config import FilterConfig
 from xlnel.errors import ArtifactError
@@ -26,6 +25,7 @@ from xlnel.filtering.features import FeatureExtractor, Priors, count_priors
 from xlnel.filtering.labels import label_candidates
 from xlnel.linkers.decide import choose_threshold
 from xlnel.types import Candidate, Document
+from xlnel.version import __version__
 
 logger = logging.getLogger(__name__)
 

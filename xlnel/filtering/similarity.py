@@ -9,12 +9,12 @@ from pathlib import Path
 
 import numpy as np
 
-from xlnel import __version__
 from xlnel.config import FilterConfig
 from xlnel.errors import ArtifactError
 from xlnel.filtering.base import CandidateFilter, register_filter
 from xlnel.linkers.decide import choose_threshold
 from xlnel.types import Candidate, Document
+from xlnel.version import __version__
 
 logger = logging.getLogger(__name__)
 

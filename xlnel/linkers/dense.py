@@ -33,7 +33,6 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from xlnel import __version__
 from xlnel.candidates.base import CandidateGenerator, register_generator
 from xlnel.candidates.spans import generate_spans, tokenize
 from xlnel.candidates.stopwords import load_stopwords
@@ -45,6 +44,7 @@ from xlnel.linkers import faiss_index
 from xlnel.linkers.encoder import ENCODER_FILE, EntityEncoder, Pooling, cached_encode
 from xlnel.normalization import normalize_string
 from xlnel.types import Candidate, Document, Span
+from xlnel.version import __version__
 
 logger = logging.getLogger(__name__)
 

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from tqdm import tqdm
 
-from xlnel import __version__
 from xlnel.cache import cache_dir
+from xlnel.version import __version__
 
 if TYPE_CHECKING:
     import torch

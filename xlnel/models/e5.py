@@ -43,9 +43,9 @@ from typing import Any
 
 import numpy as np
 
-from xlnel import __version__
 from xlnel.cache import cache_dir
 from xlnel.errors import ArtifactError, FormatError
+from xlnel.version import __version__
 
 logger = logging.getLogger(__name__)
 

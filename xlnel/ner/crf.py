@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
 
-from xlnel import __version__
 from xlnel.candidates.spans import tokenize
 from xlnel.config import NerConfig, validate_options
 from xlnel.dictionary.dft import split_documents
@@ -40,6 +39,7 @@ from xlnel.errors import ArtifactError, ConfigError
 from xlnel.ner.base import SpanTagger, register_tagger
 from xlnel.ner.bio import bio_labels, decode_bio, encode_bio, entity_types
 from xlnel.types import Document, Link, Span
+from xlnel.version import __version__
 
 if TYPE_CHECKING:
     import torch

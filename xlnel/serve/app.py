@@ -21,7 +21,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
-from xlnel import __version__
 from xlnel.io.jsonl import document_to_dict
 from xlnel.pipeline import Pipeline
 from xlnel.serve.schemas import (
@@ -32,6 +31,7 @@ from xlnel.serve.schemas import (
     LinkRequest,
 )
 from xlnel.types import Document
+from xlnel.version import __version__
 
 logger = logging.getLogger(__name__)
 
