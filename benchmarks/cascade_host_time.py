@@ -33,8 +33,8 @@ from _common import write_result  # noqa: E402
 
 from xlnel.filtering._pair_encoder import PairEncoder  # noqa: E402
 from xlnel.filtering._pairs import candidate_windows, top_k_mask  # noqa: E402
-from xlnel.filtering._torch_utils import length_batches  # noqa: E402
 from xlnel.io import read_documents  # noqa: E402
+from xlnel.models.torch_utils import length_batches  # noqa: E402
 from xlnel.pipeline import Pipeline  # noqa: E402
 
 DEV = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "bc5cdr" / "dev.pubtator"

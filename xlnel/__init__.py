@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from xlnel.pipeline import Pipeline
+    from xlnel.runtime import Pipeline
 
 from xlnel.threads import set_threads, thread_limit
 from xlnel.version import __version__
@@ -44,7 +44,7 @@ def load(name_or_dir: str | PathLike[str],
         ConfigError: If an override cannot apply to a trained pipeline.
     """
     from xlnel.defaults import DEFAULT_PIPELINES, default_pipeline_dir
-    from xlnel.pipeline import Pipeline
+    from xlnel.runtime import Pipeline
 
     name = str(name_or_dir)
     folder = default_pipeline_dir() if name in DEFAULT_PIPELINES else Path(name_or_dir)

@@ -129,7 +129,7 @@ def default_pipeline_dir(progress: bool = False) -> Path:
         progress: Show progress bars while training.
     """
     from xlnel.io import write_documents
-    from xlnel.pipeline import train
+    from xlnel.training import train
 
     target = default_pipeline_path()
     if not (target / "config.yaml").is_file():

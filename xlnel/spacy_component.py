@@ -34,7 +34,7 @@ from spacy.util import filter_spans, minibatch
 from xlnel.types import Link
 
 if TYPE_CHECKING:
-    from xlnel.pipeline import Pipeline
+    from xlnel.runtime import Pipeline
 
 logger = logging.getLogger(__name__)
 

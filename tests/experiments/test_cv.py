@@ -104,11 +104,11 @@ def test_cross_validation_end_to_end(tmp_path, tiny_config, tiny_docs):
 def test_nothing_learnt_sees_the_test_fold(tmp_path, tiny_config, monkeypatch):
     """DFT and the filter (with its own threshold selection) only get training-fold
     documents."""
-    import xlnel.experiments.stages as stages
+    import xlnel.training.steps as steps
     from xlnel.filtering.gbdt import GradientBoostingFilter
 
     seen: dict[str, list[str]] = {}
-    real_dft, real_fit = stages.fine_tune_dictionary, GradientBoostingFilter.fit
+    real_dft, real_fit = steps.fine_tune_dictionary, GradientBoostingFilter.fit
 
     def spy_dft(dictionary, docs, *args, **kwargs):
         seen["dft"] = [d.id for d in docs]
@@ -124,7 +124,7 @@ def test_nothing_learnt_sees_the_test_fold(tmp_path, tiny_config, monkeypatch):
         assert not test & set(filt)
         checked.append(record["fold"])
 
-    monkeypatch.setattr(stages, "fine_tune_dictionary", spy_dft)
+    monkeypatch.setattr(steps, "fine_tune_dictionary", spy_dft)
     monkeypatch.setattr(GradientBoostingFilter, "fit", spy_fit)
     checked: list[int] = []
     run_experiment(tiny_config, {}, 1, tmp_path / "out", overrides={"dft.R": 0.5}, folds=3,

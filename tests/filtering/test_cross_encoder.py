@@ -21,12 +21,12 @@ from xlnel.types import Candidate, Document, Link, Span
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from xlnel.filtering import _torch_utils  # noqa: E402
 from xlnel.filtering.cross_encoder import (  # noqa: E402
     CrossEncoderFilter,
     parse_options,
     recall_cut,
 )
+from xlnel.models import torch_utils as _torch_utils  # noqa: E402
 
 FAST = {"lr": 1e-3, "epochs": 2, "batch_size": 8, "device": "cpu", "dev_fraction": 0.25,
         "neg_ratio": None, "inference_batch_size": 16}

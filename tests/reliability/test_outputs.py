@@ -60,7 +60,7 @@ def test_train_refuses_working_folder_before_any_work(tmp_path, tiny_config, mon
     monkeypatch.chdir(tmp_path)
     (tmp_path / "sub").mkdir()
     called = []
-    monkeypatch.setattr("xlnel.pipeline.load_training_documents",
+    monkeypatch.setattr("xlnel.training.steps.load_training_documents",
                         lambda cfg: called.append(1) or ([], []))
     for out in (".", "sub/..", str(tmp_path / "nope" / "..")):
         with pytest.raises(OutputError, match="working folder"):

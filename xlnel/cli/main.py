@@ -116,11 +116,11 @@ def link_cli(
     The input is streamed and OUT written atomically (.gz in and out by name).
     """
     from xlnel.config import parse_overrides
+    from xlnel.corpus.linking import link_shards
     from xlnel.io import document_to_dict, write_jsonl
     from xlnel.io.documents import iter_documents
     from xlnel.pipeline import SavedPipeline, link, link_documents
     from xlnel.scripts import ScriptCheck
-    from xlnel.stream import link_shards
     from xlnel.types import Document
 
     if (source is None) == (text is None):
@@ -161,9 +161,9 @@ def link_cli(
 def _check_link_paths(pipeline: str, source: Path | None, out: Path | None,
                       shards: bool) -> None:
     """Refuse, before any work, an output that would destroy an input (see xlnel.outputs)."""
+    from xlnel.corpus.stream import check_link_output
     from xlnel.io.documents import check_source
     from xlnel.outputs import check_disjoint
-    from xlnel.stream import check_link_output
 
     if source is not None and not shards:
         check_source(source)

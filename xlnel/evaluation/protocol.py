@@ -54,7 +54,7 @@ from xlnel.filtering.labels import label_candidates
 from xlnel.types import Candidate, Document, Link
 
 if TYPE_CHECKING:
-    from xlnel.pipeline import Pipeline
+    from xlnel.runtime import Pipeline
 
 logger = logging.getLogger(__name__)
 
@@ -372,9 +372,9 @@ def galperin2022_pipeline(pipeline: str | Path | Pipeline,
     from tqdm import tqdm
 
     from xlnel.io import read_documents
-    from xlnel.pipeline import Pipeline
+    from xlnel.runtime import open_pipeline
 
-    pipe = pipeline if isinstance(pipeline, Pipeline) else Pipeline.load(pipeline)
+    pipe = open_pipeline(pipeline)
     docs = read_documents(gold) if isinstance(gold, str | Path) else list(gold)
     scorer = matcher_scorer(pipe.generator) if rescore else None
     parts = [protocol_sample([], [], pipe.filter, level)]

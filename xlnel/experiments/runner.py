@@ -248,8 +248,8 @@ def run_cell(cell: Cell, config: PipelineConfig, stages: CellStages) -> dict[str
     gold = stages.test_documents()
     scores, _ = stages.scores()
     threshold = stages.threshold()
-    _, test_cands = stages.candidates()
-    _, _, dft = stages.dictionary()
+    test_cands = stages.test_candidates()
+    dft = stages.dictionary().dft
     t_dec = time.perf_counter()
     pred = [decide(d, c, s, threshold, config.linker.overlap, config.linker.propagate)
             for d, c, s in zip(gold, test_cands, scores, strict=True)]

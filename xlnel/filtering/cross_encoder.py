@@ -188,8 +188,8 @@ class CrossEncoderFilter(CandidateFilter):
         The classification head is new (seeded) unless the checkpoint already has a one-logit
         head. :meth:`fit` calls it; call it alone to score with an untrained head (speed tests).
         """
-        from xlnel.filtering._torch_utils import seed_everything
         from xlnel.models.registry import resolve_model
+        from xlnel.models.torch_utils import seed_everything
 
         seed_everything(self.options.seed)
         self._load_model(resolve_model(self.options.model), for_training=True)
@@ -198,8 +198,8 @@ class CrossEncoderFilter(CandidateFilter):
     def _load_model(self, source: str, for_training: bool) -> None:
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-        from xlnel.filtering._torch_utils import freeze_embeddings, freeze_lower_layers
         from xlnel.models.devices import resolve_device
+        from xlnel.models.torch_utils import freeze_embeddings, freeze_lower_layers
 
         self._device = resolve_device(self.options.device, "filter.options.device")
         head: dict[str, Any] = {"num_labels": 1, "ignore_mismatched_sizes": True}
@@ -235,7 +235,7 @@ class CrossEncoderFilter(CandidateFilter):
         if not self.options.quantize or self._device.type != "cpu":
             return self._model
         if self._quantized is None:
-            from xlnel.filtering._torch_utils import quantize_int8
+            from xlnel.models.torch_utils import quantize_int8
 
             self._quantized = quantize_int8(self._model)
         return self._quantized
@@ -278,7 +278,7 @@ class CrossEncoderFilter(CandidateFilter):
                candidates: Sequence[Sequence[Candidate]], progress: bool = False,
                allowed: Sequence[np.ndarray] | None = None) -> list[np.ndarray]:
         """The transformer's probabilities; 0 outside the top k (and outside ``allowed``)."""
-        from xlnel.filtering._torch_utils import predict
+        from xlnel.models.torch_utils import predict
 
         keys: dict[tuple[str, str], int] = {}
         slots: list[tuple[np.ndarray, list[int]]] = []
@@ -311,7 +311,7 @@ class CrossEncoderFilter(CandidateFilter):
         Raises:
             ValueError: If there are no documents, or no positive pair among their candidates.
         """
-        from xlnel.filtering._torch_utils import restore_state, seed_everything
+        from xlnel.models.torch_utils import restore_state, seed_everything
 
         if not documents:
             raise ValueError(f"{self.registered_name} needs annotated training documents, "
@@ -416,7 +416,7 @@ class CrossEncoderFilter(CandidateFilter):
         """Run the epochs; return the best dev epoch's trainable parameters (None: no dev)."""
         from transformers import get_linear_schedule_with_warmup
 
-        from xlnel.filtering._torch_utils import trainable_state
+        from xlnel.models.torch_utils import trainable_state
 
         opts = self.options
         rng = random.Random(opts.seed)
@@ -450,7 +450,7 @@ class CrossEncoderFilter(CandidateFilter):
         return best_state
 
     def _optimizer(self) -> torch.optim.Optimizer:
-        from xlnel.filtering._torch_utils import adamw
+        from xlnel.models.torch_utils import adamw
 
         return adamw(self._model, self.options.lr, self.options.weight_decay)
 
@@ -459,7 +459,7 @@ class CrossEncoderFilter(CandidateFilter):
         """One pass over ``examples``; returns the mean loss."""
         import torch
 
-        from xlnel.filtering._torch_utils import to_device
+        from xlnel.models.torch_utils import to_device
 
         opts, model = self.options, self._model
         assert self._encoder is not None
@@ -630,7 +630,7 @@ def _combine(pre: np.ndarray, probs: np.ndarray, mode: str) -> np.ndarray:
 def _f1_at(dev: _Part, scores: Sequence[np.ndarray], threshold: float,
                 level: str) -> float:
     """F1 at ``level`` of the links ``scores`` keep at ``threshold``."""
-    from xlnel.evaluation import evaluate
+    from xlnel.evaluation.metrics import evaluate
     from xlnel.linkers.decide import decide
 
     pred = [decide(d, c, s, threshold)

@@ -19,18 +19,19 @@ import re
 import secrets
 import shutil
 import signal
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, BinaryIO, cast
+from typing import IO, BinaryIO, Literal, cast
 
 from xlnel.errors import FormatError
 from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["atomic_write", "check_entities", "is_gzip", "iter_lines", "open_text",
+__all__ = ["atomic_dir", "atomic_write", "check_entities", "is_gzip", "iter_lines", "open_text",
            "read_text", "remove_stale_files", "sigterm_as_interrupt"]
 
 #: When this process started (as far as xlnel can tell: when it was imported). A temporary file
@@ -278,6 +279,63 @@ def atomic_write(path: str | Path, newline: str | None = "\n") -> Iterator[IO[st
             compressed.close()  # writes the gzip trailer; leaves ``raw`` open
         raw.flush()
         os.fsync(raw.fileno())
+
+
+@contextlib.contextmanager
+def atomic_dir(target: str | Path, existing: Literal["replace", "keep"] = "replace",
+               clean_stale: bool = True, mode: int | None = None) -> Iterator[Path]:
+    """A temporary folder beside ``target`` that becomes ``target`` when the block succeeds.
+
+    The one way xlnel writes a folder (a pipeline, a stage of the experiment cache, a model):
+    readers never see a half-written one. On an exception (SIGTERM included) the temporary
+    folder is removed and ``target`` is left as it was.
+
+    Args:
+        target: The folder to write; its parent is created when missing.
+        existing: What to do when ``target`` exists at the end: ``replace`` it (two renames,
+            the old folder removed last), or ``keep`` it and discard the new one (another
+            process wrote the same content first, as in a shared cache).
+        clean_stale: First remove the temporaries of writers of ``target`` killed before this
+            process started (not for folders that concurrent processes write into).
+        mode: Permissions of the temporary folder (``mkdtemp`` makes it owner-only).
+
+    Yields:
+        The temporary folder (created, empty).
+    """
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if clean_stale:
+        stale = re.compile(re.escape(f".{target.name}.") + r"(?:[a-z0-9_]{8}|old-\d+)")
+        remove_stale_files(target.parent, stale)
+    with sigterm_as_interrupt():
+        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+        try:
+            if mode is not None:
+                tmp.chmod(mode)
+            yield tmp
+            _install_dir(tmp, target, existing)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+    logger.debug("wrote %s", target)
+
+
+def _install_dir(tmp: Path, target: Path, existing: str) -> None:
+    if existing == "keep" and target.exists():
+        shutil.rmtree(tmp, ignore_errors=True)  # another process wrote it first; keep theirs
+        return
+    old = None
+    if existing == "replace" and target.exists():
+        old = target.with_name(f".{target.name}.old-{time.time_ns()}")
+        os.rename(target, old)
+    try:
+        os.rename(tmp, target)
+    except OSError:
+        if existing != "keep" or not target.exists():
+            raise
+        shutil.rmtree(tmp, ignore_errors=True)  # another process wrote it first; keep theirs
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def check_entities(doc: Document) -> None:

@@ -200,7 +200,7 @@ def concept_batches(groups: dict[str, list[str]], batch_size: int, names_per_con
 
 # --------------------------------------------------------------------------- training
 def _optimizer(encoder: EntityEncoder, options: AlignOptions) -> torch.optim.Optimizer:
-    from xlnel.filtering._torch_utils import adamw
+    from xlnel.models.torch_utils import adamw
 
     return adamw(encoder.model, options.lr, options.weight_decay)
 
@@ -222,7 +222,7 @@ def train_alignment(encoder: EntityEncoder, groups: dict[str, list[str]],
     """Fine-tune ``encoder`` in place on synonym groups; returns a report of the losses."""
     import torch
 
-    from xlnel.filtering._torch_utils import freeze_embeddings, seed_everything
+    from xlnel.models.torch_utils import freeze_embeddings, seed_everything
 
     seed_everything(options.seed)
     rng = random.Random(options.seed)

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from xlnel.evaluation import evaluate
+from xlnel.evaluation.metrics import evaluate
 from xlnel.types import Candidate, Document, Link
 
 _Best = tuple[float, float, Candidate]

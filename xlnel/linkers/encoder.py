@@ -129,7 +129,7 @@ class EntityEncoder:
         """
         import torch
 
-        from xlnel.filtering._torch_utils import length_batches
+        from xlnel.models.torch_utils import length_batches
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:

@@ -12,9 +12,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import xlnel.models.e5 as e5
 from xlnel.cache import cache_dir
 from xlnel.errors import ConfigError
-from xlnel.models import e5
 
 logger = logging.getLogger(__name__)
 

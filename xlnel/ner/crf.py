@@ -131,8 +131,8 @@ class CrfTagger(SpanTagger):
     def _build(self, source: str, labels: list[str], for_training: bool) -> None:
         from transformers import AutoModel, AutoTokenizer
 
-        from xlnel.filtering._torch_utils import seed_everything
         from xlnel.models.devices import resolve_device
+        from xlnel.models.torch_utils import seed_everything
         from xlnel.ner._network import TaggerNetwork
 
         opts = self.options
@@ -205,8 +205,8 @@ class CrfTagger(SpanTagger):
         Raises:
             ValueError: If no document has a gold entity.
         """
-        from xlnel.filtering._torch_utils import restore_state
         from xlnel.models.registry import resolve_model
+        from xlnel.models.torch_utils import restore_state
 
         types = entity_types(documents)
         if not types:
@@ -233,7 +233,7 @@ class CrfTagger(SpanTagger):
         """Run the epochs; return the best dev epoch's trainable parameters (None: no dev)."""
         from transformers import get_linear_schedule_with_warmup
 
-        from xlnel.filtering._torch_utils import trainable_state
+        from xlnel.models.torch_utils import trainable_state
 
         opts, network = self.options, self._require_network()
         rng = random.Random(opts.seed)
@@ -274,7 +274,7 @@ class CrfTagger(SpanTagger):
     def _optimizer(self, network: TaggerNetwork) -> torch.optim.Optimizer:
         import torch
 
-        from xlnel.filtering._torch_utils import skips_weight_decay
+        from xlnel.models.torch_utils import skips_weight_decay
 
         opts = self.options
         groups: dict[tuple[bool, bool], list[torch.nn.Parameter]] = {}
@@ -320,7 +320,7 @@ class CrfTagger(SpanTagger):
         """Mention spans of each document: Viterbi tags per chunk, decoded per document."""
         import torch
 
-        from xlnel.filtering._torch_utils import length_batches
+        from xlnel.models.torch_utils import length_batches
         from xlnel.ner._network import collate
 
         network = self._require_network()

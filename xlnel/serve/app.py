@@ -22,7 +22,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from xlnel.io.jsonl import document_to_dict
-from xlnel.pipeline import Pipeline
+from xlnel.runtime import Pipeline
 from xlnel.serve.schemas import (
     BatchOut,
     ConceptOut,

@@ -1,4 +1,5 @@
-"""Torch helpers of the cross-encoder filter: devices, seeds, batching, prediction, int8.
+"""Torch helpers shared by the trainable stages (cross-encoder filter, tagger, encoders): devices,
+seeds, batching, prediction, int8.
 
 Imported only by code paths that need torch, so the core package works without it.
 """

@@ -1,0 +1,161 @@
+"""The functions of the training recipe's steps (:data:`xlnel.training.STEPS`), and the one
+reading of ``data.*`` (:func:`load_training_documents`)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+from xlnel.candidates.base import CandidateGenerator, generator_class
+from xlnel.config import PipelineConfig, load_config
+from xlnel.dictionary.concepts import ConceptTable
+from xlnel.dictionary.dft import fine_tune_dictionary, split_documents
+from xlnel.dictionary.dictionary import Dictionary
+from xlnel.errors import ConfigError
+from xlnel.evaluation.folds import fold_split
+from xlnel.filtering.base import CandidateFilter, filter_class
+from xlnel.io import load_kb, read_documents
+from xlnel.ner.base import SpanTagger, tagger_class
+from xlnel.types import Candidate, Document
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["build_dictionary", "build_dictionary_and_concepts", "check_input_files",
+           "fine_tune_dictionary", "fit_filter", "fit_generator", "fit_tagger",
+           "load_pretrained_tagger", "load_training_documents"]
+
+
+# --------------------------------------------------------------------------- the documents
+def load_training_documents(config: PipelineConfig) -> tuple[list[Document], list[Document]]:
+    """The training documents and the test documents of a config.
+
+    - With ``data.folds``: fold ``data.fold`` of ``data.train`` is the test set and the other
+      folds train (``data.test`` and ``data.test_fraction`` are not used).
+    - Else with ``data.test_fraction`` > 0: that share of ``data.train``, by document.
+    - Else with ``data.test``: the documents of that file.
+    - Else no test documents.
+
+    ``data.max_documents`` then cuts the training documents only.
+
+    Raises:
+        ConfigError: When ``data.train`` holds no documents, the split leaves none to train
+            on, or both ``data.test`` and ``data.test_fraction`` are given without folds.
+    """
+    data = config.data
+    if data.folds is None and data.test is not None and data.test_fraction > 0:
+        raise ConfigError(f"data.test ({data.test}) and data.test_fraction "
+                          f"({data.test_fraction}) both name the test documents; give one")
+    docs: list[Document] = []
+    if data.train is not None:
+        docs = read_documents(data.train)
+        if not docs:
+            raise ConfigError(f"data.train: no documents in {data.train}; give an annotated "
+                              "corpus file (JSONL, PubTator) or BRAT folder")
+    test: list[Document] = []
+    if data.folds is not None:
+        docs, test = fold_split(docs, data.folds, data.fold, data.split_seed)
+    elif data.test_fraction > 0:
+        test, docs = split_documents(docs, data.test_fraction, data.split_seed)
+        if not docs:
+            raise ConfigError(f"data.test_fraction={data.test_fraction} leaves no "
+                              f"training documents of the {len(test)} in {data.train}")
+    elif data.test is not None:
+        test = read_documents(data.test)
+    return docs[:data.max_documents], test
+
+
+def check_input_files(config: PipelineConfig) -> None:
+    """Check that the files a config names for training exist, before any work.
+
+    Raises:
+        ConfigError: Naming the config key, the path and the folder it is relative to.
+    """
+    named = [("data.train", config.data.train), ("data.test", config.data.test)]
+    named += [(f"dictionary.extra[{i}]", p) for i, p in enumerate(config.dictionary.extra)]
+    for key, value in named:
+        if value is not None and not Path(value).exists():
+            raise ConfigError(f"{key}: no such file {value!r} (relative paths are read from "
+                              f"the working folder {Path.cwd()})")
+
+
+# --------------------------------------------------------------------------- step functions
+def build_dictionary(config: PipelineConfig) -> Dictionary:
+    """The dictionary from the config's knowledge bases and extra dictionaries (before DFT)."""
+    return build_dictionary_and_concepts(config)[0]
+
+
+def build_dictionary_and_concepts(config: PipelineConfig) -> tuple[Dictionary, ConceptTable]:
+    """:func:`build_dictionary`, and the preferred names and types of the KB concepts."""
+    dictionary, table = Dictionary(), ConceptTable()
+    for spec in config.dictionary.kb:
+        concepts = load_kb(spec)
+        table.update(ConceptTable.from_concepts(concepts))
+        added = dictionary.extend(Dictionary.from_concepts(concepts))
+        logger.info("dictionary: %d entries from %s", added, spec)
+    check_input_files(config)
+    for path in config.dictionary.extra:
+        added = dictionary.extend(Dictionary.load(path))
+        logger.info("dictionary: %d entries from %s", added, path)
+    if len(dictionary) == 0:
+        raise ConfigError("the dictionary is empty: give dictionary.kb or dictionary.extra")
+    return dictionary, table
+
+
+def fit_tagger(config: PipelineConfig, train_docs: Sequence[Document],
+               progress: bool = False) -> SpanTagger | None:
+    """The config's mention tagger fitted on ``train_docs``, or ``None`` when it has none."""
+    if config.ner.name is None:
+        return None
+    if config.ner.pretrained is not None:
+        return load_pretrained_tagger(config)
+    # The tagger learns mention boundaries from every training document: the DFT share's
+    # mentions are not in the filter's data, but they are still valid tagging examples.
+    tagger = tagger_class(config.ner.name)(config.ner, config.lang)
+    tagger.fit(train_docs, progress=progress)
+    return tagger
+
+
+def load_pretrained_tagger(config: PipelineConfig) -> SpanTagger:
+    """The trained tagger named by ``config.ner.pretrained`` (see :class:`NerConfig`).
+
+    Raises:
+        ConfigError: If its pipeline was trained on other data or with another tagger.
+        ArtifactError: If the folder holds no saved tagger.
+    """
+    name, pretrained = config.ner.name, config.ner.pretrained
+    if name is None or pretrained is None:
+        raise ConfigError("ner.pretrained needs ner.name")
+    source = Path(pretrained)
+    folder = source / "ner" if (source / "ner").is_dir() else source
+    saved_config = folder.parent / "config.yaml"
+    if saved_config.is_file():
+        saved = load_config(saved_config)
+        if saved.data != config.data:
+            raise ConfigError(f"ner.pretrained: the tagger in {folder} was trained with data "
+                              f"{saved.data.model_dump()}, not {config.data.model_dump()}; it "
+                              "may have seen this config's test documents")
+        if saved.ner.name != name:
+            raise ConfigError(f"ner.pretrained: {folder} holds a {saved.ner.name} tagger, "
+                              f"not {name}")
+    else:
+        logger.warning("ner.pretrained: %s has no config.yaml beside it; the data the tagger "
+                       "was trained on cannot be checked", folder)
+    logger.info("reusing the tagger in %s", folder)
+    return tagger_class(name).load(folder, config.ner, config.lang)
+
+
+def fit_generator(config: PipelineConfig, dictionary: Dictionary) -> CandidateGenerator:
+    """The config's candidate generator with ``dictionary`` indexed."""
+    generator = generator_class(config.candidates.generator)(config.candidates, config.lang)
+    generator.fit(dictionary)
+    return generator
+
+
+def fit_filter(config: PipelineConfig, documents: Sequence[Document],
+               candidates: Sequence[Sequence[Candidate]],
+               progress: bool = False) -> CandidateFilter:
+    """The config's filter fitted on ``documents``, its threshold chosen (left open)."""
+    open_config = config.filter.model_copy(update={"threshold": None})
+    filt = filter_class(config.filter.name)(open_config, config.lang)
+    return filt.fit(documents, candidates, progress=progress)
