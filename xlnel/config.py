@@ -31,9 +31,11 @@ class DataConfig(_Section):
 
     Attributes:
         train: Annotated training documents (JSONL, PubTator, BRAT folder; ``.gz`` allowed).
-        test: Evaluation documents; with ``test_fraction`` > 0 they are split off ``train``.
-        test_fraction: Share of the training documents held out, by document, for evaluation;
-            the held-out documents are written into the pipeline folder.
+        test: Evaluation documents in a file of their own (not with ``test_fraction``).
+        test_fraction: Share of the training documents held out, by document, for evaluation
+            (not with ``test``). The test documents, from either, are what ``xlnel
+            experiment`` scores and what ``xlnel train`` writes into the pipeline folder
+            (``test.jsonl``).
         split_seed: Seed of that split.
         max_documents: Keep only the first N training documents (after the held-out split),
             to study data size; ``None`` = all.

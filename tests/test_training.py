@@ -1,0 +1,114 @@
+"""One training recipe: ``xlnel train`` and ``xlnel experiment`` run the same step functions,
+read ``data.*`` the same way and give the same predictions."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import xlnel.training.steps as steps
+from xlnel.config import load_config
+from xlnel.errors import ConfigError
+from xlnel.experiments import run_experiment
+from xlnel.experiments.stages import CellStages, StageCache, stage_keys
+from xlnel.io import read_documents
+from xlnel.linkers.decide import decide
+from xlnel.runtime import Pipeline
+from xlnel.training import STEPS, TrainingData, step_keys, train
+
+
+def _spy(monkeypatch, calls: list[str], name: str) -> None:
+    real = getattr(steps, name)
+
+    def spy(*args, **kwargs):
+        calls.append(name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(steps, name, spy)
+
+
+def test_train_and_experiment_call_the_same_step_functions(tmp_path, tiny_config, monkeypatch):
+    calls: list[str] = []
+    for name in ("load_training_documents", "fine_tune_dictionary", "fit_tagger",
+                 "fit_generator", "fit_filter"):
+        _spy(monkeypatch, calls, name)
+    train(load_config(tiny_config), tmp_path / "pipe")
+    trained, calls[:] = list(calls), []
+    run_experiment(tiny_config, {}, 1, tmp_path / "exp", cache_dir=tmp_path / "cache")
+    assert trained == calls
+    assert set(calls) == {"load_training_documents", "fine_tune_dictionary", "fit_generator",
+                          "fit_filter"}  # no tagger in this config
+
+
+def _link_keys(docs):
+    return [[(e.start, e.end, e.concept_id, round(e.score, 9)) for e in d.entities]
+            for d in docs]
+
+
+@pytest.mark.parametrize("overrides", [{}, {"filter.threshold": 0.3, "dft.R": 0.0}])
+def test_train_and_experiment_predict_the_same_links(tmp_path, tiny_config, overrides):
+    config = load_config(tiny_config, overrides)
+    train(config, tmp_path / "pipe")
+    pipe = Pipeline.load(tmp_path / "pipe")
+    test = read_documents(tmp_path / "pipe" / "test.jsonl")
+    trained = pipe.link_batch(test)  # the gold links are replaced
+
+    cell = CellStages(config, StageCache(tmp_path / "cache"), TrainingData())
+    assert [d.id for d in cell.test_documents()] == [d.id for d in test]
+    scores, _ = cell.scores()
+    experiment = [decide(d, c, s, cell.threshold(), config.linker.overlap,
+                         config.linker.propagate)
+                  for d, c, s in zip(cell.test_documents(), cell.test_candidates(), scores,
+                                     strict=True)]
+    assert cell.threshold() == pytest.approx(pipe.filter.threshold)
+    assert _link_keys(experiment) == _link_keys(trained)
+    assert any(d.entities for d in experiment)
+
+
+def test_data_test_names_the_test_documents_of_both(tmp_path, tiny_config, tiny_docs):
+    config = load_config(tiny_config, {"data.test_fraction": 0.0, "data.test": str(tiny_docs)})
+    report = train(config, tmp_path / "pipe")
+    written = read_documents(tmp_path / "pipe" / "test.jsonl")
+    expected = read_documents(tiny_docs)
+    assert [d.id for d in written] == [d.id for d in expected]
+    assert report["test_documents"] == len(expected)
+    cell = CellStages(config, StageCache(None), TrainingData())
+    assert [d.id for d in cell.test_documents()] == [d.id for d in expected]
+
+
+def test_folds_name_the_same_documents_in_both(tmp_path, tiny_config):
+    config = load_config(tiny_config, {"data.folds": 3, "data.fold": 1})
+    train(config, tmp_path / "pipe")
+    written = [d.id for d in read_documents(tmp_path / "pipe" / "test.jsonl")]
+    cell = CellStages(config, StageCache(None), TrainingData())
+    assert written == [d.id for d in cell.test_documents()]
+    assert not set(written) & {d.id for d in cell.train_documents()}
+
+
+def test_test_file_and_test_fraction_together_are_refused(tmp_path, tiny_config, tiny_docs):
+    config = load_config(tiny_config, {"data.test": str(tiny_docs)})
+    with pytest.raises(ConfigError, match="data.test .* and data.test_fraction"):
+        train(config, tmp_path / "pipe")
+    assert not (tmp_path / "pipe").exists()
+
+
+def test_cache_keys_follow_the_declared_config_parts(tiny_config):
+    base = load_config(tiny_config)
+    keys = stage_keys(base)
+    assert set(keys) == {s.name for s in STEPS} | {"scores"}
+    assert keys["tagger"] == ""  # no tagger in this config
+    threshold = stage_keys(load_config(tiny_config, {"filter.threshold": 0.7}))
+    assert threshold == keys  # the filter is fitted with its threshold open
+    top_m = step_keys(load_config(tiny_config, {"candidates.top_m": 5}))
+    assert top_m["dictionary"] == keys["dictionary"]
+    assert top_m["generator"] != keys["generator"] and top_m["filter"] != keys["filter"]
+
+
+def test_a_cached_experiment_reads_what_it_stored(tmp_path, tiny_config):
+    run_experiment(tiny_config, {}, 1, tmp_path / "a", cache_dir=tmp_path / "cache")
+    run_experiment(tiny_config, {}, 1, tmp_path / "b", cache_dir=tmp_path / "cache")
+    first, second = (json.loads((tmp_path / d / "runs.jsonl").read_text().splitlines()[0])
+                     for d in ("a", "b"))
+    assert first["metrics"] == second["metrics"]
+    assert all(second["cached"].values()) and not any(first["cached"].values())
