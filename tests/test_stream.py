@@ -268,3 +268,17 @@ def test_cross_encoder_inference_options_may_change_when_linking() -> None:
     with pytest.raises(ConfigError, match="those that can change when linking: device, "
                                           "inference_batch_size, inference_dtype, quantize"):
         check_link_overrides({"filter.options.lr": 0.1}, config)
+
+
+@pytest.mark.parametrize("generator", ["xlnel.tfidf_char.v1", "xlnel.dense.v1"])
+def test_each_generator_declares_the_keys_training_fixes(generator: str) -> None:
+    from xlnel.candidates.base import generator_class
+    from xlnel.errors import ConfigError
+    from xlnel.pipeline import check_link_overrides
+
+    config = load_config(None, {"candidates.generator": generator})
+    assert "use_idf" in generator_class(generator).trained_keys
+    check_link_overrides({"candidates.top_m": 3, "candidates.workers": 2}, config)
+    for key in ("candidates.use_idf", "candidates.options.model"):
+        with pytest.raises(ConfigError, match="fixed by training"):
+            check_link_overrides({key: 1}, config)

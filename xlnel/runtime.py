@@ -225,20 +225,17 @@ class Pipeline(Linker):
 
 LINK_TIME_SECTIONS = ("candidates", "filter", "linker")
 """Config sections whose keys may change when a trained pipeline is loaded."""
-_FIXED_BY_TRAINING = {
-    "candidates": ("generator", "ngram_min", "ngram_max", "sublinear_tf", "use_idf",
-                   "pad_ends", "options"),
-    "filter": ("name", "select_level"),
-}
+_FIXED_BY_TRAINING = {"candidates": ("generator",), "filter": ("name", "select_level")}
 
 
 def check_link_overrides(overrides: Mapping[str, Any],
                          config: PipelineConfig | None = None) -> None:
     """Refuse overrides that cannot apply to a trained pipeline.
 
-    Allowed are the search settings of ``candidates`` (not the index's n-grams), the filter's
-    ``threshold`` and the options its class lists in ``inference_options`` (checked when the
-    saved ``config`` is given), and anything under ``linker``.
+    Allowed are the ``candidates`` keys outside its generator class's ``trained_keys`` (its
+    search settings), the filter's ``threshold`` and the options its class lists in
+    ``inference_options``, and anything under ``linker``. The classes' declarations are
+    checked when the saved ``config`` is given.
 
     Raises:
         ConfigError: Naming the key and what may change instead.
@@ -251,7 +248,10 @@ def check_link_overrides(overrides: Mapping[str, Any],
             raise ConfigError(f"{key} cannot change when a trained pipeline is loaded "
                               f"(the dictionary, DFT and data are fixed by training); "
                               f"allowed: {allowed}")
-        if field in _FIXED_BY_TRAINING.get(section, ()):
+        fixed = field in _FIXED_BY_TRAINING.get(section, ())
+        if section == "candidates" and config is not None:
+            fixed = fixed or field in generator_class(config.candidates.generator).trained_keys
+        if fixed:
             raise ConfigError(f"{key} is fixed by training and cannot change when the pipeline "
                               "is loaded; train a new pipeline for another value")
         if section == "filter" and field == "options" and config is not None:

@@ -18,6 +18,10 @@ class CandidateGenerator(ABC):
 
     #: Registered name, such as ``xlnel.tfidf_char.v1``.
     registered_name: ClassVar[str]
+    #: ``candidates`` keys a fitted generator keeps from training (what its index was built
+    #: with); the others, its search settings, may change when a pipeline is loaded
+    #: (``xlnel link --set``).
+    trained_keys: ClassVar[frozenset[str]] = frozenset({"options"})
 
     @abstractmethod
     def __init__(self, config: CandidatesConfig, lang: str) -> None:

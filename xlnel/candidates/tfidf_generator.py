@@ -40,6 +40,8 @@ class TfidfCandidateGenerator(CandidateGenerator):
     """
 
     registered_name = "xlnel.tfidf_char.v1"
+    trained_keys = frozenset({"ngram_min", "ngram_max", "sublinear_tf", "use_idf", "pad_ends",
+                              "options"})
 
     def __init__(self, config: CandidatesConfig, lang: str) -> None:
         if config.options:

@@ -125,6 +125,8 @@ class DenseCandidateGenerator(CandidateGenerator):
     """Nearest dictionary names of each span by entity-encoder cosine (FAISS)."""
 
     registered_name = "xlnel.dense.v1"
+    # The TF-IDF index it keeps beside the dense one (``merge_tfidf``) was built with these too.
+    trained_keys = TfidfCandidateGenerator.trained_keys
 
     def __init__(self, config: CandidatesConfig, lang: str) -> None:
         self.config = config
