@@ -46,7 +46,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["LINK_TIME_SECTIONS", "Pipeline", "PipelineSource", "SavedPipeline", "batched",
            "candidates_of", "check_link_overrides", "generate_candidates", "open_pipeline",
-           "pipeline_folder", "pipeline_lang", "saved_pipeline"]
+           "pipeline_folder", "pipeline_lang", "saved_pipeline", "source_identity"]
 
 T = TypeVar("T")
 
@@ -337,6 +337,14 @@ def saved_pipeline(pipeline: PipelineSource) -> SavedPipeline | None:
     if isinstance(pipeline, Pipeline):
         return None
     return SavedPipeline.of(pipeline)
+
+
+def source_identity(pipeline: PipelineSource) -> dict[str, Any] | None:
+    """Which saved pipeline ``pipeline`` is, with its load overrides (see
+    :func:`~xlnel.artifacts.pipeline_identity`); ``None`` for a pipeline never saved."""
+    if isinstance(pipeline, Pipeline):
+        return pipeline.identity
+    return SavedPipeline.of(pipeline).identity()
 
 
 def pipeline_folder(pipeline: PipelineSource) -> str | None:

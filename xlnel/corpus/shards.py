@@ -18,7 +18,7 @@ from typing import Any, cast
 
 from xlnel.errors import OutputError
 from xlnel.io._atomic import atomic_write
-from xlnel.runtime import Pipeline, PipelineSource, SavedPipeline
+from xlnel.runtime import PipelineSource, source_identity
 
 logger = logging.getLogger(__name__)
 
@@ -90,8 +90,7 @@ def plan_shards(source: str | Path, out_dir: str | Path) -> list[tuple[Path, Pat
 
 def writer_identity(pipeline: PipelineSource) -> dict[str, Any] | None:
     """What identifies the pipeline writing shard outputs (``None`` for an unsaved one)."""
-    identity = (pipeline.identity if isinstance(pipeline, Pipeline)
-                else SavedPipeline.of(pipeline).identity())
+    identity = source_identity(pipeline)
     # As read back from the record: JSON turns tuples into lists.
     return cast(dict[str, Any] | None, json.loads(json.dumps(identity, default=str)))
 
