@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import logging
 import random
-import shutil
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,6 +34,7 @@ from tqdm import tqdm
 from xlnel.config import validate_options
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.io import load_kb
+from xlnel.io._atomic import atomic_dir
 from xlnel.linkers.encoder import Pooling
 from xlnel.normalization import normalize_string
 
@@ -296,17 +295,8 @@ def align_encoder(kb: Sequence[str], out: str | Path, dictionaries: Sequence[str
               **train_alignment(encoder, groups, opts, progress),
               "options": opts.model_dump(mode="json"), "kb": list(kb),
               "dictionaries": [str(p) for p in dictionaries]}
-    target = Path(out)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
-    try:
+    with atomic_dir(out) as tmp:
         encoder.save(tmp, extra={"alignment": report})
-        if target.exists():
-            shutil.rmtree(target)
-        tmp.rename(target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return report
 
 

