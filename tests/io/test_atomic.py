@@ -85,3 +85,24 @@ def test_atomic_path_replaces_on_success_and_keeps_old_file_on_failure(tmp_path)
         raise RuntimeError("writer failed")
     assert target.read_bytes() == b"new"
     assert [p.name for p in target.parent.iterdir()] == ["weights.bin"]
+
+
+def test_atomic_dir_replaces_or_keeps_and_cleans_up(tmp_path: Path) -> None:
+    from xlnel.io._atomic import atomic_dir
+
+    target = tmp_path / "model"
+    with atomic_dir(target) as tmp:
+        assert tmp.parent == tmp_path and tmp.name.startswith(".model.")
+        (tmp / "a.txt").write_text("first", encoding="utf-8")
+    assert (target / "a.txt").read_text(encoding="utf-8") == "first"
+    with pytest.raises(RuntimeError), atomic_dir(target) as tmp:
+        (tmp / "a.txt").write_text("broken", encoding="utf-8")
+        raise RuntimeError("killed")
+    assert (target / "a.txt").read_text(encoding="utf-8") == "first"
+    with atomic_dir(target, "keep") as tmp:  # another writer finished first: theirs stays
+        (tmp / "a.txt").write_text("second", encoding="utf-8")
+    assert (target / "a.txt").read_text(encoding="utf-8") == "first"
+    with atomic_dir(target) as tmp:
+        (tmp / "b.txt").write_text("third", encoding="utf-8")
+    assert sorted(p.name for p in target.iterdir()) == ["b.txt"]
+    assert [p.name for p in tmp_path.iterdir()] == ["model"]  # no temporaries left
