@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from xlnel.candidates.base import CandidateGenerator, register_generator
+from xlnel.candidates.names import index_names
 from xlnel.candidates.spans import generate_spans
 from xlnel.candidates.stopwords import load_stopwords
 from xlnel.candidates.tfidf import MatcherConfig, TfidfMatcher
@@ -59,21 +60,9 @@ class TfidfCandidateGenerator(CandidateGenerator):
         Raises:
             ValueError: If the dictionary has no name with any letter or digit.
         """
-        index: dict[str, int] = {}
-        targets: list[list[tuple[str, str]]] = []
-        for entry in dictionary:
-            key = normalize_string(entry.name, self.lang)
-            if not key:
-                continue
-            i = index.setdefault(key, len(index))
-            if i == len(targets):
-                targets.append([])
-            if all(cid != entry.concept_id for cid, _ in targets[i]):
-                targets[i].append((entry.concept_id, entry.name))
-        if not index:
-            raise ValueError("the dictionary has no usable name to index")
-        self.matcher.fit(list(index))
-        self._targets = targets
+        names = index_names(dictionary, self.lang)
+        self.matcher.fit(names.keys)
+        self._targets = names.targets
         return self
 
     def spans(self, document: Document) -> list[Span]:

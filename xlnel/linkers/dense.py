@@ -34,6 +34,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from xlnel.candidates.base import CandidateGenerator, register_generator
+from xlnel.candidates.names import index_names
 from xlnel.candidates.spans import generate_spans, tokenize
 from xlnel.candidates.stopwords import load_stopwords
 from xlnel.candidates.tfidf_generator import TfidfCandidateGenerator
@@ -160,23 +161,9 @@ class DenseCandidateGenerator(CandidateGenerator):
         Raises:
             ValueError: If the dictionary has no name with any letter or digit.
         """
-        index: dict[str, int] = {}
-        targets: list[list[tuple[str, str]]] = []
-        annotated: set[int] = set()
-        for entry in dictionary:
-            key = normalize_string(entry.name, self.lang)
-            if not key:
-                continue
-            i = index.setdefault(key, len(index))
-            if i == len(targets):
-                targets.append([])
-            if all(cid != entry.concept_id for cid, _ in targets[i]):
-                targets[i].append((entry.concept_id, entry.name))
-            if entry.source == "annotation":
-                annotated.add(i)
-        if not index:
-            raise ValueError("the dictionary has no usable name to index")
-        self._keys, self._targets = list(index), targets
+        names = index_names(dictionary, self.lang)
+        annotated = {i for i, sources in enumerate(names.sources) if "annotation" in sources}
+        self._keys, self._targets = names.keys, names.targets
         logger.info("dense index: embedding %d names with %s", len(self._keys),
                     self.options.model)
         t0 = time.perf_counter()
