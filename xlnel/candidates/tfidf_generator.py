@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
+from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
@@ -24,12 +25,8 @@ logger = logging.getLogger(__name__)
 
 
 def matcher_config(config: CandidatesConfig) -> MatcherConfig:
-    """The matcher settings contained in a candidates config."""
-    return MatcherConfig(ngram_min=config.ngram_min, ngram_max=config.ngram_max,
-                         top_m=config.top_m, threshold=config.threshold,
-                         sublinear_tf=config.sublinear_tf, use_idf=config.use_idf,
-                         pad_ends=config.pad_ends, chunk_size=config.chunk_size,
-                         workers=config.workers, metric=config.metric)
+    """The matcher settings contained in a candidates config (its fields of the same names)."""
+    return MatcherConfig(**{f.name: getattr(config, f.name) for f in fields(MatcherConfig)})
 
 
 @register_generator
