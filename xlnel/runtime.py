@@ -132,7 +132,8 @@ class Pipeline(Linker):
     def pipe(self, texts: Iterable[str], batch_size: int = 64) -> Iterator[list[Link]]:
         """Link texts lazily, ``batch_size`` at a time, yielding each text's links in order.
 
-        For documents with ids, or several processes, see :func:`link_documents`.
+        For documents with ids, or several processes, see
+        :func:`xlnel.pipeline.link_documents`.
 
         Raises:
             ValueError: When ``batch_size`` is below 1.

@@ -13,10 +13,11 @@ candidates    (upstream only)          candidates of the filter's (and test) doc
 filter        filter (not threshold)   the fitted filter, its threshold chosen
 ============  =======================  ==================================================
 
-Every step reads the training and test documents of :func:`load_training_documents`, which
-is where ``data.*`` gets its one meaning. :func:`train` (``xlnel train``) runs the steps in
-this process and saves the pipeline; ``xlnel experiment`` runs the same steps through its
-stage cache (:mod:`xlnel.experiments.stages`), keyed by :func:`step_keys`.
+Every step reads the training and test documents of
+:func:`~xlnel.training.steps.load_training_documents`, which is where ``data.*`` gets its one
+meaning. :func:`train` (``xlnel train``) runs the steps in this process and saves the
+pipeline; ``xlnel experiment`` runs the same steps through its stage cache
+(:mod:`xlnel.experiments.stages`), keyed by :func:`step_keys`.
 
 The filter is always fitted as if ``filter.threshold`` were open (it then chooses one); a fixed
 ``filter.threshold`` is applied to the finished pipeline, so a sweep over the threshold reuses
@@ -81,7 +82,8 @@ class Step:
         name: The step (its folder in a stage cache).
         needs: Steps whose cache keys enter this one's (their outputs, or outputs upstream of
             them, are what it consumes).
-        config: The parts of the config (:data:`CONFIG_PARTS`) its output depends on.
+        config: The parts of the config (keys of :func:`config_parts`) its output depends
+            on.
         make: Computes the output from the run.
         save: Writes the output into a folder; ``load`` reads it back (for a stage cache).
         load: See ``save``.
@@ -110,8 +112,8 @@ class StepStore(Protocol):
 def _make_dictionary(run: TrainingRun) -> FineTuned:
     dictionary = run.data.base_dictionary(run.config)
     dft = run.config.dft
-    rest, result = steps.fine_tune_dictionary(dictionary, run.documents()[0], dft.R, dft.seed,
-                                        dft.unlinked)
+    rest, result = steps.fine_tune_dictionary(dictionary, run.documents()[0], dft.R,
+                                              dft.seed, dft.unlinked)
     return FineTuned(dictionary, rest, result)
 
 
@@ -156,7 +158,7 @@ def _make_candidates(run: TrainingRun) -> StepCandidates:
     test = None
     if run.evaluate:
         test = candidates_of(gen, tagger, run.documents()[1], run.progress,
-                                   "candidates (test)")
+                             "candidates (test)")
     return StepCandidates(train, test)
 
 
