@@ -8,6 +8,7 @@ where that fails instead. With ``XLNEL_SCREENSHOTS=DIR`` the screenshots go to D
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import threading
@@ -96,8 +97,9 @@ def _link(browser: Any, url: str, text: str) -> list[dict[str, str]]:
     box = browser.find_element(By.ID, "text")
     browser.execute_script("arguments[0].value = arguments[1];", box, text)
     browser.find_element(By.ID, "link").click()
+    # "linking…" shows while the request runs; wait for "N link(s)" or an error.
     WebDriverWait(browser, 30).until(
-        lambda d: "link" in d.find_element(By.ID, "status").text
+        lambda d: re.fullmatch(r"\d+ links?", d.find_element(By.ID, "status").text)
         or "error" in d.find_element(By.ID, "status").text)
     assert "error" not in browser.find_element(By.ID, "status").text
     marks = browser.find_elements(By.CSS_SELECTOR, "#highlighted mark.mention")
