@@ -15,8 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from _common import RESULTS, write_result
-
+from benchmarks._common import RESULTS, write_result
 from xlnel.experiments import read_runs, summarize
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,7 +85,6 @@ def main(argv: list[str]) -> None:
     for name, summary in ablations.items():
         print(markdown(name, summary))
     write_result("ablations", {
-        "script": "python benchmarks/ablations.py",
         "note": "Mean ± sample std over seeds; seed s sets seed, dft.seed and "
                 "filter.options.seed, the held-out documents stay the same. Camoni ablations "
                 "are scored at span level on the held-out 20% of diabetes; the BC5CDR one on "

@@ -22,9 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import write_result  # noqa: E402
-
+from benchmarks._common import write_result
 from xlnel.io import read_documents, write_documents  # noqa: E402
 from xlnel.threads import THREAD_ENV_VARS  # noqa: E402
 

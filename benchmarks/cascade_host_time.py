@@ -21,16 +21,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import write_result  # noqa: E402
-
+from benchmarks._common import write_result
 from xlnel.filtering._pair_encoder import PairEncoder  # noqa: E402
 from xlnel.filtering._pairs import candidate_windows, top_k_mask  # noqa: E402
 from xlnel.filtering._torch_utils import length_batches  # noqa: E402

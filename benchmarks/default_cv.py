@@ -9,14 +9,10 @@ and links the remaining 1/5 with each filter variant; P/R/F1 are micro-averaged 
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import write_result  # noqa: E402
-
+from benchmarks._common import write_result
 from xlnel.candidates.base import generator_class  # noqa: E402
 from xlnel.config import load_config  # noqa: E402
 from xlnel.defaults import sample_documents  # noqa: E402

@@ -34,9 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import RESULTS, write_result  # noqa: E402
-
+from benchmarks._common import RESULTS, write_result
 from xlnel.dictionary.dft import split_documents  # noqa: E402
 from xlnel.dictionary.dictionary import Dictionary  # noqa: E402
 from xlnel.io import load_kb, read_documents, write_documents  # noqa: E402
@@ -207,7 +205,7 @@ def _previous(parts: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, An
     path = RESULTS / "dense_accuracy.json"
     if not path.is_file():
         return [], []
-    old = json.loads(path.read_text(encoding="utf-8"))
+    old = json.loads(path.read_text(encoding="utf-8"))["results"]
     if "runs" not in old:  # a file of one run
         done = sorted({r["experiment"].split()[0] for r in old.get("results", [])})
         old["runs"] = [{"command": old.get("command"), "parts": done,

@@ -22,16 +22,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import run_isolated, write_result  # noqa: E402
-
+from benchmarks._common import run_isolated, write_result
 from xlnel.io import read_documents, write_documents  # noqa: E402
 from xlnel.types import Document  # noqa: E402
 

@@ -19,8 +19,7 @@ import statistics
 import time
 from typing import Any
 
-from _common import write_result
-
+from benchmarks._common import write_result
 from xlnel.evaluation import evaluate
 from xlnel.evaluation.protocol import ProtocolSample, matcher_scorer, protocol_sample
 from xlnel.io import read_documents
@@ -87,7 +86,6 @@ def main() -> None:
     for name, pipeline_dir, gold in args.run:
         result = measure(pipeline_dir, gold, args.seeds)
         path = write_result(f"protocol_{name}", {
-            "script": "python benchmarks/protocol_scores.py --run NAME=PIPELINE_DIR:GOLD_FILE",
             "protocol_doc": "docs/evaluation-protocols.md", **result})
         print(f"{name}: galperin2022 {result['galperin2022']['mean']}  end-to-end "
               f"{ {k: round(v['f1'], 4) for k, v in result['end_to_end'].items()} } -> {path}")

@@ -21,14 +21,12 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import write_result  # noqa: E402
+from benchmarks._common import write_result
 
 SHORT = "The patient had seizures, hypertension and type 2 diabetes."
 

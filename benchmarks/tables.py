@@ -6,7 +6,7 @@ Every table in those files sits between marker comments::
     ...generated...
     <!-- /table -->
 
-``python benchmarks/tables.py`` rewrites what lies between the markers; ``--check`` only
+``python -m benchmarks tables`` rewrites what lies between the markers; ``--check`` only
 compares and exits with status 1 when a committed table differs from what the results files
 give (a test runs it). Each table ends with the results files it was read from.
 """
@@ -21,8 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from config_tables import config_reference, options_reference  # noqa: E402
+from benchmarks._config_tables import config_reference, options_reference
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -33,13 +32,24 @@ MARKER = re.compile(r"(<!-- table:(?P<name>[a-z0-9_]+) -->\n)(?P<body>.*?)(<!-- 
 Row = Sequence[str]
 
 
-def _load(name: str) -> dict[str, Any]:
+def _envelope(name: str) -> dict[str, Any]:
+    """The whole results file ``name`` (provenance, settings and figures)."""
     path = RESULTS / name
     if not path.is_file():
         raise FileNotFoundError(f"results file {path} not found; run the benchmark that "
-                                "writes it, or remove the table's markers")
+                                "writes it (python -m benchmarks --list), or remove the "
+                                "table's markers")
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    if "results" not in data:
+        raise ValueError(f"{path}: not in the result schema (no 'results'); see "
+                         "benchmarks/results.schema.json")
     return data
+
+
+def _load(name: str) -> dict[str, Any]:
+    """The figures (``results``) of the results file ``name``."""
+    figures: dict[str, Any] = _envelope(name)["results"]
+    return figures
 
 
 def _table(header: Row, rows: Iterable[Row], sources: Iterable[str],
@@ -339,7 +349,7 @@ def _dash(x: float | None) -> str:
 
 def adapt_table(name: str) -> str:
     """Per language and dictionary: concept coverage and accuracy@1/@k of the official labels."""
-    data = _load(name)
+    data = {**_load(name), "settings": _envelope(name)["settings"]}
     k = data["settings"]["k"]
     labels = {"english": "English names (untranslated)", "adapted": "xlnel adapt",
               "e5": "multilingual-e5-small (English names)"}
@@ -501,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
             if not args.check:
                 path.write_text(new, encoding="utf-8")
     if args.check and stale:
-        print(f"tables out of date in {', '.join(stale)}; run python benchmarks/tables.py",
+        print(f"tables out of date in {', '.join(stale)}; run python -m benchmarks tables",
               file=sys.stderr)
         return 1
     for name in stale:

@@ -20,9 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import RESULTS, write_result  # noqa: E402
-
+from benchmarks._common import read_figures, write_result
 from xlnel.evaluation import evaluate  # noqa: E402
 from xlnel.io import read_documents  # noqa: E402
 from xlnel.pipeline import Pipeline  # noqa: E402
@@ -78,13 +76,10 @@ def main() -> None:
     entry["tagger_options"] = meta["options"]
     entry["tagger_training"] = meta["training"]
     entry["train_report"] = json.loads((runs / name / "train_report.json").read_text())
-    baseline = json.loads((RESULTS / "accuracy.json").read_text())["results"].get(name, {})
+    baseline = read_figures("accuracy")["results"].get(name, {})
     entry["baseline_all_spans"] = {k: baseline.get(k) for k in ("span", "overlap")}
-    target = RESULTS / "tagger_accuracy.json"
-    previous = json.loads(target.read_text())["results"] if target.is_file() else {}
-    write_result("tagger_accuracy", {
-        "script": "benchmarks/tagger_accuracy.py RUNS NAME (commands in its docstring)",
-        "results": {**previous, name: entry}})
+    previous = read_figures("tagger_accuracy", {"results": {}})["results"]
+    write_result("tagger_accuracy", {"results": {**previous, name: entry}})
 
 
 if __name__ == "__main__":

@@ -16,12 +16,10 @@ are merged into ``benchmarks/results/top_k_recall.json`` under NAME.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from typing import Any
 
-from _common import RESULTS, write_result
-
+from benchmarks._common import read_figures, write_result
 from xlnel.dictionary.dft import split_documents
 from xlnel.evaluation import hrm_recall
 from xlnel.filtering._pairs import name_ranks
@@ -66,10 +64,8 @@ def main() -> None:
     result = measure(args.pipeline, args.ks)
     for row in result["by_k"]:
         print(row)
-    target = RESULTS / "top_k_recall.json"
-    previous = json.loads(target.read_text())["runs"] if target.is_file() else {}
-    write_result("top_k_recall", {"script": "python benchmarks/top_k_recall.py --pipeline DIR "
-                                            "--name NAME", "runs": {**previous, args.name: result}})
+    previous = read_figures("top_k_recall", {"runs": {}})["runs"]
+    write_result("top_k_recall", {"runs": {**previous, args.name: result}})
 
 
 if __name__ == "__main__":

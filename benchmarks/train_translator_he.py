@@ -23,9 +23,7 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import write_result  # noqa: E402
-
+from benchmarks._common import write_result
 from xlnel.dictionary.adapt import train_translator_from_pairs  # noqa: E402
 
 MUSE = Path("../shared/data/muse/en-he.txt")

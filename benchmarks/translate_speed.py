@@ -14,16 +14,13 @@ from __future__ import annotations
 import argparse
 import csv
 import random
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import write_result  # noqa: E402
-
+from benchmarks._common import write_result
 from xlnel.dictionary.builder import build_dictionary  # noqa: E402
 from xlnel.dictionary.pairs import normalize_name  # noqa: E402
 from xlnel.dictionary.translator import (  # noqa: E402

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -10,21 +9,19 @@ from types import ModuleType
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "tables.py"
+from benchmarks import tables as tables_module
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
 def tables() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("tables", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return tables_module
 
 
 def test_committed_tables_are_current() -> None:
-    run = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True,
-                         text=True)
+    run = subprocess.run([sys.executable, "-m", "benchmarks", "tables", "--check"], cwd=ROOT,
+                         capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
 
 
