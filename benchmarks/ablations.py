@@ -3,7 +3,7 @@
 Each folder is one ``xlnel experiment`` run of a config in ``configs/ablations/`` (the folder is
 named after the config; the command is the one documented in the config's header). A folder
 named ``NAME-gpu`` holds the same config run on a GPU machine (see ``GPU_RUNS``). Run from the
-repository root after the experiments: ``python benchmarks/ablations.py``. Prints a Markdown
+repository root after the experiments: ``python -m benchmarks ablations``. Prints a Markdown
 table per ablation (mean ± sample std over seeds) and writes ``benchmarks/results/ablations.json``
 with the summaries, the commands, the seeds and the CPU time of the cells.
 """

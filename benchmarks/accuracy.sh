@@ -1,6 +1,6 @@
 #!/bin/bash
 # End-to-end accuracy of the shipped configs with the CLI: train, link the held-out documents,
-# evaluate, HRM recall; wall times in RUNS/times.txt. Then: python benchmarks/collect_accuracy.py RUNS
+# evaluate, HRM recall; wall times in RUNS/times.txt. Then: python -m benchmarks collect_accuracy RUNS
 # Usage: benchmarks/accuracy.sh [RUNS] [all|camoni|bc5cdr|diabetes|sclerosis|depression] [SUFFIX]
 # SUFFIX picks config variants: "-transformer" runs configs/camoni-$c-transformer.yaml etc.
 cd "$(dirname "$0")/.."

@@ -14,7 +14,7 @@ For comparison the same pairs are also tokenised the plain way: the tokenizer ca
 whole pairs, then padded through Python lists into tensors.
 
     xlnel train configs/bc5cdr.yaml --out /tmp/bc5cdr-gbdt
-    python benchmarks/cascade_host_time.py --pipeline /tmp/bc5cdr-gbdt --documents 400
+    python -m benchmarks cascade_host_time --pipeline /tmp/bc5cdr-gbdt --documents 400
 """
 
 from __future__ import annotations

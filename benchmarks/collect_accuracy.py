@@ -1,6 +1,6 @@
 """Collect the figures written by ``benchmarks/accuracy.sh RUNS`` into results/accuracy.json.
 
-    python benchmarks/collect_accuracy.py RUNS
+    python -m benchmarks collect_accuracy RUNS
 """
 
 from __future__ import annotations

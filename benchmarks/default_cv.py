@@ -4,7 +4,7 @@ shipped English HPO sample (``xlnel/resources/hpo_sample_en.txt``).
 Each fold trains on 4/5 of the sample's documents (DFT R = 0.2, HPO names, TF-IDF candidates)
 and links the remaining 1/5 with each filter variant; P/R/F1 are micro-averaged over the folds.
 
-    python benchmarks/default_cv.py
+    python -m benchmarks default_cv
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ Experiments (each also runnable as the ``xlnel encoder`` command recorded in the
 
 Writes ``benchmarks/results/dense_accuracy.json`` after every step, keeping the results of the
 part not rerun (``--only``). Run from the repository
-root, e.g. ``nice -n 10 python benchmarks/dense_accuracy.py --work /tmp/dense``.
+root, e.g. ``nice -n 10 python -m benchmarks dense_accuracy --work /tmp/dense``.
 The encoder runs on a GPU when one is present; ``XLNEL_DEVICE=cpu`` forces the CPU.
 """
 

@@ -11,7 +11,7 @@
 
 Writes ``benchmarks/results/dense_speed.json``. Run from the repository root::
 
-    nice -n 10 python benchmarks/dense_speed.py
+    nice -n 10 python -m benchmarks dense_speed
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ a shard's output is being written, runs the same command again, and compares eve
 the reference byte for byte and looks for temporary files left behind. Writes
 ``benchmarks/results/fault_injection.json`` after every run.
 
-    python benchmarks/fault_injection.py --runs 20
+    python -m benchmarks fault_injection --runs 20
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ untrained head, scores the same candidates with fp32 and with int8 dynamically q
 layers, and prints pairs per second and their ratio. Given a trained pipeline and a gold file,
 it also scores that file both ways and reports the F1 difference.
 
-    python benchmarks/filter_speed.py [--pairs 2000] [--threads N]
-    python benchmarks/filter_speed.py --pipeline DIR --gold FILE
+    python -m benchmarks filter_speed [--pairs 2000] [--threads N]
+    python -m benchmarks filter_speed --pipeline DIR --gold FILE
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ For each reader, ``--examples`` valid files must parse exactly and ``--examples`
 random bytes) must parse consistently or raise ``FormatError``. Writes
 ``benchmarks/results/fuzz_readers.json``: inputs tried and failures per reader.
 
-    python benchmarks/fuzz_readers.py --examples 20000
-    python benchmarks/fuzz_readers.py --examples 20000 --readers kb_tsv --update   # one again
+    python -m benchmarks fuzz_readers --examples 20000
+    python -m benchmarks fuzz_readers --examples 20000 --readers kb_tsv --update   # one again
 
 Each reader's entry records the commit it ran at.
 """

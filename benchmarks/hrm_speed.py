@@ -6,7 +6,7 @@ each size and scikit-learn's plain ``cosine_similarity`` (TF-IDF char 1-3-grams,
 to write it) on a 100,000-name subset, in one run, and prints the ratios of spans per second.
 Each run is its own process so its peak memory is its own.
 
-    python benchmarks/hrm_speed.py [--names 100000,1000000,3000000] [--queries 5000]
+    python -m benchmarks hrm_speed [--names 100000,1000000,3000000] [--queries 5000]
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ The peers are not project dependencies: the script installs each into a throwawa
 environment (``--venvs``, default ``/tmp/peers-venv-*``) with pip from the configured index and
 runs it there in a subprocess; every offline workaround is recorded in the result.
 
-    python benchmarks/hrm_vs_peers.py [--synthetic 3000000] [--time-box 3600]
+    python -m benchmarks hrm_vs_peers [--synthetic 3000000] [--time-box 3600]
 """
 
 from __future__ import annotations

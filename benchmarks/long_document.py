@@ -6,7 +6,7 @@ process (``_common.run_isolated``: its peak RSS is its own), in windows of
 ``linker.window_chars``. A check on a ``--check-chars`` prefix links it both whole (one window)
 and in windows, each in its own process, and compares the links.
 
-    python benchmarks/long_document.py --pipeline runs/bc5cdr-small
+    python -m benchmarks long_document --pipeline runs/bc5cdr-small
 """
 
 from __future__ import annotations

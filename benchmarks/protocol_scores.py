@@ -8,7 +8,7 @@ the pipeline and scores it end to end (:func:`xlnel.evaluation.evaluate`, strict
 filter's level, and writes ``benchmarks/results/protocol_<NAME>.json``. GOLD must be documents
 the pipeline was not trained on (its ``test.jsonl``, or BC5CDR ``dev.pubtator``).
 
-Run from the repository root, e.g. ``python benchmarks/protocol_scores.py --run
+Run from the repository root, e.g. ``python -m benchmarks protocol_scores --run
 bc5cdr-dev=runs/bc5cdr:../shared/data/bc5cdr/dev.pubtator``.
 """
 

@@ -1,6 +1,6 @@
 """Collect the R sweeps of benchmarks/results/r_sweep/*/runs.jsonl into r_sweep.json.
 
-Run by benchmarks/r_sweep.sh after the sweeps; on its own: ``python benchmarks/r_sweep.py``.
+Run by benchmarks/r_sweep.sh after the sweeps; on its own: ``python -m benchmarks r_sweep``.
 For each corpus: the best R by mean span F1 (and by concept F1 where measured), the summary
 over seeds of every R, the seeds run, and the wall time of the cells.
 """

@@ -7,7 +7,7 @@ documents). Reported per run: requests/s, latency p50/p95/p99 in milliseconds, f
 (non-200 answers and errors), and the machine's load average before and after, since the
 clients share the CPU with the server (and the machine with other work).
 
-    python benchmarks/serve_load.py --clients 8 --seconds 10 --workers 1 2
+    python -m benchmarks serve_load --clients 8 --seconds 10 --workers 1 2
 
 Writes benchmarks/results/serve_load.json.
 """

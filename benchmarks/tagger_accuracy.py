@@ -7,7 +7,7 @@ Run the CLI first (as benchmarks/accuracy.sh does, with the tagger config), then
     xlnel evaluate RUNS/diabetes/test.jsonl RUNS/diabetes-pred.jsonl --level span --json \
         > RUNS/diabetes.span.json            (and --level overlap > RUNS/diabetes.overlap.json)
     echo "diabetes train_s=... link_s=..." >> RUNS/times.txt
-    python benchmarks/tagger_accuracy.py RUNS diabetes
+    python -m benchmarks tagger_accuracy RUNS diabetes
 
 The tagger's own spans on the held-out documents are scored here at span and overlap level.
 """
@@ -32,7 +32,7 @@ COMMANDS = (
     "--out RUNS/{c}-pred.jsonl",
     "xlnel evaluate RUNS/{c}/test.jsonl RUNS/{c}-pred.jsonl --level span --json",
     "xlnel evaluate RUNS/{c}/test.jsonl RUNS/{c}-pred.jsonl --level overlap --json",
-    "python benchmarks/tagger_accuracy.py RUNS {c}",
+    "python -m benchmarks tagger_accuracy RUNS {c}",
 )
 NOTES = (
     "CPU only (2 cores shared with other jobs), real multilingual-e5-small, embedding matrix "

@@ -9,7 +9,7 @@ mentions still reachable (span level: some candidate at the gold offsets; concep
 gold concept among the kept candidates there) and the (span, name) pairs left to score.
 
 Run from the repository root, e.g.
-``python benchmarks/top_k_recall.py --pipeline RUNS/diabetes --name camoni-diabetes``; results
+``python -m benchmarks top_k_recall --pipeline RUNS/diabetes --name camoni-diabetes``; results
 are merged into ``benchmarks/results/top_k_recall.json`` under NAME.
 """
 

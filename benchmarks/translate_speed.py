@@ -6,7 +6,7 @@ MeSH names from ``../shared/data/kb/mesh_names.tsv`` when present, else syntheti
 Measures whole names batched and one at a time, single words, and the dictionary builder end to
 end; writes ``benchmarks/results/translate_speed.json``.
 
-    python benchmarks/translate_speed.py [--names 2000] [--beam 5] [--batch-size 64] [--threads 1]
+    python -m benchmarks translate_speed [--names 2000] [--beam 5] [--batch-size 64] [--threads 1]
 """
 
 from __future__ import annotations
