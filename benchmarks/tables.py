@@ -281,13 +281,13 @@ def alternative_linkers() -> str:
     entries = [
         ("TF-IDF + GBDT (`camoni-diabetes.yaml`)", gbdt["span"], gbdt["seconds"]),
         ("tagger (e5-small + CRF) spans alone", tag["diabetes"]["tagger_alone"]["span"], None),
-        ("tagger + TF-IDF + GBDT (`camoni-diabetes-tagger.yaml`)",
+        ("tagger + TF-IDF + GBDT (`pipelines/tagger.yaml`)",
          tag["diabetes"]["pipeline_span"], tag["diabetes"]["seconds"]),
-        ("tagger + dense (`camoni-diabetes-tagger-dense.yaml`)",
+        ("tagger + dense (`pipelines/tagger-dense.yaml`)",
          tag["diabetes_tagger_dense"]["pipeline_span"], tag["diabetes_tagger_dense"]["seconds"]),
     ]
     e2e = dense["e2e camoni-diabetes-dense"]
-    entries.append(("dense e5-small + similarity threshold (`camoni-diabetes-dense.yaml`)",
+    entries.append(("dense e5-small + similarity threshold (`pipelines/dense.yaml`)",
                     e2e["span"], {"train_s": e2e["train_seconds"], "link_s": e2e["link_seconds"]}))
     rows = []
     for label, m, sec in entries:

@@ -2,7 +2,8 @@
 
 Run the CLI first (as benchmarks/accuracy.sh does, with the tagger config), then collect:
 
-    xlnel train configs/camoni-diabetes-tagger.yaml --out RUNS/diabetes
+    xlnel train configs/pipelines/tagger.yaml --include configs/data/camoni-diabetes.yaml \
+        --out RUNS/diabetes
     xlnel link RUNS/diabetes RUNS/diabetes/test.jsonl --out RUNS/diabetes-pred.jsonl
     xlnel evaluate RUNS/diabetes/test.jsonl RUNS/diabetes-pred.jsonl --level span --json \
         > RUNS/diabetes.span.json            (and --level overlap > RUNS/diabetes.overlap.json)
@@ -27,7 +28,8 @@ from xlnel.pipeline import Pipeline  # noqa: E402
 from xlnel.types import Document, Link  # noqa: E402
 
 COMMANDS = (
-    "OMP_NUM_THREADS=1 nice -n 10 xlnel -v train configs/camoni-{c}-tagger.yaml --out RUNS/{c}",
+    "OMP_NUM_THREADS=1 nice -n 10 xlnel -v train configs/pipelines/tagger.yaml "
+    "--include configs/data/camoni-{c}.yaml --out RUNS/{c}",
     "OMP_NUM_THREADS=1 nice -n 10 xlnel link RUNS/{c} RUNS/{c}/test.jsonl "
     "--out RUNS/{c}-pred.jsonl",
     "xlnel evaluate RUNS/{c}/test.jsonl RUNS/{c}-pred.jsonl --level span --json",
