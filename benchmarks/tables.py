@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._config_tables import config_reference, options_reference
+from benchmarks._figures import render_figures
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -474,10 +475,10 @@ TABLES: dict[str, Callable[[], str]] = {
 
 
 def render(text: str, where: str) -> str:
-    """``text`` with every marked table regenerated.
+    """``text`` with every marked table and figure (``benchmarks/_figures.py``) regenerated.
 
     Raises:
-        KeyError: A marker names no known table.
+        KeyError: A marker names no known table, or a figure an unknown path or format.
     """
     def one(m: re.Match[str]) -> str:
         name = m.group("name")
@@ -485,7 +486,7 @@ def render(text: str, where: str) -> str:
             raise KeyError(f"{where}: unknown table {name!r}; known: {', '.join(TABLES)}")
         return m.group(1) + TABLES[name]() + m.group(4)
 
-    return MARKER.sub(one, text)
+    return render_figures(MARKER.sub(one, text), where, RESULTS)
 
 
 def pages(root: Path = ROOT) -> list[Path]:

@@ -75,3 +75,24 @@ def test_config_reference_lists_every_key(tables: ModuleType) -> None:
         for key in keys:
             assert f"| `{key}` |" in text
     assert "| `dft.R` | float | `0.2` |" in text
+
+
+def test_figures_in_text_are_filled_from_results(tmp_path: Path) -> None:
+    from benchmarks._figures import render_figures
+
+    (tmp_path / "x.json").write_text('{"results": {"f1": 0.8807, "runs": [{"n": 2}, {"n": 3}],'
+                                     ' "pool": 2674002}}', encoding="utf-8")
+    text = ("F1 <!-- fig x.json results.f1 pct -->old<!-- /fig --> over "
+            "<!-- fig x.json results.runs.0.n+results.runs.1.n num -->?<!-- /fig --> runs of "
+            "<!-- fig x.json results.pool million -->?<!-- /fig -->.")
+    out = render_figures(text, "page.md", tmp_path)
+    assert out == ("F1 <!-- fig x.json results.f1 pct -->88.1<!-- /fig --> over "
+                   "<!-- fig x.json results.runs.0.n+results.runs.1.n num -->5<!-- /fig --> runs "
+                   "of <!-- fig x.json results.pool million -->2.67 million<!-- /fig -->.")
+    assert render_figures(out, "page.md", tmp_path) == out
+    with pytest.raises(KeyError, match="page.md: x.json: no 'results.f2'"):
+        render_figures("<!-- fig x.json results.f2 pct -->1<!-- /fig -->", "page.md", tmp_path)
+    with pytest.raises(KeyError, match="unknown figure format 'pc'"):
+        render_figures("<!-- fig x.json results.f1 pc -->1<!-- /fig -->", "page.md", tmp_path)
+    with pytest.raises(FileNotFoundError, match="y.json"):
+        render_figures("<!-- fig y.json results.f1 pct -->1<!-- /fig -->", "page.md", tmp_path)
