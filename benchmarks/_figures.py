@@ -24,10 +24,12 @@ FIGURE = re.compile(r"(<!-- fig (?P<file>[\w.-]+) (?P<path>[\w.+-]+) (?P<fmt>\w+
 FORMATS: dict[str, Callable[[float], str]] = {
     "pct": lambda x: f"{100 * x:.1f}",  # a share as a percentage, one decimal
     "num": lambda x: f"{x:,.0f}",  # a count with thousands separators
+    "f0": lambda x: f"{x:.0f}",
     "f1": lambda x: f"{x:.1f}",
     "f2": lambda x: f"{x:.2f}",
     "f3": lambda x: f"{x:.3f}",
     "million": lambda x: f"{x / 1e6:.2f} million",
+    "M": lambda x: f"{x / 1e6:.1f}M",
 }
 
 
