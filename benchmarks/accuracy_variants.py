@@ -247,7 +247,7 @@ def _write(results: dict[str, Any], t0: float) -> None:
         "test": "paired bootstrap over documents, 1000 resamples, two-sided p; camoni-pooled "
                 "resamples the documents of the three communities together",
         "corpora": results, "seconds": round(time.perf_counter() - t0, 1)})
-    DOCS.write_text(markdown(json.loads(target.read_text())), encoding="utf-8")
+    DOCS.write_text(markdown(json.loads(target.read_text())["results"]), encoding="utf-8")
 
 
 if __name__ == "__main__":

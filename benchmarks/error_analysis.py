@@ -198,7 +198,7 @@ def main() -> None:
     payload = {"folds": _oof.FOLDS, "seed": _oof.SEED, "corpora": results,
                "seconds": round(time.perf_counter() - t0, 1)}
     write_result("error_analysis", payload)
-    DOCS.write_text(markdown(json.loads(target.read_text())),
+    DOCS.write_text(markdown(json.loads(target.read_text())["results"]),
                     encoding="utf-8")
 
 

@@ -96,3 +96,14 @@ def test_figures_in_text_are_filled_from_results(tmp_path: Path) -> None:
         render_figures("<!-- fig x.json results.f1 pc -->1<!-- /fig -->", "page.md", tmp_path)
     with pytest.raises(FileNotFoundError, match="y.json"):
         render_figures("<!-- fig y.json results.f1 pct -->1<!-- /fig -->", "page.md", tmp_path)
+
+
+@pytest.mark.parametrize("name,page", [("accuracy_variants", "accuracy-variants.md"),
+                                       ("error_analysis", "error-analysis.md")])
+def test_pages_written_by_their_benchmark_match_its_results(name: str, page: str) -> None:
+    import importlib
+    import json
+
+    module = importlib.import_module(f"benchmarks.{name}")
+    data = json.loads((ROOT / "benchmarks" / "results" / f"{name}.json").read_text("utf-8"))
+    assert module.markdown(data["results"]) == (ROOT / "docs" / page).read_text("utf-8")
