@@ -16,13 +16,11 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import subprocess
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
-
-from benchmarks._config_tables import config_reference, options_reference
-from benchmarks._figures import render_figures
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -462,6 +460,20 @@ def protocol_bc5cdr() -> str:
     return _table(["measure", "P", "R", "F1"], rows, ["protocol_bc5cdr-dev.json"])
 
 
+def config_reference() -> str:
+    """Every key of a pipeline config with its type, default and meaning."""
+    from benchmarks._config_tables import config_reference as table
+
+    return table()
+
+
+def options_reference() -> str:
+    """The ``options`` of each registered stage that takes some."""
+    from benchmarks._config_tables import options_reference as table
+
+    return table()
+
+
 TABLES: dict[str, Callable[[], str]] = {
     f.__name__: f for f in (hrm_recall, end_to_end, link_throughput, transformer_throughput,
                             matcher_scale,
@@ -485,6 +497,8 @@ def render(text: str, where: str) -> str:
         if name not in TABLES:
             raise KeyError(f"{where}: unknown table {name!r}; known: {', '.join(TABLES)}")
         return m.group(1) + TABLES[name]() + m.group(4)
+
+    from benchmarks._figures import render_figures
 
     return render_figures(MARKER.sub(one, text), where, RESULTS)
 
@@ -521,4 +535,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    if not __package__:  # run as a file, python benchmarks/tables.py: run it as the module
+        sys.exit(subprocess.call([sys.executable, "-m", "benchmarks.tables", *sys.argv[1:]],
+                                 cwd=ROOT))
     sys.exit(main())
