@@ -73,8 +73,9 @@ def _quick(cfg: PipelineConfig, extra: Path) -> dict[str, Any]:
     quick: dict[str, Any] = {"data.max_documents": 12}
     if cfg.filter.name == "xlnel.cross_encoder.v1":
         quick["filter.options.epochs"] = 1
-    if cfg.ner.name is not None:
-        quick["ner.options.epochs"] = 1
+    if cfg.ner.name is not None:  # enough for the tagger to find spans the filter learns from
+        quick.update({"data.max_documents": 40, "ner.options.epochs": 3,
+                      "ner.options.head_lr": 1e-2})
     if cfg.dictionary.extra and not BUILT.is_file():  # not built here: a stand-in of that format
         quick["dictionary.extra"] = [str(extra)]
     return quick
