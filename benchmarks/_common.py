@@ -1,4 +1,5 @@
-"""Helpers shared by the benchmark scripts: atomic JSON results and peak-memory measurement."""
+"""Helpers shared by the benchmarks: results in one schema, written atomically, and peak-memory
+measurement."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import multiprocessing as mp
 import os
 import platform
 import resource
+import shlex
 import subprocess
 import sys
 from collections.abc import Callable
@@ -34,12 +36,36 @@ def _git_commit() -> str | None:
     return head + ("+dirty" if dirty.strip() else "")
 
 
+SCHEMA = "xlnel-result/1"
+SCHEMA_FILE = Path(__file__).resolve().parent / "results.schema.json"
+
+
+def benchmark_name(argv0: str | None = None) -> str:
+    """The benchmark a process runs: the stem of its script (``cv_accuracy`` for
+    ``python -m benchmarks cv_accuracy`` or ``python -m benchmarks.cv_accuracy``)."""
+    return Path(sys.argv[0] if argv0 is None else argv0).stem
+
+
+def command_line(argv: list[str] | None = None) -> str:
+    """The command that reproduces this run from the repository root.
+
+    A benchmark module is named the documented way, ``python -m benchmarks NAME ARGS``;
+    anything else is recorded as it was called.
+    """
+    argv = sys.argv if argv is None else argv
+    script = Path(argv[0])
+    if script.suffix == ".py" and script.resolve().parent == Path(__file__).resolve().parent:
+        return shlex.join(["python", "-m", "benchmarks", script.stem, *argv[1:]])
+    return shlex.join(argv)
+
+
 def provenance() -> dict[str, Any]:
-    """What produced a result: command, commit, xlnel version, date and machine."""
+    """What produced a result: benchmark, command, commit, xlnel version, date and machine."""
     import xlnel
 
     return {
-        "command": " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]),
+        "benchmark": benchmark_name(),
+        "command": command_line(),
         "commit": _git_commit(),
         "xlnel_version": xlnel.__version__,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -48,14 +74,60 @@ def provenance() -> dict[str, Any]:
     }
 
 
-def write_result(name: str, payload: dict[str, Any]) -> Path:
-    """Write ``benchmarks/results/NAME.json`` atomically, with its provenance added."""
-    payload = {**payload, **provenance()}
+def envelope(results: dict[str, Any], settings: dict[str, Any] | None = None,
+             **fields: Any) -> dict[str, Any]:
+    """A result in the one schema of ``benchmarks/results.schema.json``.
+
+    ``results`` holds the benchmark's figures; a ``settings`` key in it moves up beside them
+    (how the benchmark was set up). ``fields`` override the provenance (``benchmark=``...).
+    """
+    results = dict(results)
+    settings = {**results.pop("settings", {}), **(settings or {})}
+    return {"schema": SCHEMA, **provenance(), **fields, "settings": settings,
+            "results": results}
+
+
+def write_result(name: str, results: dict[str, Any], settings: dict[str, Any] | None = None,
+                 **fields: Any) -> Path:
+    """Write ``benchmarks/results/NAME.json`` atomically in the one result schema.
+
+    Args:
+        name: File name without ``.json``.
+        results: The figures (the benchmark-specific payload).
+        settings: How the benchmark was set up (merged with a ``settings`` key of ``results``).
+        **fields: Overrides of the provenance, such as ``benchmark="link_throughput"``.
+    """
     target = RESULTS / f"{name}.json"
     with atomic_write(target) as f:
-        json.dump(payload, f, indent=2)
+        json.dump(envelope(results, settings, **fields), f, indent=2, ensure_ascii=False)
         f.write("\n")
     return target
+
+
+def read_result(name: str) -> dict[str, Any]:
+    """The whole result ``benchmarks/results/NAME.json`` (envelope and figures).
+
+    Raises:
+        FileNotFoundError: No such results file.
+        ValueError: The file is not in the result schema.
+    """
+    path = RESULTS / f"{name}.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"results file {path} not found; run "
+                                f"`python -m benchmarks --list` for the benchmark that writes it")
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("schema") != SCHEMA:
+        raise ValueError(f"{path}: schema {data.get('schema')!r}, expected {SCHEMA!r}")
+    return data
+
+
+def read_figures(name: str, default: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The figures (``results``) of ``benchmarks/results/NAME.json``; ``default`` when the file
+    does not exist and a default is given."""
+    if default is not None and not (RESULTS / f"{name}.json").is_file():
+        return default
+    figures: dict[str, Any] = read_result(name)["results"]
+    return figures
 
 
 def _child(fn: Callable[..., dict[str, Any]], args: tuple[Any, ...], queue: Any) -> None:

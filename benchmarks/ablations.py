@@ -3,7 +3,7 @@
 Each folder is one ``xlnel experiment`` run of a config in ``configs/ablations/`` (the folder is
 named after the config; the command is the one documented in the config's header). A folder
 named ``NAME-gpu`` holds the same config run on a GPU machine (see ``GPU_RUNS``). Run from the
-repository root after the experiments: ``python benchmarks/ablations.py``. Prints a Markdown
+repository root after the experiments: ``python -m benchmarks ablations``. Prints a Markdown
 table per ablation (mean ± sample std over seeds) and writes ``benchmarks/results/ablations.json``
 with the summaries, the commands, the seeds and the CPU time of the cells.
 """
@@ -15,8 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from _common import RESULTS, write_result
-
+from benchmarks._common import RESULTS, write_result
 from xlnel.experiments import read_runs, summarize
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,7 +85,6 @@ def main(argv: list[str]) -> None:
     for name, summary in ablations.items():
         print(markdown(name, summary))
     write_result("ablations", {
-        "script": "python benchmarks/ablations.py",
         "note": "Mean ± sample std over seeds; seed s sets seed, dft.seed and "
                 "filter.options.seed, the held-out documents stay the same. Camoni ablations "
                 "are scored at span level on the held-out 20% of diabetes; the BC5CDR one on "

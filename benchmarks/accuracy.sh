@@ -1,16 +1,21 @@
 #!/bin/bash
 # End-to-end accuracy of the shipped configs with the CLI: train, link the held-out documents,
-# evaluate, HRM recall; wall times in RUNS/times.txt. Then: python benchmarks/collect_accuracy.py RUNS
-# Usage: benchmarks/accuracy.sh [RUNS] [all|camoni|bc5cdr|diabetes|sclerosis|depression] [SUFFIX]
-# SUFFIX picks config variants: "-transformer" runs configs/camoni-$c-transformer.yaml etc.
+# evaluate, HRM recall; wall times in RUNS/times.txt. Then: python -m benchmarks collect_accuracy RUNS
+# Usage: benchmarks/accuracy.sh [RUNS] [all|camoni|bc5cdr|diabetes|sclerosis|depression] [PIPELINE]
+# PIPELINE picks a variant: "transformer" runs configs/pipelines/transformer.yaml on each corpus
+# (configs/data/*.yaml); without it, the shipped configs/camoni-*.yaml and configs/bc5cdr.yaml.
 cd "$(dirname "$0")/.."
-RUNS=${1:-runs}; WHAT=${2:-all}; SUFFIX=${3:-}; mkdir -p "$RUNS"; rm -f "$RUNS/times.txt"
+RUNS=${1:-runs}; WHAT=${2:-all}; PIPELINE=${3:-}; mkdir -p "$RUNS"; rm -f "$RUNS/times.txt"
+config() {  # the config of corpus $1 (camoni-diabetes, bc5cdr, ...)
+  if [ -z "$PIPELINE" ]; then echo "configs/$1.yaml"
+  else echo "configs/pipelines/$PIPELINE.yaml --include configs/data/$1.yaml"; fi
+}
 X=xlnel
 for c in diabetes sclerosis depression; do
   [ "$WHAT" = bc5cdr ] && break
   case "$WHAT" in diabetes|sclerosis|depression) [ "$c" = "$WHAT" ] || continue;; esac
   s=$(date +%s.%N)
-  $X train configs/camoni-$c$SUFFIX.yaml --out $RUNS/$c > $RUNS/$c.train.log 2>&1
+  $X train $(config camoni-$c) --out $RUNS/$c > $RUNS/$c.train.log 2>&1
   m=$(date +%s.%N)
   $X link $RUNS/$c $RUNS/$c/test.jsonl --out $RUNS/$c-pred.jsonl 2>/dev/null
   e=$(date +%s.%N)
@@ -21,7 +26,7 @@ for c in diabetes sclerosis depression; do
 done
 case "$WHAT" in camoni|diabetes|sclerosis|depression) echo ALLDONE >> $RUNS/times.txt; exit 0;; esac
 s=$(date +%s.%N)
-$X train configs/bc5cdr$SUFFIX.yaml --out $RUNS/bc5cdr > $RUNS/bc5cdr.train.log 2>&1
+$X train $(config bc5cdr) --out $RUNS/bc5cdr > $RUNS/bc5cdr.train.log 2>&1
 m=$(date +%s.%N)
 $X link $RUNS/bc5cdr ../shared/data/bc5cdr/dev.pubtator --out $RUNS/bc5cdr-pred.jsonl 2>/dev/null
 e=$(date +%s.%N)

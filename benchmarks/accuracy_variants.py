@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -25,10 +24,8 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _oof  # noqa: E402
-from _common import RESULTS, write_result  # noqa: E402
-
+from benchmarks import _oof
+from benchmarks._common import RESULTS, write_result
 from xlnel.evaluation import bootstrap_counts, document_counts, paired_bootstrap_counts  # noqa: E402
 from xlnel.linkers.decide import choose_threshold, decide  # noqa: E402
 from xlnel.types import Candidate, Document  # noqa: E402
@@ -215,7 +212,7 @@ def main() -> None:
                         help="skip variants whose out-of-fold run is not cached yet")
     args = parser.parse_args()
     previous = RESULTS / "accuracy_variants.json"
-    results: dict[str, Any] = (json.loads(previous.read_text())["corpora"]
+    results: dict[str, Any] = (json.loads(previous.read_text())["results"]["corpora"]
                                if previous.is_file() else {})
     t0 = time.perf_counter()
     if args.pooled:
@@ -241,7 +238,7 @@ def _write(results: dict[str, Any], t0: float) -> None:
     """Merge ``results`` into the results file (runs on other corpora may write it too)."""
     previous = RESULTS / "accuracy_variants.json"
     if previous.is_file():
-        merged = json.loads(previous.read_text())["corpora"]
+        merged = json.loads(previous.read_text())["results"]["corpora"]
         for corpus, variants in results.items():
             merged.setdefault(corpus, {}).update(variants)
         results = merged
@@ -250,7 +247,7 @@ def _write(results: dict[str, Any], t0: float) -> None:
         "test": "paired bootstrap over documents, 1000 resamples, two-sided p; camoni-pooled "
                 "resamples the documents of the three communities together",
         "corpora": results, "seconds": round(time.perf_counter() - t0, 1)})
-    DOCS.write_text(markdown(json.loads(target.read_text())), encoding="utf-8")
+    DOCS.write_text(markdown(json.loads(target.read_text())["results"]), encoding="utf-8")
 
 
 if __name__ == "__main__":

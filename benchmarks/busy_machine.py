@@ -9,7 +9,7 @@ result records the two times, their ratio, and the load average before, during a
 
     xlnel train configs/bc5cdr.yaml --out runs/bc5cdr-small --set data.max_documents=200 \\
         --set filter.options.max_iter=100 --set filter.options.folds=3
-    python benchmarks/busy_machine.py --pipeline runs/bc5cdr-small --documents 100
+    python -m benchmarks busy_machine --pipeline runs/bc5cdr-small --documents 100
 """
 
 from __future__ import annotations
@@ -22,9 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import write_result  # noqa: E402
-
+from benchmarks._common import write_result
 from xlnel.io import read_documents, write_documents  # noqa: E402
 from xlnel.threads import THREAD_ENV_VARS  # noqa: E402
 

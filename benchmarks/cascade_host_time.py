@@ -14,23 +14,20 @@ For comparison the same pairs are also tokenised the plain way: the tokenizer ca
 whole pairs, then padded through Python lists into tensors.
 
     xlnel train configs/bc5cdr.yaml --out /tmp/bc5cdr-gbdt
-    python benchmarks/cascade_host_time.py --pipeline /tmp/bc5cdr-gbdt --documents 400
+    python -m benchmarks cascade_host_time --pipeline /tmp/bc5cdr-gbdt --documents 400
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import write_result  # noqa: E402
-
+from benchmarks._common import write_result
 from xlnel.filtering._pair_encoder import PairEncoder  # noqa: E402
 from xlnel.filtering._pairs import candidate_windows, top_k_mask  # noqa: E402
 from xlnel.io import read_documents  # noqa: E402

@@ -1,6 +1,6 @@
 """Collect the figures written by ``benchmarks/accuracy.sh RUNS`` into results/accuracy.json.
 
-    python benchmarks/collect_accuracy.py RUNS
+    python -m benchmarks collect_accuracy RUNS
 """
 
 from __future__ import annotations
@@ -9,8 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import write_result  # noqa: E402
+from benchmarks._common import command_line, write_result
 
 COMMANDS = {
     "camoni": ("xlnel train configs/camoni-{c}.yaml --out RUNS/{c} && xlnel link RUNS/{c} "
@@ -47,7 +46,8 @@ def main() -> None:
         kind = "bc5cdr" if name == "bc5cdr" else "camoni"
         entry["command"] = COMMANDS[kind].format(c=name)
         out[name] = entry
-    path = write_result("accuracy", {"script": "benchmarks/accuracy.sh RUNS", "results": out})
+    path = write_result("accuracy", {"results": out},
+                        command=f"bash benchmarks/accuracy.sh {runs} && {command_line()}")
     for name, e in out.items():
         main_level = "concept" if name == "bc5cdr" else "span"
         s = e.get(main_level, {})

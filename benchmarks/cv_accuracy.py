@@ -21,15 +21,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import write_result  # noqa: E402
-
+from benchmarks._common import write_result
 from xlnel.config import PipelineConfig  # noqa: E402
 from xlnel.evaluation.protocol import matcher_scorer, protocol_sample  # noqa: E402
 from xlnel.experiments import run_experiment  # noqa: E402

@@ -4,19 +4,15 @@ shipped English HPO sample (``xlnel/resources/hpo_sample_en.txt``).
 Each fold trains on 4/5 of the sample's documents (DFT R = 0.2, HPO names, TF-IDF candidates)
 and links the remaining 1/5 with each filter variant; P/R/F1 are micro-averaged over the folds.
 
-    python benchmarks/default_cv.py
+    python -m benchmarks default_cv
 """
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import write_result  # noqa: E402
-
+from benchmarks._common import write_result
 from xlnel.candidates.base import generator_class  # noqa: E402
 from xlnel.config import load_config  # noqa: E402
 from xlnel.defaults import sample_documents  # noqa: E402

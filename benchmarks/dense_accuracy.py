@@ -14,12 +14,13 @@ Experiments (each also runnable as the ``xlnel encoder`` command recorded in the
   shared 2-core CPU takes over an hour); the report says which. The encoder is then aligned
   on a sample of MeSH synonyms (``--align-pairs`` names, ``--align-steps`` batches) and
   evaluated again.
-* ``e2e``: a dense pipeline config (``--e2e-config``, default
-  ``configs/camoni-diabetes-dense.yaml``) trained, run on its held-out documents and scored.
+* ``e2e``: a dense pipeline config (``--e2e-config``, default ``configs/pipelines/dense.yaml``)
+  trained on a corpus (``--e2e-data``, default ``configs/data/camoni-diabetes.yaml``), run on its
+  held-out documents and scored.
 
 Writes ``benchmarks/results/dense_accuracy.json`` after every step, keeping the results of the
 part not rerun (``--only``). Run from the repository
-root, e.g. ``nice -n 10 python benchmarks/dense_accuracy.py --work /tmp/dense``.
+root, e.g. ``nice -n 10 python -m benchmarks dense_accuracy --work /tmp/dense``.
 The encoder runs on a GPU when one is present; ``XLNEL_DEVICE=cpu`` forces the CPU.
 """
 
@@ -34,9 +35,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import RESULTS, write_result  # noqa: E402
-
+from benchmarks._common import RESULTS, write_result
 from xlnel.dictionary.dft import split_documents  # noqa: E402
 from xlnel.dictionary.dictionary import Dictionary  # noqa: E402
 from xlnel.io import load_kb, read_documents, write_documents  # noqa: E402
@@ -168,15 +167,17 @@ def bc5cdr(work: Path, results: list[dict[str, Any]], n_names: int | None,
     save()
 
 
-def e2e(config: Path, work: Path, results: list[dict[str, Any]], save: Any) -> None:
-    """``xlnel train`` + ``xlnel link`` of the held-out documents + ``xlnel evaluate``."""
+def e2e(config: Path, data: Path, work: Path, results: list[dict[str, Any]], save: Any) -> None:
+    """``xlnel train`` (pipeline ``config`` on corpus ``data``) + ``xlnel link`` of the held-out
+    documents + ``xlnel evaluate``."""
     from xlnel.config import load_config
     from xlnel.evaluation.files import evaluate_files
     from xlnel.pipeline import link, train
 
-    out = work / f"e2e-{config.stem}"
-    pred = work / f"e2e-{config.stem}-pred.jsonl"
-    cfg = load_config(config)
+    name = f"{data.stem}-{config.stem}"
+    out = work / f"e2e-{name}"
+    pred = work / f"e2e-{name}-pred.jsonl"
+    cfg = load_config(config, {"include": str(data)})
     t0 = time.perf_counter()
     report = train(cfg, out)
     t1 = time.perf_counter()
@@ -185,8 +186,9 @@ def e2e(config: Path, work: Path, results: list[dict[str, Any]], save: Any) -> N
     t2 = time.perf_counter()
     scores = {level: evaluate_files(gold, pred, level).to_dict()
               for level in ("span", "concept")}
-    results.append({"experiment": f"e2e {config.stem}", "commands": [
-        f"xlnel train {config} --out {out}", f"xlnel link {out} {gold} --out {pred}",
+    results.append({"experiment": f"e2e {name}", "commands": [
+        f"xlnel train {config} --include {data} --out {out}",
+        f"xlnel link {out} {gold} --out {pred}",
         f"xlnel evaluate {gold} {pred} --level span|concept --json"],
         "train_seconds": round(t1 - t0, 1), "link_seconds": round(t2 - t1, 1),
         "threshold": report["filter"]["threshold"], **scores})
@@ -207,7 +209,7 @@ def _previous(parts: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, An
     path = RESULTS / "dense_accuracy.json"
     if not path.is_file():
         return [], []
-    old = json.loads(path.read_text(encoding="utf-8"))
+    old = json.loads(path.read_text(encoding="utf-8"))["results"]
     if "runs" not in old:  # a file of one run
         done = sorted({r["experiment"].split()[0] for r in old.get("results", [])})
         old["runs"] = [{"command": old.get("command"), "parts": done,
@@ -224,6 +226,8 @@ def main() -> None:
     parser.add_argument("--only", choices=["camoni", "bc5cdr", "e2e"], default=None)
     parser.add_argument("--e2e-config", type=Path, action="append", default=None,
                         help="pipeline config run end to end (part e2e; repeatable)")
+    parser.add_argument("--e2e-data", type=Path, default=Path("configs/data/camoni-diabetes.yaml"),
+                        help="corpus of the e2e part (a configs/data/ file)")
     parser.add_argument("--camoni-steps", type=int, default=None)
     parser.add_argument("--mesh-names", type=int, default=10000,
                         help="MeSH name budget; 0 = all names")
@@ -251,8 +255,8 @@ def main() -> None:
         bc5cdr(args.work, results, args.mesh_names or None, args.dev_docs, args.align_pairs,
                args.align_steps, save)
     if "e2e" in parts:
-        for config in args.e2e_config or [Path("configs/camoni-diabetes-dense.yaml")]:
-            e2e(config, args.work, results, save)
+        for config in args.e2e_config or [Path("configs/pipelines/dense.yaml")]:
+            e2e(config, args.e2e_data, args.work, results, save)
     save()
 
 

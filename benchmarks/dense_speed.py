@@ -11,7 +11,7 @@
 
 Writes ``benchmarks/results/dense_speed.json``. Run from the repository root::
 
-    nice -n 10 python benchmarks/dense_speed.py
+    nice -n 10 python -m benchmarks dense_speed
 """
 
 from __future__ import annotations
@@ -25,8 +25,7 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import write_result  # noqa: E402
+from benchmarks._common import write_result
 
 MESH = Path("../shared/data/kb/mesh_names.tsv")
 
@@ -161,7 +160,7 @@ def main() -> None:
     parser.add_argument("--skip-embedding", action="store_true")
     args = parser.parse_args()
     t0 = time.perf_counter()
-    result: dict[str, Any] = {"command": " ".join(sys.argv)}
+    result: dict[str, Any] = {}
     if not args.skip_embedding:
         result["embedding"] = embedding_speed(args.names, args.threads, args.batch_size)
         print(f"embedding: {result['embedding']}", file=sys.stderr, flush=True)

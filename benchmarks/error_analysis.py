@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -40,10 +39,8 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _oof  # noqa: E402
-from _common import RESULTS, write_result  # noqa: E402
-
+from benchmarks import _oof
+from benchmarks._common import RESULTS, write_result
 from xlnel.evaluation import bootstrap_counts, document_counts  # noqa: E402
 from xlnel.evaluation.matching import prefix_equivalent  # noqa: E402
 from xlnel.normalization import normalize_string  # noqa: E402
@@ -190,7 +187,7 @@ def main() -> None:
     t0 = time.perf_counter()
     target = RESULTS / "error_analysis.json"
     # corpora analysed by an earlier run are kept, so one corpus can be redone alone
-    results: dict[str, Any] = (json.loads(target.read_text())["corpora"]
+    results: dict[str, Any] = (json.loads(target.read_text())["results"]["corpora"]
                                if target.is_file() else {})
     for corpus in args.corpora:
         lang = _oof.corpus_config(corpus).lang
@@ -201,7 +198,7 @@ def main() -> None:
     payload = {"folds": _oof.FOLDS, "seed": _oof.SEED, "corpora": results,
                "seconds": round(time.perf_counter() - t0, 1)}
     write_result("error_analysis", payload)
-    DOCS.write_text(markdown(json.loads(target.read_text())),
+    DOCS.write_text(markdown(json.loads(target.read_text())["results"]),
                     encoding="utf-8")
 
 

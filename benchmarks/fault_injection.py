@@ -7,7 +7,7 @@ a shard's output is being written, runs the same command again, and compares eve
 the reference byte for byte and looks for temporary files left behind. Writes
 ``benchmarks/results/fault_injection.json`` after every run.
 
-    python benchmarks/fault_injection.py --runs 20
+    python -m benchmarks fault_injection --runs 20
 """
 
 from __future__ import annotations
@@ -15,21 +15,19 @@ from __future__ import annotations
 import argparse
 import random
 import shutil
-import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(Path(__file__).resolve().parent), str(ROOT)]
-from _common import write_result  # noqa: E402
+from benchmarks._common import write_result
+from tests.conftest import write_shards, write_tiny_inputs
+from tests.stream_faults import kill_and_rerun
+from xlnel.config import load_config
+from xlnel.pipeline import train
+from xlnel.stream import link_shards
 
-from tests.stream_faults import kill_and_rerun  # noqa: E402
-from tests.test_stream import write_shards, write_tiny_inputs  # noqa: E402
-from xlnel.config import load_config  # noqa: E402
-from xlnel.pipeline import train  # noqa: E402
-from xlnel.stream import link_shards  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def prepare(work: Path, shards: int, per_shard: int) -> tuple[Path, Path, Path]:

@@ -6,8 +6,8 @@ untrained head, scores the same candidates with fp32 and with int8 dynamically q
 layers, and prints pairs per second and their ratio. Given a trained pipeline and a gold file,
 it also scores that file both ways and reports the F1 difference.
 
-    python benchmarks/filter_speed.py [--pairs 2000] [--threads N]
-    python benchmarks/filter_speed.py --pipeline DIR --gold FILE
+    python -m benchmarks filter_speed [--pairs 2000] [--threads N]
+    python -m benchmarks filter_speed --pipeline DIR --gold FILE
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import logging
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -23,9 +22,7 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import write_result  # noqa: E402
-
+from benchmarks._common import write_result
 from xlnel.config import FilterConfig  # noqa: E402
 from xlnel.filtering.cross_encoder import CrossEncoderFilter  # noqa: E402
 from xlnel.types import Candidate, Document, Span  # noqa: E402

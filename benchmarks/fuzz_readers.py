@@ -5,8 +5,8 @@ For each reader, ``--examples`` valid files must parse exactly and ``--examples`
 random bytes) must parse consistently or raise ``FormatError``. Writes
 ``benchmarks/results/fuzz_readers.json``: inputs tried and failures per reader.
 
-    python benchmarks/fuzz_readers.py --examples 20000
-    python benchmarks/fuzz_readers.py --examples 20000 --readers kb_tsv --update   # one again
+    python -m benchmarks fuzz_readers --examples 20000
+    python -m benchmarks fuzz_readers --examples 20000 --readers kb_tsv --update   # one again
 
 Each reader's entry records the commit it ran at.
 """
@@ -14,18 +14,17 @@ Each reader's entry records the commit it ran at.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(Path(__file__).resolve().parent), str(ROOT)]
-from _common import RESULTS, _git_commit, write_result  # noqa: E402
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, given, settings
 
-from tests.io.fuzz_cases import CASES, ReaderCase, changed_files, check_mutated, check_valid  # noqa: E402,I001
+from benchmarks._common import _git_commit, read_figures, write_result
+from tests.io.fuzz_cases import CASES, ReaderCase, changed_files, check_mutated, check_valid
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def fuzz(case: ReaderCase, examples: int, seed: int) -> dict[str, Any]:
@@ -66,7 +65,7 @@ def main() -> None:
     names = args.readers.split(",")
     readers: dict[str, Any] = {}
     if args.update:  # keep the other readers of an earlier run with as many examples
-        earlier = json.loads((RESULTS / "fuzz_readers.json").read_text(encoding="utf-8"))
+        earlier = read_figures("fuzz_readers")
         if earlier["examples_per_property"] != args.examples:
             sys.exit(f"--update needs --examples {earlier['examples_per_property']}")
         readers = {k: v for k, v in earlier["readers"].items() if k not in names}

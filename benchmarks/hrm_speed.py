@@ -6,7 +6,7 @@ each size and scikit-learn's plain ``cosine_similarity`` (TF-IDF char 1-3-grams,
 to write it) on a 100,000-name subset, in one run, and prints the ratios of spans per second.
 Each run is its own process so its peak memory is its own.
 
-    python benchmarks/hrm_speed.py [--names 100000,1000000,3000000] [--queries 5000]
+    python -m benchmarks hrm_speed [--names 100000,1000000,3000000] [--queries 5000]
 """
 
 from __future__ import annotations
@@ -14,15 +14,13 @@ from __future__ import annotations
 import argparse
 import itertools
 import random
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import run_isolated, write_result  # noqa: E402
+from benchmarks._common import run_isolated, write_result
 
 
 def _markov_words(n: int, rng: random.Random) -> list[str]:
@@ -158,7 +156,7 @@ def main() -> None:
     a = ap.parse_args()
     workers = tuple(int(w) for w in a.workers.split(","))
     ours: dict[str, Any] = {}
-    common = {"command": "python " + " ".join(sys.argv), "top_m": a.top_m,
+    common = {"top_m": a.top_m,
               "threshold": a.threshold}
     base = run_isolated(run_sklearn, a.subset, a.baseline_queries, a.top_m, a.threshold)
     print(f"sklearn cosine_similarity, {a.subset:,} names: {base['spans_per_second']:,.0f} "

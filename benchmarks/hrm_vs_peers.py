@@ -12,7 +12,7 @@ The peers are not project dependencies: the script installs each into a throwawa
 environment (``--venvs``, default ``/tmp/peers-venv-*``) with pip from the configured index and
 runs it there in a subprocess; every offline workaround is recorded in the result.
 
-    python benchmarks/hrm_vs_peers.py [--synthetic 3000000] [--time-box 3600]
+    python -m benchmarks hrm_vs_peers [--synthetic 3000000] [--time-box 3600]
 """
 
 from __future__ import annotations
@@ -27,8 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import RESULTS, run_isolated, write_result  # noqa: E402
+from benchmarks._common import RESULTS, run_isolated, write_result
 
 ROOT = Path(__file__).resolve().parent.parent
 KS = (1, 10, 50)
@@ -331,12 +330,13 @@ def _keep_earlier(results: dict[str, Any], path: Path) -> None:
     their ratios against xlnel are dropped, as they were measured against another xlnel run."""
     if not path.is_file():
         return
-    earlier = json.loads(path.read_text(encoding="utf-8"))
+    data = json.loads(path.read_text(encoding="utf-8"))
+    earlier = data["results"]
     for part, r in results.items():
         for tool, entry in earlier.get(part, {}).get("tools", {}).items():
             if tool not in r["tools"]:
                 entry = {k: v for k, v in entry.items() if k != "ratios_xlnel_over_peer"}
-                r["tools"][tool] = {**entry, "from_earlier_run": earlier.get("command")}
+                r["tools"][tool] = {**entry, "from_earlier_run": data["command"]}
 
 
 def main() -> None:
@@ -381,7 +381,7 @@ def main() -> None:
         results["mesh"] = compare(mesh_dictionary(a.kb), queries, gold, peers, a.venvs,
                                   a.time_box, matcher, a.scispacy_ef_construction)
     if a.synthetic:
-        from hrm_speed import synthetic_names
+        from benchmarks.hrm_speed import synthetic_names
 
         # the MeSH names plus synthetic distractors up to the size asked for, so that recall
         # of the gold concepts stays meaningful
@@ -395,10 +395,9 @@ def main() -> None:
         for tool, t in r["tools"].items():
             print(f"{part} {tool}: " + json.dumps({k: v for k, v in t.items()
                                                     if k not in ("workarounds", "packages")}))
-    command = "python " + " ".join(sys.argv)
     if a.keep_earlier:
         _keep_earlier(results, RESULTS / f"{a.name}.json")
-    path = write_result(a.name, {"command": command, **results})
+    path = write_result(a.name, results)
     print(f"written to {path}")
 
 

@@ -7,10 +7,10 @@ configuration runs in a fresh process; a sampler adds up the resident memory of 
 all its descendants (pool workers; for Ray the local cluster's processes too) every 0.2 s.
 
     xlnel train configs/bc5cdr.yaml --out /tmp/bc5cdr-gbdt
-    python benchmarks/link_throughput.py --pipeline /tmp/bc5cdr-gbdt --documents 50000
-    python benchmarks/link_throughput.py --pipeline P --transformer-pipeline T \\
+    python -m benchmarks link_throughput --pipeline /tmp/bc5cdr-gbdt --documents 50000
+    python -m benchmarks link_throughput --pipeline P --transformer-pipeline T \\
         --transformer-documents 200
-    python benchmarks/link_throughput.py --transformer-pipeline T --transformer-documents 2000 \\
+    python -m benchmarks link_throughput --transformer-pipeline T --transformer-documents 2000 \\
         --workers 1,2 --skip-ray --name link_throughput_transformer_gpu    # on a GPU machine
     ... --set filter.options.inference_dtype=bfloat16 --set filter.options.inference_batch_size=512
 
@@ -22,16 +22,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import run_isolated, write_result  # noqa: E402
-
+from benchmarks._common import run_isolated, write_result
 from xlnel.io import read_documents, write_documents  # noqa: E402
 from xlnel.types import Document  # noqa: E402
 

@@ -6,20 +6,17 @@ process (``_common.run_isolated``: its peak RSS is its own), in windows of
 ``linker.window_chars``. A check on a ``--check-chars`` prefix links it both whole (one window)
 and in windows, each in its own process, and compares the links.
 
-    python benchmarks/long_document.py --pipeline runs/bc5cdr-small
+    python -m benchmarks long_document --pipeline runs/bc5cdr-small
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import run_isolated, write_result  # noqa: E402
-
+from benchmarks._common import run_isolated, write_result
 from xlnel.io import read_documents  # noqa: E402
 from xlnel.types import Document  # noqa: E402
 

@@ -8,7 +8,7 @@ the pipeline and scores it end to end (:func:`xlnel.evaluation.evaluate`, strict
 filter's level, and writes ``benchmarks/results/protocol_<NAME>.json``. GOLD must be documents
 the pipeline was not trained on (its ``test.jsonl``, or BC5CDR ``dev.pubtator``).
 
-Run from the repository root, e.g. ``python benchmarks/protocol_scores.py --run
+Run from the repository root, e.g. ``python -m benchmarks protocol_scores --run
 bc5cdr-dev=runs/bc5cdr:../shared/data/bc5cdr/dev.pubtator``.
 """
 
@@ -19,8 +19,7 @@ import statistics
 import time
 from typing import Any
 
-from _common import write_result
-
+from benchmarks._common import write_result
 from xlnel.evaluation import evaluate
 from xlnel.evaluation.protocol import ProtocolSample, matcher_scorer, protocol_sample
 from xlnel.io import read_documents
@@ -87,7 +86,6 @@ def main() -> None:
     for name, pipeline_dir, gold in args.run:
         result = measure(pipeline_dir, gold, args.seeds)
         path = write_result(f"protocol_{name}", {
-            "script": "python benchmarks/protocol_scores.py --run NAME=PIPELINE_DIR:GOLD_FILE",
             "protocol_doc": "docs/evaluation-protocols.md", **result})
         print(f"{name}: galperin2022 {result['galperin2022']['mean']}  end-to-end "
               f"{ {k: round(v['f1'], 4) for k, v in result['end_to_end'].items()} } -> {path}")

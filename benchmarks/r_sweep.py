@@ -1,6 +1,6 @@
 """Collect the R sweeps of benchmarks/results/r_sweep/*/runs.jsonl into r_sweep.json.
 
-Run by benchmarks/r_sweep.sh after the sweeps; on its own: ``python benchmarks/r_sweep.py``.
+Run by benchmarks/r_sweep.sh after the sweeps; on its own: ``python -m benchmarks r_sweep``.
 For each corpus: the best R by mean span F1 (and by concept F1 where measured), the summary
 over seeds of every R, the seeds run, and the wall time of the cells.
 """
@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from _common import RESULTS, write_result
-
+from benchmarks._common import RESULTS, command_line, write_result
 from xlnel.experiments import read_runs, summarize
 from xlnel.experiments.report import best_point
 
@@ -66,7 +65,6 @@ def main(argv: list[str]) -> None:
         if corpus in corpora:
             corpora[corpus][f"{kind or 'wall'}_seconds"] = float(value)
     write_result("r_sweep", {
-        "script": "benchmarks/r_sweep.sh",
         "report": "xlnel report benchmarks/results/r_sweep/{diabetes,sclerosis,depression,...} "
                   "--out benchmarks/results/r_sweep",
         "filter": "xlnel.gbdt.v1 (shipped configs)",
@@ -79,7 +77,7 @@ def main(argv: list[str]) -> None:
                 "time (from `time`), cell_seconds_* the cells' own timings.",
         "python": platform.python_version(),
         "corpora": corpora,
-    })
+    }, command=f"bash benchmarks/r_sweep.sh && {command_line()}")
 
 
 if __name__ == "__main__":

@@ -21,16 +21,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import write_result  # noqa: E402
-from cv_accuracy import CAMONI, cross_validate, summary  # noqa: E402
-
+from benchmarks._common import write_result
+from benchmarks.cv_accuracy import CAMONI, cross_validate, summary
 from xlnel.evaluation import paired_bootstrap_counts  # noqa: E402
 from xlnel.experiments.summary import metric_value, pooled_counts, t_interval  # noqa: E402
 

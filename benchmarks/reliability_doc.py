@@ -4,8 +4,8 @@ Each block between ``<!-- figures NAME -->`` and ``<!-- /figures -->`` is replac
 that :data:`TABLES` builds from ``benchmarks/results/NAME.json``; the text around the blocks is
 left as written. ``--check`` fails when the document differs from what the results give.
 
-    python benchmarks/reliability_doc.py            # rewrite docs/reliability-load.md
-    python benchmarks/reliability_doc.py --check
+    python -m benchmarks reliability_doc            # rewrite docs/reliability-load.md
+    python -m benchmarks reliability_doc --check
 """
 
 from __future__ import annotations
@@ -97,8 +97,10 @@ def render(text: str, results: Path = RESULTS) -> str:
         path = results / f"{name}.json"
         if name not in TABLES or not path.is_file():
             return m.group(0)
-        return m.group(1) + TABLES[name](json.loads(path.read_text(encoding="utf-8"))) + \
-            m.group(3)
+        data = json.loads(path.read_text(encoding="utf-8"))
+        # the tables read the figures and the provenance side by side
+        flat = {**data["results"], **{k: v for k, v in data.items() if k != "results"}}
+        return m.group(1) + TABLES[name](flat) + m.group(3)
     return _BLOCK.sub(block, text)
 
 
@@ -109,7 +111,8 @@ def main() -> None:
     text = DOC.read_text(encoding="utf-8")
     new = render(text)
     if args.check:
-        sys.exit(0 if new == text else f"{DOC} is out of date: run {sys.argv[0]}")
+        sys.exit(0 if new == text
+                 else f"{DOC} is out of date: run python -m benchmarks reliability_doc")
     DOC.write_text(new, encoding="utf-8")
 
 

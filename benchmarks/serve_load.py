@@ -7,7 +7,7 @@ documents). Reported per run: requests/s, latency p50/p95/p99 in milliseconds, f
 (non-200 answers and errors), and the machine's load average before and after, since the
 clients share the CPU with the server (and the machine with other work).
 
-    python benchmarks/serve_load.py --clients 8 --seconds 10 --workers 1 2
+    python -m benchmarks serve_load --clients 8 --seconds 10 --workers 1 2
 
 Writes benchmarks/results/serve_load.json.
 """
@@ -21,14 +21,12 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import write_result  # noqa: E402
+from benchmarks._common import write_result
 
 SHORT = "The patient had seizures, hypertension and type 2 diabetes."
 

@@ -6,7 +6,7 @@ Every table in those files sits between marker comments::
     ...generated...
     <!-- /table -->
 
-``python benchmarks/tables.py`` rewrites what lies between the markers; ``--check`` only
+``python -m benchmarks tables`` rewrites what lies between the markers; ``--check`` only
 compares and exits with status 1 when a committed table differs from what the results files
 give (a test runs it). Each table ends with the results files it was read from.
 """
@@ -16,13 +16,11 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import subprocess
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from config_tables import config_reference, options_reference  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -33,13 +31,24 @@ MARKER = re.compile(r"(<!-- table:(?P<name>[a-z0-9_]+) -->\n)(?P<body>.*?)(<!-- 
 Row = Sequence[str]
 
 
-def _load(name: str) -> dict[str, Any]:
+def _envelope(name: str) -> dict[str, Any]:
+    """The whole results file ``name`` (provenance, settings and figures)."""
     path = RESULTS / name
     if not path.is_file():
         raise FileNotFoundError(f"results file {path} not found; run the benchmark that "
-                                "writes it, or remove the table's markers")
+                                "writes it (python -m benchmarks --list), or remove the "
+                                "table's markers")
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    if "results" not in data:
+        raise ValueError(f"{path}: not in the result schema (no 'results'); see "
+                         "benchmarks/results.schema.json")
     return data
+
+
+def _load(name: str) -> dict[str, Any]:
+    """The figures (``results``) of the results file ``name``."""
+    figures: dict[str, Any] = _envelope(name)["results"]
+    return figures
 
 
 def _table(header: Row, rows: Iterable[Row], sources: Iterable[str],
@@ -271,13 +280,13 @@ def alternative_linkers() -> str:
     entries = [
         ("TF-IDF + GBDT (`camoni-diabetes.yaml`)", gbdt["span"], gbdt["seconds"]),
         ("tagger (e5-small + CRF) spans alone", tag["diabetes"]["tagger_alone"]["span"], None),
-        ("tagger + TF-IDF + GBDT (`camoni-diabetes-tagger.yaml`)",
+        ("tagger + TF-IDF + GBDT (`pipelines/tagger.yaml`)",
          tag["diabetes"]["pipeline_span"], tag["diabetes"]["seconds"]),
-        ("tagger + dense (`camoni-diabetes-tagger-dense.yaml`)",
+        ("tagger + dense (`pipelines/tagger-dense.yaml`)",
          tag["diabetes_tagger_dense"]["pipeline_span"], tag["diabetes_tagger_dense"]["seconds"]),
     ]
     e2e = dense["e2e camoni-diabetes-dense"]
-    entries.append(("dense e5-small + similarity threshold (`camoni-diabetes-dense.yaml`)",
+    entries.append(("dense e5-small + similarity threshold (`pipelines/dense.yaml`)",
                     e2e["span"], {"train_s": e2e["train_seconds"], "link_s": e2e["link_seconds"]}))
     rows = []
     for label, m, sec in entries:
@@ -339,7 +348,7 @@ def _dash(x: float | None) -> str:
 
 def adapt_table(name: str) -> str:
     """Per language and dictionary: concept coverage and accuracy@1/@k of the official labels."""
-    data = _load(name)
+    data = {**_load(name), "settings": _envelope(name)["settings"]}
     k = data["settings"]["k"]
     labels = {"english": "English names (untranslated)", "adapted": "xlnel adapt",
               "e5": "multilingual-e5-small (English names)"}
@@ -451,6 +460,20 @@ def protocol_bc5cdr() -> str:
     return _table(["measure", "P", "R", "F1"], rows, ["protocol_bc5cdr-dev.json"])
 
 
+def config_reference() -> str:
+    """Every key of a pipeline config with its type, default and meaning."""
+    from benchmarks._config_tables import config_reference as table
+
+    return table()
+
+
+def options_reference() -> str:
+    """The ``options`` of each registered stage that takes some."""
+    from benchmarks._config_tables import options_reference as table
+
+    return table()
+
+
 TABLES: dict[str, Callable[[], str]] = {
     f.__name__: f for f in (hrm_recall, end_to_end, link_throughput, transformer_throughput,
                             matcher_scale,
@@ -464,10 +487,10 @@ TABLES: dict[str, Callable[[], str]] = {
 
 
 def render(text: str, where: str) -> str:
-    """``text`` with every marked table regenerated.
+    """``text`` with every marked table and figure (``benchmarks/_figures.py``) regenerated.
 
     Raises:
-        KeyError: A marker names no known table.
+        KeyError: A marker names no known table, or a figure an unknown path or format.
     """
     def one(m: re.Match[str]) -> str:
         name = m.group("name")
@@ -475,7 +498,9 @@ def render(text: str, where: str) -> str:
             raise KeyError(f"{where}: unknown table {name!r}; known: {', '.join(TABLES)}")
         return m.group(1) + TABLES[name]() + m.group(4)
 
-    return MARKER.sub(one, text)
+    from benchmarks._figures import render_figures
+
+    return render_figures(MARKER.sub(one, text), where, RESULTS)
 
 
 def pages(root: Path = ROOT) -> list[Path]:
@@ -501,7 +526,7 @@ def main(argv: list[str] | None = None) -> int:
             if not args.check:
                 path.write_text(new, encoding="utf-8")
     if args.check and stale:
-        print(f"tables out of date in {', '.join(stale)}; run python benchmarks/tables.py",
+        print(f"tables out of date in {', '.join(stale)}; run python -m benchmarks tables",
               file=sys.stderr)
         return 1
     for name in stale:
@@ -510,4 +535,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    if not __package__:  # run as a file, python benchmarks/tables.py: run it as the module
+        sys.exit(subprocess.call([sys.executable, "-m", "benchmarks.tables", *sys.argv[1:]],
+                                 cwd=ROOT))
     sys.exit(main())

@@ -2,12 +2,13 @@
 
 Run the CLI first (as benchmarks/accuracy.sh does, with the tagger config), then collect:
 
-    xlnel train configs/camoni-diabetes-tagger.yaml --out RUNS/diabetes
+    xlnel train configs/pipelines/tagger.yaml --include configs/data/camoni-diabetes.yaml \
+        --out RUNS/diabetes
     xlnel link RUNS/diabetes RUNS/diabetes/test.jsonl --out RUNS/diabetes-pred.jsonl
     xlnel evaluate RUNS/diabetes/test.jsonl RUNS/diabetes-pred.jsonl --level span --json \
         > RUNS/diabetes.span.json            (and --level overlap > RUNS/diabetes.overlap.json)
     echo "diabetes train_s=... link_s=..." >> RUNS/times.txt
-    python benchmarks/tagger_accuracy.py RUNS diabetes
+    python -m benchmarks tagger_accuracy RUNS diabetes
 
 The tagger's own spans on the held-out documents are scored here at span and overlap level.
 """
@@ -20,21 +21,20 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import RESULTS, write_result  # noqa: E402
-
+from benchmarks._common import read_figures, write_result
 from xlnel.evaluation import evaluate  # noqa: E402
 from xlnel.io import read_documents  # noqa: E402
 from xlnel.pipeline import Pipeline  # noqa: E402
 from xlnel.types import Document, Link  # noqa: E402
 
 COMMANDS = (
-    "OMP_NUM_THREADS=1 nice -n 10 xlnel -v train configs/camoni-{c}-tagger.yaml --out RUNS/{c}",
+    "OMP_NUM_THREADS=1 nice -n 10 xlnel -v train configs/pipelines/tagger.yaml "
+    "--include configs/data/camoni-{c}.yaml --out RUNS/{c}",
     "OMP_NUM_THREADS=1 nice -n 10 xlnel link RUNS/{c} RUNS/{c}/test.jsonl "
     "--out RUNS/{c}-pred.jsonl",
     "xlnel evaluate RUNS/{c}/test.jsonl RUNS/{c}-pred.jsonl --level span --json",
     "xlnel evaluate RUNS/{c}/test.jsonl RUNS/{c}-pred.jsonl --level overlap --json",
-    "python benchmarks/tagger_accuracy.py RUNS {c}",
+    "python -m benchmarks tagger_accuracy RUNS {c}",
 )
 NOTES = (
     "CPU only (2 cores shared with other jobs), real multilingual-e5-small, embedding matrix "
@@ -78,13 +78,10 @@ def main() -> None:
     entry["tagger_options"] = meta["options"]
     entry["tagger_training"] = meta["training"]
     entry["train_report"] = json.loads((runs / name / "train_report.json").read_text())
-    baseline = json.loads((RESULTS / "accuracy.json").read_text())["results"].get(name, {})
+    baseline = read_figures("accuracy")["results"].get(name, {})
     entry["baseline_all_spans"] = {k: baseline.get(k) for k in ("span", "overlap")}
-    target = RESULTS / "tagger_accuracy.json"
-    previous = json.loads(target.read_text())["results"] if target.is_file() else {}
-    write_result("tagger_accuracy", {
-        "script": "benchmarks/tagger_accuracy.py RUNS NAME (commands in its docstring)",
-        "results": {**previous, name: entry}})
+    previous = read_figures("tagger_accuracy", {"results": {}})["results"]
+    write_result("tagger_accuracy", {"results": {**previous, name: entry}})
 
 
 if __name__ == "__main__":

@@ -9,19 +9,17 @@ mentions still reachable (span level: some candidate at the gold offsets; concep
 gold concept among the kept candidates there) and the (span, name) pairs left to score.
 
 Run from the repository root, e.g.
-``python benchmarks/top_k_recall.py --pipeline RUNS/diabetes --name camoni-diabetes``; results
+``python -m benchmarks top_k_recall --pipeline RUNS/diabetes --name camoni-diabetes``; results
 are merged into ``benchmarks/results/top_k_recall.json`` under NAME.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from typing import Any
 
-from _common import RESULTS, write_result
-
+from benchmarks._common import read_figures, write_result
 from xlnel.dictionary.dft import split_documents
 from xlnel.evaluation import hrm_recall
 from xlnel.filtering._pairs import name_ranks
@@ -66,10 +64,8 @@ def main() -> None:
     result = measure(args.pipeline, args.ks)
     for row in result["by_k"]:
         print(row)
-    target = RESULTS / "top_k_recall.json"
-    previous = json.loads(target.read_text())["runs"] if target.is_file() else {}
-    write_result("top_k_recall", {"script": "python benchmarks/top_k_recall.py --pipeline DIR "
-                                            "--name NAME", "runs": {**previous, args.name: result}})
+    previous = read_figures("top_k_recall", {"runs": {}})["runs"]
+    write_result("top_k_recall", {"runs": {**previous, args.name: result}})
 
 
 if __name__ == "__main__":

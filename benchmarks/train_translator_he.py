@@ -5,7 +5,7 @@ Reproduces ``benchmarks/results/translator_he.json`` and the model in
 (split seed 0) and the translator is scored on them (exact@1, exact@5, CER), overall and by kind.
 About 12 minutes on 2 CPU cores. Run from the repository root::
 
-    python benchmarks/train_translator_he.py [--max-seconds 720] [--epochs 20]
+    python -m benchmarks train_translator_he [--max-seconds 720] [--epochs 20]
 
 It is the same run as ``xlnel dictionary train-translator ../shared/data/muse/en-he.txt
 --out dictionary/built/translator-he --epochs 20 --max-seconds 720``.
@@ -23,9 +23,7 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import write_result  # noqa: E402
-
+from benchmarks._common import write_result
 from xlnel.dictionary.adapt import train_translator_from_pairs  # noqa: E402
 
 MUSE = Path("../shared/data/muse/en-he.txt")
@@ -50,7 +48,7 @@ def main() -> None:
         test_fraction=args.test_fraction, split_seed=0, progress=True)
     payload = {
         "task": "en->he character translator (stage 1 dictionary builder)",
-        "command": "python benchmarks/train_translator_he.py" + "".join(
+        "command": "python -m benchmarks train_translator_he" + "".join(
             f" {a}" for a in sys.argv[1:]),
         **report,
         "torch": torch.__version__, "torch_threads": THREADS, "machine_arch": platform.machine(),

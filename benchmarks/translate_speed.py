@@ -6,7 +6,7 @@ MeSH names from ``../shared/data/kb/mesh_names.tsv`` when present, else syntheti
 Measures whole names batched and one at a time, single words, and the dictionary builder end to
 end; writes ``benchmarks/results/translate_speed.json``.
 
-    python benchmarks/translate_speed.py [--names 2000] [--beam 5] [--batch-size 64] [--threads 1]
+    python -m benchmarks translate_speed [--names 2000] [--beam 5] [--batch-size 64] [--threads 1]
 """
 
 from __future__ import annotations
@@ -14,16 +14,13 @@ from __future__ import annotations
 import argparse
 import csv
 import random
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import write_result  # noqa: E402
-
+from benchmarks._common import write_result
 from xlnel.dictionary.builder import build_dictionary  # noqa: E402
 from xlnel.dictionary.pairs import normalize_name  # noqa: E402
 from xlnel.dictionary.translator import (  # noqa: E402

@@ -1,11 +1,17 @@
-"""Shared fixtures: a tiny knowledge base and a handful of annotated documents in each format."""
+"""Shared fixtures: a tiny knowledge base, a handful of annotated documents in each format, shards
+of them, and a tiny trained GBDT pipeline."""
 
 from __future__ import annotations
 
+import gzip
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from xlnel.config import load_config
+from xlnel.pipeline import train
 
 KB_ROWS = [
     ("C1", "diabetes mellitus", 1), ("C1", "diabetes", 0), ("C2", "hypertension", 1),
@@ -64,3 +70,50 @@ def tiny_config(tmp_path: Path, tiny_kb: Path, tiny_docs: Path) -> Path:
         "filter:\n  name: xlnel.gbdt.v1\n  options: {folds: 2, max_iter: 30}\n",
         encoding="utf-8")
     return path
+
+
+def write_tiny_inputs(root: Path) -> tuple[Path, Path]:
+    """A tiny KB and training corpus (as in conftest); returns (kb, docs)."""
+    kb, docs = root / "kb.tsv", root / "docs.jsonl"
+    kb.write_text("concept_id\tname\tpreferred\n"
+                  + "".join(f"{c}\t{n}\t{p}\n" for c, n, p in KB_ROWS), encoding="utf-8")
+    docs.write_text("".join(json.dumps(d) + "\n" for d in make_documents()), encoding="utf-8")
+    return kb, docs
+
+
+def write_shards(folder: Path, n_shards: int, per_shard: int) -> list[Path]:
+    """Shards of the fixture sentences, JSONL, the second one gzipped."""
+    folder.mkdir(parents=True, exist_ok=True)
+    docs = make_documents(n_copies=(n_shards * per_shard) // 8 + 1)
+    paths = []
+    for i in range(n_shards):
+        name = f"part-{i:02d}.jsonl" + (".gz" if i == 1 else "")
+        text = "".join(json.dumps(d) + "\n" for d in docs[i * per_shard:(i + 1) * per_shard])
+        path = folder / name
+        path.write_bytes(gzip.compress(text.encode()) if name.endswith(".gz") else text.encode())
+        paths.append(path)
+    return paths
+
+
+@pytest.fixture(scope="session")
+def pipe_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny GBDT pipeline, trained once for the session; tests only read it."""
+    root = tmp_path_factory.mktemp("stream")
+    kb, docs = write_tiny_inputs(root)
+    cfg = load_config(None, {"lang": "en", "data.train": str(docs), "dictionary.kb": [f"tsv:{kb}"],
+                             "dft.R": 0.2, "filter.name": "xlnel.gbdt.v1",
+                             "filter.options": {"folds": 2, "max_iter": 30}})
+    train(cfg, root / "pipe")
+    return root / "pipe"
+
+
+@pytest.fixture(scope="module")
+def one_thread() -> Iterator[None]:
+    """Tiny torch models run faster on one intra-op thread, above all on a busy machine
+    (``pytestmark = pytest.mark.usefixtures("one_thread")`` in a module)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

@@ -38,3 +38,51 @@ def test_bad_files_and_override_syntax(tmp_path):
         load_config(bad)
     with pytest.raises(ConfigError, match="key.path=value"):
         parse_overrides(["novalue"])
+
+
+def _write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_include_lays_the_config_over_its_files_in_order(tmp_path):
+    _write(tmp_path / "data" / "corpus.yaml",
+           "lang: he\ndata: {train: a.jsonl, test_fraction: 0.2}\ndictionary: {kb: [x, y]}\n")
+    _write(tmp_path / "p" / "base.yaml", "candidates: {top_m: 10, threshold: 0.3}\n")
+    _write(tmp_path / "p" / "variant.yaml",
+           "include: base.yaml\ncandidates: {threshold: 0.5}\ndictionary: {kb: [z]}\n")
+    top = _write(tmp_path / "top.yaml",
+                 "include: [data/corpus.yaml, p/variant.yaml]\ndft: {R: 0.1}\n")
+    c = load_config(top, {"candidates.top_m": 7})
+    assert (c.lang, c.data.train, c.data.test_fraction) == ("he", "a.jsonl", 0.2)
+    assert (c.candidates.top_m, c.candidates.threshold) == (7, 0.5)  # override > file > base
+    assert c.dictionary.kb == ["z"] and c.dft.R == 0.1  # lists are replaced, not joined
+
+
+def test_include_override_adds_a_corpus_under_the_config(tmp_path, monkeypatch):
+    _write(tmp_path / "corpus.yaml", "lang: he\ndata: {train: a.jsonl}\ncandidates: {top_m: 9}\n")
+    _write(tmp_path / "cfg" / "base.yaml", "candidates: {threshold: 0.3}\n")
+    pipeline = _write(tmp_path / "cfg" / "pipe.yaml",
+                      "include: base.yaml\ncandidates: {top_m: 5}\n")
+    monkeypatch.chdir(tmp_path)  # a command-line include is relative to the working directory
+    c = load_config(pipeline, parse_overrides(["include=corpus.yaml"]))
+    assert (c.lang, c.data.train) == ("he", "a.jsonl")
+    assert (c.candidates.top_m, c.candidates.threshold) == (5, 0.3)
+    assert load_config(None, {"include": ["corpus.yaml"]}).candidates.top_m == 9
+
+
+def test_bad_includes_are_named(tmp_path):
+    missing = _write(tmp_path / "m.yaml", "include: nope.yaml\n")
+    with pytest.raises(FileNotFoundError, match="nope.yaml"):
+        load_config(missing)
+    _write(tmp_path / "a.yaml", "include: b.yaml\n")
+    _write(tmp_path / "b.yaml", "include: a.yaml\n")
+    with pytest.raises(ConfigError, match="include each other"):
+        load_config(tmp_path / "a.yaml")
+    wrong = _write(tmp_path / "w.yaml", "include: {a: 1}\n")
+    with pytest.raises(ConfigError, match="w.yaml: include must be a path or a list"):
+        load_config(wrong)
+    _write(tmp_path / "l.yaml", "- 1\n")
+    with pytest.raises(ConfigError, match="l.yaml: the top level must be a mapping"):
+        load_config(_write(tmp_path / "c.yaml", "include: l.yaml\n"))

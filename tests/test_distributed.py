@@ -8,12 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.test_stream import pipe_dir, write_shards
+from tests.conftest import write_shards
 from xlnel.cli.main import app
 from xlnel.pipeline import link
 from xlnel.stream import link_shards, record_writer, writer_identity
-
-__all__ = ["pipe_dir"]  # the tiny pipeline fixture, shared with test_stream
 
 
 @pytest.fixture(scope="session")

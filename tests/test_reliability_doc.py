@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("reliability_doc",
-                                               ROOT / "benchmarks" / "reliability_doc.py")
-assert _spec is not None and _spec.loader is not None
-reliability_doc = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(reliability_doc)
+from benchmarks import reliability_doc
 
 PROVENANCE = {"command": "benchmarks/x.py", "commit": "0123456789abcdef", "date": "2026-01-02T0",
               "machine": {"cpus": 2}}
 
 
 def test_blocks_are_filled_from_results_and_text_around_is_kept(tmp_path: Path) -> None:
-    (tmp_path / "fault_injection.json").write_text(json.dumps({
+    (tmp_path / "fault_injection.json").write_text(json.dumps({"results": {
         "runs": 3, "kills": 2, "failures": 0, "seconds": 12.4, "shards": 3,
-        "documents_per_shard": 10, "workers": 2, **PROVENANCE}), encoding="utf-8")
+        "documents_per_shard": 10, "workers": 2}, **PROVENANCE}), encoding="utf-8")
     text = ("intro\n<!-- figures fault_injection -->\nold table\n<!-- /figures -->\n"
             "<!-- figures missing -->\nkept\n<!-- /figures -->\nend\n")
     out = reliability_doc.render(text, tmp_path)

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.conftest import KB_ROWS, make_documents
+from tests.conftest import make_documents, write_shards
 from xlnel.cli.main import app
 from xlnel.config import load_config
 from xlnel.errors import FormatError
 from xlnel.io import read_documents
 from xlnel.io.documents import iter_documents
-from xlnel.pipeline import Pipeline, link, train
+from xlnel.pipeline import Pipeline, link
 from xlnel.stream import (
     batched,
     find_shards,
@@ -24,41 +24,6 @@ from xlnel.stream import (
     plan_shards,
     record_writer,
 )
-
-
-def write_tiny_inputs(root: Path) -> tuple[Path, Path]:
-    """A tiny KB and training corpus (as in conftest); returns (kb, docs)."""
-    kb, docs = root / "kb.tsv", root / "docs.jsonl"
-    kb.write_text("concept_id\tname\tpreferred\n"
-                  + "".join(f"{c}\t{n}\t{p}\n" for c, n, p in KB_ROWS), encoding="utf-8")
-    docs.write_text("".join(json.dumps(d) + "\n" for d in make_documents()), encoding="utf-8")
-    return kb, docs
-
-
-def write_shards(folder: Path, n_shards: int, per_shard: int) -> list[Path]:
-    """Shards of the fixture sentences, JSONL, the second one gzipped."""
-    folder.mkdir(parents=True, exist_ok=True)
-    docs = make_documents(n_copies=(n_shards * per_shard) // 8 + 1)
-    paths = []
-    for i in range(n_shards):
-        name = f"part-{i:02d}.jsonl" + (".gz" if i == 1 else "")
-        text = "".join(json.dumps(d) + "\n" for d in docs[i * per_shard:(i + 1) * per_shard])
-        path = folder / name
-        path.write_bytes(gzip.compress(text.encode()) if name.endswith(".gz") else text.encode())
-        paths.append(path)
-    return paths
-
-
-@pytest.fixture(scope="module")
-def pipe_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A tiny GBDT pipeline, trained once for the module."""
-    root = tmp_path_factory.mktemp("stream")
-    kb, docs = write_tiny_inputs(root)
-    cfg = load_config(None, {"lang": "en", "data.train": str(docs), "dictionary.kb": [f"tsv:{kb}"],
-                             "dft.R": 0.2, "filter.name": "xlnel.gbdt.v1",
-                             "filter.options": {"folds": 2, "max_iter": 30}})
-    train(cfg, root / "pipe")
-    return root / "pipe"
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import write_shards, write_tiny_inputs
 from tests.stream_faults import kill_and_rerun
-from tests.test_stream import write_shards, write_tiny_inputs
 from xlnel.config import load_config
 from xlnel.pipeline import train
 from xlnel.stream import link_shards

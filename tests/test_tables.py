@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -10,21 +9,19 @@ from types import ModuleType
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "tables.py"
+from benchmarks import tables as tables_module
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
 def tables() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("tables", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return tables_module
 
 
 def test_committed_tables_are_current() -> None:
-    run = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True,
-                         text=True)
+    run = subprocess.run([sys.executable, "-m", "benchmarks", "tables", "--check"], cwd=ROOT,
+                         capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
 
 
@@ -78,3 +75,35 @@ def test_config_reference_lists_every_key(tables: ModuleType) -> None:
         for key in keys:
             assert f"| `{key}` |" in text
     assert "| `dft.R` | float | `0.2` |" in text
+
+
+def test_figures_in_text_are_filled_from_results(tmp_path: Path) -> None:
+    from benchmarks._figures import render_figures
+
+    (tmp_path / "x.json").write_text('{"results": {"f1": 0.8807, "runs": [{"n": 2}, {"n": 3}],'
+                                     ' "pool": 2674002}}', encoding="utf-8")
+    text = ("F1 <!-- fig x.json results.f1 pct -->old<!-- /fig --> over "
+            "<!-- fig x.json results.runs.0.n+results.runs.1.n num -->?<!-- /fig --> runs of "
+            "<!-- fig x.json results.pool million -->?<!-- /fig -->.")
+    out = render_figures(text, "page.md", tmp_path)
+    assert out == ("F1 <!-- fig x.json results.f1 pct -->88.1<!-- /fig --> over "
+                   "<!-- fig x.json results.runs.0.n+results.runs.1.n num -->5<!-- /fig --> runs "
+                   "of <!-- fig x.json results.pool million -->2.67 million<!-- /fig -->.")
+    assert render_figures(out, "page.md", tmp_path) == out
+    with pytest.raises(KeyError, match="page.md: x.json: no 'results.f2'"):
+        render_figures("<!-- fig x.json results.f2 pct -->1<!-- /fig -->", "page.md", tmp_path)
+    with pytest.raises(KeyError, match="unknown figure format 'pc'"):
+        render_figures("<!-- fig x.json results.f1 pc -->1<!-- /fig -->", "page.md", tmp_path)
+    with pytest.raises(FileNotFoundError, match="y.json"):
+        render_figures("<!-- fig y.json results.f1 pct -->1<!-- /fig -->", "page.md", tmp_path)
+
+
+@pytest.mark.parametrize("name,page", [("accuracy_variants", "accuracy-variants.md"),
+                                       ("error_analysis", "error-analysis.md")])
+def test_pages_written_by_their_benchmark_match_its_results(name: str, page: str) -> None:
+    import importlib
+    import json
+
+    module = importlib.import_module(f"benchmarks.{name}")
+    data = json.loads((ROOT / "benchmarks" / "results" / f"{name}.json").read_text("utf-8"))
+    assert module.markdown(data["results"]) == (ROOT / "docs" / page).read_text("utf-8")

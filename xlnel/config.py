@@ -1,7 +1,8 @@
 """Validated configuration of a pipeline: one model per stage, loaded from YAML.
 
 Any value can be overridden with a dotted key (``candidates.threshold=0.5``), from the CLI's
-``--set`` option or its ``--candidates.threshold 0.5`` form.
+``--set`` option or its ``--candidates.threshold 0.5`` form. A config may ``include`` other
+config files (a corpus file with the data paths, say) and lay its own values over theirs.
 """
 
 from __future__ import annotations
@@ -265,27 +266,92 @@ def apply_overrides(raw: dict[str, Any], overrides: dict[str, Any]) -> dict[str,
     return raw
 
 
+def _read_yaml(path: Path) -> dict[str, Any]:
+    """The top-level mapping of a YAML config file."""
+    if not path.is_file():
+        raise FileNotFoundError(f"config file not found: {path}")
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: invalid YAML: {e}") from e
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping, got {type(raw).__name__}")
+    return raw
+
+
+def merge_configs(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``top`` laid over it: mappings merge key by key, anything else (lists
+    included) is replaced by ``top``'s value. Neither argument is changed."""
+    out = dict(base)
+    for key, value in top.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge_configs(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _include_paths(value: Any, where: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise ConfigError(f"{where}: include must be a path or a list of paths, got {value!r}")
+
+
+def resolve_includes(raw: dict[str, Any], base_dir: Path, where: str,
+                     seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """``raw`` laid over the files its ``include`` key names, in order (later files win).
+
+    Relative include paths are read from ``base_dir``; included files may include others.
+
+    Raises:
+        FileNotFoundError: An included file does not exist.
+        ConfigError: ``include`` is not a path or list of paths, or files include each other.
+    """
+    raw = dict(raw)
+    merged: dict[str, Any] = {}
+    for name in _include_paths(raw.pop("include", []), where):
+        path = (base_dir / name).resolve()
+        if path in seen:
+            chain = " -> ".join(str(p) for p in (*seen, path))
+            raise ConfigError(f"{where}: configs include each other: {chain}")
+        if not path.is_file():
+            raise FileNotFoundError(f"{where}: included config not found: {path}")
+        inner = resolve_includes(_read_yaml(path), path.parent, str(path), (*seen, path))
+        merged = merge_configs(merged, inner)
+    return merge_configs(merged, raw)
+
+
 def load_config(path: str | Path | None = None,
                 overrides: dict[str, Any] | None = None) -> PipelineConfig:
     """Read a YAML config (or start from defaults when ``path`` is None) and apply overrides.
 
+    A top-level ``include: FILE`` or ``include: [FILE, ...]`` reads those files first (relative
+    to the config's folder) and lays the config over them, so that one file per pipeline can
+    include the corpus it trains on (``configs/data/*.yaml``). An ``include`` override adds files
+    before the config's own includes (a corpus under a pipeline file); its paths are relative to
+    the working directory.
+
     Raises:
-        FileNotFoundError: If ``path`` does not exist.
+        FileNotFoundError: If ``path`` or an included file does not exist.
         ConfigError: If the YAML is invalid or a value fails validation; the message names the
             key and the allowed values.
     """
     raw: dict[str, Any] = {}
+    where = "command line"
+    base_dir = Path.cwd()
     if path is not None:
         p = Path(path)
-        if not p.is_file():
-            raise FileNotFoundError(f"config file not found: {p}")
-        try:
-            raw = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as e:
-            raise ConfigError(f"{p}: invalid YAML: {e}") from e
-        if not isinstance(raw, dict):
-            raise ConfigError(f"{p}: the top level must be a mapping, got {type(raw).__name__}")
-    apply_overrides(raw, overrides or {})
+        raw, where, base_dir = _read_yaml(p), str(p), p.resolve().parent
+    overrides = dict(overrides or {})
+    if "include" in overrides:
+        extra = [str(Path(i).resolve())
+                 for i in _include_paths(overrides.pop("include"), "--set include")]
+        raw["include"] = extra + _include_paths(raw.get("include", []), where)
+    raw = resolve_includes(raw, base_dir, where,
+                           () if path is None else (Path(path).resolve(),))
+    apply_overrides(raw, overrides)
     try:
         return PipelineConfig.model_validate(raw)
     except ValidationError as e:

@@ -102,7 +102,7 @@ def default_config(train: str | None = None) -> PipelineConfig:
         return load_config(None, {"lang": "en", "dictionary.kb": ["hpo"], "dft.R": 0.0,
                                   "filter.threshold": 0.85})
     # A smaller model than the GBDT defaults: the sample is small, and in 5-fold document
-    # cross-validation on it (benchmarks/default_cv.py) it gave span F1 92.0 against 90.5.
+    # cross-validation on it (benchmarks/results/default_cv.json) it gave span F1 92.0 against 90.5.
     return load_config(None, {"lang": "en", "dictionary.kb": ["hpo"], "data.train": train,
                               "dft.R": 0.2, "filter.name": "xlnel.gbdt.v1",
                               "filter.options": DEFAULT_GBDT_OPTIONS,

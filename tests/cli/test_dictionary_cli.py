@@ -9,12 +9,12 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from tests.dictionary.test_adapt import KB_ROWS, one_thread, write_cipher_pairs, write_kb
+from tests.dictionary.cipher import KB_ROWS, write_cipher_pairs, write_kb
 from xlnel.cli.dictionary import adapt_cli
 from xlnel.cli.dictionary import app as dictionary_app
 from xlnel.dictionary.dictionary import Dictionary
 
-__all__ = ["one_thread"]  # the module-scoped fixture applies here too
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 TINY_ARGS = ["--epochs", "2", "--max-seconds", "5", "--hidden-size", "16",
              "--embedding-dim", "8", "--batch-size", "32"]

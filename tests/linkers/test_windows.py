@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import SENTENCES
-from tests.test_stream import write_tiny_inputs
+from tests.conftest import SENTENCES, write_tiny_inputs
 from xlnel.config import load_config
 from xlnel.linkers.windows import plan_windows
 from xlnel.pipeline import Pipeline, train
