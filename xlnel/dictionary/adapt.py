@@ -32,6 +32,7 @@ import xlnel
 from xlnel.dictionary.builder import build_dictionary, evaluate_translator
 from xlnel.dictionary.cognates import CognateRules
 from xlnel.dictionary.corpus_evidence import CorpusEvidence, corpus_texts
+from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.induction import InductionSettings, induce_entries
 from xlnel.dictionary.langdata import LanguageProfile, load_profile
 from xlnel.dictionary.lexicon import Lexicon
@@ -55,6 +56,8 @@ logger = logging.getLogger(__name__)
 TRAIN_REPORT_FILE = "train_report.json"
 #: Names inside an :func:`adapt` output folder.
 TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE = "translator", "dictionary.tsv", "report.json"
+#: The entries of ``dictionary.tsv`` that a given corpus attests (source ``corpus``).
+ATTESTED_FILE = "attested.tsv"
 
 
 def write_json(path: str | Path, payload: Mapping[str, Any]) -> None:
@@ -252,7 +255,9 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     words the lexicon lacks go through cognate ending rules learned from the pairs and, for
     scripts with enough transliteration pairs, a character model trained within
     ``transliteration_seconds`` (saved under ``out_dir/translator``). Writes
-    ``out_dir/dictionary.tsv`` (with a ``score`` column) and ``out_dir/report.json``.
+    ``out_dir/dictionary.tsv`` (with a ``score`` column) and ``out_dir/report.json``; with a
+    corpus, also ``out_dir/attested.tsv``: the entries it attests (a small dictionary of the
+    forms people write).
 
     Args:
         lang: Language code of the pair targets and of the dictionary.
@@ -290,7 +295,8 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     inputs = [pairs, *(Path(p) for p in kb_paths if Path(p).exists()), *map(Path, corpus)]
     if language_file is not None:
         inputs.append(Path(language_file))
-    out = check_output_folder(out_dir, inputs, (TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE),
+    out = check_output_folder(out_dir, inputs, (TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE,
+                                                     ATTESTED_FILE),
                               marker=REPORT_FILE)
     settings = settings if settings is not None else BuildSettings()
     profile = load_profile(lang, language_file)
@@ -313,6 +319,8 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         details["induced_new"] = dictionary.extend(induced)
         times["induce"] = time.monotonic() - mark
     dictionary.save(out / DICTIONARY_FILE)
+    if corpus:
+        Dictionary(e for e in dictionary if e.source == "corpus").save(out / ATTESTED_FILE)
     times["total"] = time.monotonic() - started
     report = {
         "lang": lang, "xlnel_version": xlnel.__version__, "pairs": str(pairs_path),

@@ -22,7 +22,7 @@ import itertools
 import logging
 import math
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
@@ -63,6 +63,9 @@ class InductionSettings:
             lexicon lacks and the KB word it is read as.
         transliteration_prior: Prior of such a reading (times the similarity); 0 turns it off.
         transliteration_classes: Fewest consonant classes of a word read as a transliteration.
+        extra_word_factor: Score factor of a match with a KB name that has one content word
+            more than the n-gram reads (taken only when no name matches exactly); 0 turns
+            such matches off.
         max_concepts: Most concepts one n-gram may name (an n-gram naming more is too vague).
         min_score: Entries scoring below this are left out.
     """
@@ -75,6 +78,7 @@ class InductionSettings:
     transliteration_prior: float = 0.6
     transliteration_classes: int = 4
     max_concepts: int = 5
+    extra_word_factor: float = 0.7
     min_score: float = 0.0
 
 
@@ -82,7 +86,7 @@ def english_stem(word: str) -> str:
     """An inflection-insensitive key of an English word (plural ``-s``/``-es``/``-ies`` dropped)."""
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("ses", "xes", "ches", "shes")):
+    if len(word) > 4 and word.endswith(("sses", "xes", "shes")):
         return word[:-2]
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
@@ -113,9 +117,21 @@ class KbIndex:
                     if concept.id not in ids:
                         ids.append(concept.id)
         self.vocabulary = frozenset(w for key in self.by_key for w in key)
+        self.by_subkey: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+        for key in self.by_key:
+            if len(key) > 1:
+                for i in range(len(key)):
+                    self.by_subkey.setdefault(key[:i] + key[i + 1:], []).append(key)
 
     def __len__(self) -> int:
         return len(self.by_key)
+
+    def supersets(self, key: tuple[str, ...]) -> list[str]:
+        """Concept ids of names with one content word more than ``key`` (empty when none)."""
+        out: list[str] = []
+        for longer in self.by_subkey.get(key, ()):
+            out += [cid for cid in self.by_key[longer] if cid not in out]
+        return out
 
     def concepts(self, key: tuple[str, ...]) -> list[str]:
         """Concept ids whose name has ``key`` (empty when none)."""
@@ -305,36 +321,61 @@ def induce_entries(texts: Iterable[str], lexicon: Lexicon, profile: LanguageProf
                                      settings.transliteration_similarity,
                                      settings.transliteration_prior,
                                      settings.transliteration_classes)
+    words = {g[0] for g in grams if len(g) == 1}
     entries: list[Entry] = []
     for gram in grams:
         found = match_ngram(gram, reverse, index, settings)
         if 0 < len(found) <= settings.max_concepts:
-            name = " ".join(gram)
-            entries += [Entry(name, cid, "corpus", round(score, 4)) for cid, score in found
-                        if score >= settings.min_score]
+            for name, factor in _names(gram, reverse, words):
+                entries += [Entry(name, cid, "corpus", round(score * factor, 4))
+                            for cid, score in found if score * factor >= settings.min_score]
     logger.info("induction: %d n-grams, %d KB keys, %d entries for %d names", len(grams),
                 len(index), len(entries), len({e.name for e in entries}))
     return entries
 
 
+def _names(gram: tuple[str, ...], reverse: ReverseLexicon,
+           words: set[str]) -> Iterator[tuple[str, float]]:
+    """The n-gram as written, and without the first word's prefix letters where that form is
+    a corpus word or a lexicon word (a mention may leave a glued preposition out)."""
+    yield " ".join(gram), 1.0
+    for form, factor in list(reverse._unprefixed(gram[0]))[1:]:
+        if form in words or form in reverse.known:
+            yield " ".join((form, *gram[1:])), factor
+
+
 def match_ngram(gram: tuple[str, ...], reverse: ReverseLexicon, index: KbIndex,
                 settings: InductionSettings) -> list[tuple[str, float]]:
-    """Concepts whose English name the n-gram back-translates to, with the best score each."""
-    best: dict[str, float] = {}
+    """Concepts whose English name the n-gram back-translates to, with the best score each.
+
+    When no name matches, names with one content word more are taken (``extra_word_factor``
+    times the score) if they name at most ``max_concepts`` concepts.
+    """
+    readings: dict[tuple[str, ...], float] = {}
     for pieces in _segmentations(gram, reverse, settings):
         if not pieces[0][0] or not pieces[-1][0]:
             continue  # a function word at an end
         content = [p for p in pieces if p[0]]
         for choice in itertools.product(*(p[0] for p in content)):
             stems = tuple(sorted(s for stems, _ in choice for s in stems))
-            ids = index.concepts(stems)
-            if not ids:
-                continue
             factors = [prior for _, prior in choice] + [p[1] for p in pieces if not p[0]]
             score = math.prod(factors) ** (1.0 / len(factors))
-            for cid in ids:
-                best[cid] = max(best.get(cid, 0.0), score)
+            readings[stems] = max(readings.get(stems, 0.0), score)
+    best = _best(readings, index.concepts, 1.0)
+    if not best and settings.extra_word_factor > 0:
+        best = _best(readings, index.supersets, settings.extra_word_factor)
+        if len(best) > settings.max_concepts:
+            return []
     return sorted(best.items(), key=lambda kv: -kv[1])
+
+
+def _best(readings: dict[tuple[str, ...], float], lookup: Callable[[tuple[str, ...]], list[str]],
+          factor: float) -> dict[str, float]:
+    best: dict[str, float] = {}
+    for stems, score in readings.items():
+        for cid in lookup(stems):
+            best[cid] = max(best.get(cid, 0.0), score * factor)
+    return best
 
 
 # A piece: (content options [(stems, prior)] -- empty for a function word --, function prior)
