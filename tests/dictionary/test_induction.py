@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,7 @@ from xlnel.dictionary.induction import (
     english_stem,
     induce_entries,
 )
-from xlnel.dictionary.langdata import load_profile
+from xlnel.dictionary.langdata import LanguageProfile, load_profile
 from xlnel.dictionary.lexicon import Lexicon
 from xlnel.errors import FormatError
 from xlnel.types import Concept
@@ -34,13 +35,13 @@ CORPUS = ["Malu kor, terrible. Bdor here; doran again, dor.",
 
 
 @pytest.fixture
-def profile(tmp_path: Path):  # type: ignore[no-untyped-def]
+def profile(tmp_path: Path) -> LanguageProfile:
     path = tmp_path / "qq.yaml"
     path.write_text(QQ_FILE, encoding="utf-8")
     return load_profile("qq", path)
 
 
-def induced(profile, **settings) -> dict[str, set[str]]:  # type: ignore[no-untyped-def]
+def induced(profile: LanguageProfile, **settings: Any) -> dict[str, set[str]]:
     entries = induce_entries(CORPUS, Lexicon(PAIRS), profile, CONCEPTS,
                              InductionSettings(**settings))
     out: dict[str, set[str]] = {}
@@ -65,7 +66,7 @@ def test_corpus_ngrams_stay_inside_punctuation() -> None:
     assert ("c", "d", "e") in grams and len(max(grams, key=len)) == 3
 
 
-def test_induction_reads_ngrams_back_into_kb_names(profile) -> None:  # type: ignore[no-untyped-def]
+def test_induction_reads_ngrams_back_into_kb_names(profile: LanguageProfile) -> None:
     found = induced(profile)
     assert found["malu kor"] == {"C1"}          # head-first order, read back order-free
     assert found["malu da kor"] == {"C1"}       # a function word inside the n-gram
@@ -78,7 +79,7 @@ def test_induction_reads_ngrams_back_into_kb_names(profile) -> None:  # type: ig
     assert found["רמיפריל"] == {"C5"}           # sounds like a KB word the pairs lack
 
 
-def test_induction_settings(profile) -> None:  # type: ignore[no-untyped-def]
+def test_induction_settings(profile: LanguageProfile) -> None:
     assert "רמיפריל" not in induced(profile, transliteration_prior=0.0)
     assert "sem tal pres" not in induced(profile, max_words=2)
     assert "kor" not in induced(profile, extra_word_factor=0.0)
@@ -90,7 +91,7 @@ def test_induction_settings(profile) -> None:  # type: ignore[no-untyped-def]
     assert scores["kor"] == pytest.approx(0.7)
 
 
-def test_names_without_a_glued_prefix_are_added(profile) -> None:  # type: ignore[no-untyped-def]
+def test_names_without_a_glued_prefix_are_added(profile: LanguageProfile) -> None:
     found = induced(profile)
     assert found["tal pres"] == {"C3"} and "btal pres" in found  # "btal" read as "b" + "tal"
 
@@ -106,7 +107,7 @@ def test_language_file_prefixes_must_be_letters(tmp_path: Path) -> None:
 
 
 def test_adapt_adds_induced_entries_and_writes_attested(tmp_path: Path,
-                                                         profile) -> None:  # type: ignore[no-untyped-def]
+                                                         profile: LanguageProfile) -> None:
     pairs = tmp_path / "pairs.tsv"
     pairs.write_text("".join(f"{en}\t{qq}\n" for en, qq in PAIRS), encoding="utf-8")
     kb = tmp_path / "kb.tsv"
