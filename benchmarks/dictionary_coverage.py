@@ -8,7 +8,10 @@ normalised gold entity texts found exactly and fuzzily (TF-IDF char 1-3-gram cos
 1) by :func:`xlnel.dictionary.coverage.coverage_of` in (i) the reference Hebrew UMLS names
 (``camoni/hebrew_umls_names.txt``), (ii) the built dictionary, (iii) both together.
 
-``--kb-limit N`` translates only the first N concepts of each knowledge base (time budget);
+The text of the posts (not their annotations) is given as ``--corpus`` unless ``--no-corpus``:
+it ranks senses, marks attested renderings and induces entries
+(:mod:`xlnel.dictionary.induction`). ``--kb-limit N`` translates only the first N concepts of
+each knowledge base (time budget);
 ``--max-seconds`` bounds the translator's training; ``--dictionary DIR`` scores an existing
 ``xlnel adapt`` folder (its ``benchmark_build.json``, when there, is recorded as the build).
 Run from the repository root::
@@ -37,6 +40,8 @@ DATA = Path("../shared/data")
 COMMUNITIES = ("diabetes", "sclerosis", "depression")
 REFERENCE = DATA / "camoni/hebrew_umls_names.txt"
 KBS = ("hpo", f"tsv:{DATA / 'kb/mesh_names.tsv'}")
+#: The unlabelled text of the visible posts (annotations are not read): the ``--corpus``.
+CORPUS = tuple(DATA / f"camoni/{c}.jsonl" for c in COMMUNITIES)
 THRESHOLD = 0.8
 
 
@@ -61,11 +66,15 @@ def main() -> None:
                         help="More xlnel adapt options, as one string ('--n-best 5').")
     parser.add_argument("--work", type=Path, default=Path("dictionary/built"))
     parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--no-corpus", action="store_true",
+                        help="Build without the posts' text as --corpus.")
     parser.add_argument("--dictionary", type=Path, default=None,
                         help="Score this xlnel adapt folder instead of building one.")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     extra = adapt_options(args)
+    if not args.no_corpus:
+        extra += [x for path in CORPUS for x in ("--corpus", str(path))]
     if args.kb_limit is not None:
         extra += ["--limit", str(args.kb_limit)]
     if args.dictionary is not None:

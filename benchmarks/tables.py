@@ -395,6 +395,23 @@ def dictionary_coverage() -> str:
                   rows, ["dictionary_coverage.json"])
 
 
+def dictionary_e2e() -> str:
+    """Camoni end to end by 5-fold CV: span F1 of each dictionary and the paired differences."""
+    data = _load("dictionary_e2e.json")["results"]
+    rows = []
+    for community, r in data.items():
+        f1 = [f"{pct(s['f1'])} [{pct(s['f1_ci'][0])}, {pct(s['f1_ci'][1])}]"
+              for s in r["scores"].values()]
+        deltas = [f"{100 * t['delta_f1']:+.1f} [{100 * t['delta_f1_ci'][0]:+.1f}, "
+                  f"{100 * t['delta_f1_ci'][1]:+.1f}], p {t['p']:.3f}"
+                  for t in r["paired"].values()]
+        rows.append([community, *f1, *deltas])
+    first = next(iter(data.values()))
+    return _table(["community", *[f"{n} F1 [95% CI]" for n in first["scores"]],
+                   *[f"{pair} ΔF1 [95% CI]" for pair in first["paired"]]],
+                  rows, ["dictionary_e2e.json"])
+
+
 def _ci(level: dict[str, Any]) -> str:
     low, high = level["ci"]["f1"]
     return f"**{pct(level['f1'])}** [{pct(low)}, {pct(high)}]"
@@ -481,7 +498,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             ablations, r_sweep, cascade_host_time, alternative_linkers,
                             top_k_recall, filter_speed, dense_index_speed, config_reference,
                             options_reference, serve_load, adapt_new_language,
-                            adapt_new_language_english_hpo, dictionary_coverage,
+                            adapt_new_language_english_hpo, dictionary_coverage, dictionary_e2e,
                             accuracy_cv, reference_figures, protocol_bc5cdr)
 }
 

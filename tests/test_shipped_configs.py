@@ -18,7 +18,7 @@ ABLATIONS = sorted((ROOT / "configs" / "ablations").glob("*.yaml"))
 PIPELINES = sorted((ROOT / "configs" / "pipelines").glob("*.yaml"))
 CORPORA = sorted((ROOT / "configs" / "data").glob("*.yaml"))
 HEBREW_NAMES = ("both", "built")  # pipelines of the built Hebrew dictionary
-BUILT = ROOT / "dictionary" / "built" / "he-translated.tsv"
+BUILT = ROOT / "dictionary" / "built" / "adapt-he" / "attested.tsv"
 
 
 def _pairs() -> list[tuple[Path, Path]]:

@@ -103,6 +103,8 @@ def adapt_cli(
     limit: LimitOpt = None,
     translit_seconds: Annotated[float, typer.Option(
         min=0.0, help="Training budget of the transliteration model (0: none).")] = 180.0,
+    induce: Annotated[bool, typer.Option(
+        help="Add corpus n-grams whose back-translation is a KB name.")] = True,
 ) -> None:
     """Adapt to a new language: render the KBs into LANG from word PAIRS.
 
@@ -116,7 +118,7 @@ def adapt_cli(
     report = _run(lambda: adapt(lang, pairs, kb, out, corpus=corpus or (),
                                 language_file=language_file, settings=settings,
                                 transliteration_seconds=translit_seconds, limit=limit,
-                                progress=True))
+                                progress=True, induce=induce))
     summary = {k: report[k] for k in ("dictionary", "seconds", "peak_memory_mb")}
     typer.echo(json.dumps(summary, ensure_ascii=False, indent=2))
     typer.echo(f"adapted to {lang!r} in {out}", err=True)

@@ -30,7 +30,9 @@ from pydantic import ValidationError
 
 from xlnel.dictionary.builder import build_dictionary, evaluate_translator
 from xlnel.dictionary.cognates import CognateRules
-from xlnel.dictionary.corpus_evidence import CorpusEvidence
+from xlnel.dictionary.corpus_evidence import CorpusEvidence, corpus_texts
+from xlnel.dictionary.dictionary import Dictionary
+from xlnel.dictionary.induction import InductionSettings, induce_entries
 from xlnel.dictionary.langdata import LanguageProfile, load_profile
 from xlnel.dictionary.lexicon import Lexicon
 from xlnel.dictionary.pairs import WordPair, load_pairs, normalize_name, split_pairs
@@ -54,6 +56,8 @@ logger = logging.getLogger(__name__)
 TRAIN_REPORT_FILE = "train_report.json"
 #: Names inside an :func:`adapt` output folder.
 TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE = "translator", "dictionary.tsv", "report.json"
+#: The entries of ``dictionary.tsv`` that a given corpus attests (source ``corpus``).
+ATTESTED_FILE = "attested.tsv"
 
 
 def write_json(path: str | Path, payload: Mapping[str, Any]) -> None:
@@ -242,7 +246,8 @@ def build_dictionary_from_kb(kb_specs: Sequence[str], translator_dir: str | Path
 def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: str | Path, *,
           corpus: Sequence[str | Path] = (), language_file: str | Path | None = None,
           settings: BuildSettings | None = None, transliteration_seconds: float = 180.0,
-          limit: int | None = None, progress: bool = False) -> dict[str, Any]:
+          limit: int | None = None, progress: bool = False,
+          induction: InductionSettings | None = None, induce: bool = True) -> dict[str, Any]:
     """Render English knowledge bases into ``lang`` from word pairs; write the dictionary.
 
     The pairs become a lexicon (every sense); names are composed in the target's word order
@@ -250,20 +255,24 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     words the lexicon lacks go through cognate ending rules learned from the pairs and, for
     scripts with enough transliteration pairs, a character model trained within
     ``transliteration_seconds`` (saved under ``out_dir/translator``). Writes
-    ``out_dir/dictionary.tsv`` (with a ``score`` column) and ``out_dir/report.json``.
+    ``out_dir/dictionary.tsv`` (with a ``score`` column) and ``out_dir/report.json``; with a
+    corpus, also ``out_dir/attested.tsv``: the entries it attests (a small dictionary of the
+    forms people write).
 
     Args:
         lang: Language code of the pair targets and of the dictionary.
         pairs_path: ``english<TAB>target`` word pairs (MUSE format; several lines per word).
         kb_specs: English knowledge bases (see :func:`load_concepts`).
         out_dir: Output folder.
-        corpus: Optional target-language texts (plain text, JSONL, PubTator...) to re-rank senses
-            and mark attested renderings.
+        corpus: Optional target-language texts (plain text, JSONL, PubTator...) to re-rank senses,
+            mark attested renderings and induce entries from (:mod:`xlnel.dictionary.induction`).
         language_file: A language file to use instead of the shipped one.
         settings: Builder settings (defaults when ``None``).
         transliteration_seconds: Training budget of the character model; 0 trains none.
         limit: Most concepts taken from each knowledge base.
         progress: Show progress bars.
+        induction: Settings of the corpus induction (defaults when ``None``).
+        induce: Add the entries induced from the corpus (when one is given).
 
     Returns:
         The report written to ``report.json``: inputs, counts by source, timings, peak memory.
@@ -286,7 +295,8 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     inputs = [pairs, *(Path(p) for p in kb_paths if Path(p).exists()), *map(Path, corpus)]
     if language_file is not None:
         inputs.append(Path(language_file))
-    out = check_output_folder(out_dir, inputs, (TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE),
+    out = check_output_folder(out_dir, inputs, (TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE,
+                                                     ATTESTED_FILE),
                               marker=REPORT_FILE)
     settings = settings if settings is not None else BuildSettings()
     profile = load_profile(lang, language_file)
@@ -301,8 +311,16 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         senses.corpus_counts = evidence.counts
     mark = time.monotonic()
     dictionary = render_kb(concepts, senses, settings, evidence, progress)
-    dictionary.save(out / DICTIONARY_FILE)
     times["render"] = time.monotonic() - mark
+    if corpus and induce:
+        mark = time.monotonic()
+        induced = induce_entries(corpus_texts(corpus), lexicon, profile, concepts, induction)
+        details["induced_entries"] = len(induced)
+        details["induced_new"] = dictionary.extend(induced)
+        times["induce"] = time.monotonic() - mark
+    dictionary.save(out / DICTIONARY_FILE)
+    if corpus:
+        Dictionary(e for e in dictionary if e.source == "corpus").save(out / ATTESTED_FILE)
     times["total"] = time.monotonic() - started
     report = {
         "lang": lang, "xlnel_version": __version__, "pairs": str(pairs_path),

@@ -64,6 +64,16 @@ class CorpusEvidence:
         return " ".join(words) in self.phrases
 
 
+def corpus_texts(paths: Iterable[str | Path]) -> Iterator[str]:
+    """The texts of plain-text or document files (annotations ignored).
+
+    Raises:
+        FileNotFoundError: If a file does not exist.
+        FormatError: On a malformed document file, naming the file and line.
+    """
+    return _texts(paths)
+
+
 def _texts(paths: Iterable[str | Path]) -> Iterator[str]:
     for path in map(Path, paths):
         if not path.is_file():

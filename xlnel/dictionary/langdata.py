@@ -11,6 +11,9 @@ connectors translated through the lexicon. Keys (all optional)::
     drop: [the, a, an]            # English words left out
     transliteration_pattern: '^[\\u30a0-\\u30ff]+$'  # target words that are transliterations
     variants: [definite]          # forms whose result is added as a variant of every rendering
+    prefixes: [ו, ה, ב]            # one-letter words written glued to the next (stripped when
+                                  # reading corpus words back, see xlnel.dictionary.induction)
+    lemma_rules: [['ים$', '']]    # regex rewrites from a written form to a listed one
     connectors:                   # English connector -> templates, preferred first
       of: ['{left} de {right}', '{left|construct} {right}']
     words:                        # English words -> renderings, looked up before the lexicon
@@ -84,6 +87,8 @@ class LanguageProfile:
     forms: dict[str, Form] = field(default_factory=dict)
     variants: tuple[str, ...] = ()
     source: str = "default"
+    prefixes: frozenset[str] = frozenset()
+    lemma_rules: tuple[tuple[re.Pattern[str], str], ...] = ()
 
     def connector_words(self) -> tuple[str, ...]:
         """Connectors to split names at: the profile's and the English defaults, longest first."""
@@ -138,7 +143,7 @@ def read_profile(path: str | Path, lang: str) -> LanguageProfile:
         raise FormatError("expected a mapping with string keys (quote keys such as 'on', "
                           "'no', 'yes')", path)
     known = {"segment_order", "joiner", "compound", "drop", "transliteration_pattern",
-             "connectors", "words", "forms", "variants"}
+             "connectors", "words", "forms", "variants", "prefixes", "lemma_rules"}
     for section in ("connectors", "words", "forms"):
         if not isinstance(data.get(section, {}), dict):
             raise FormatError(f"{section} must be a mapping, got {data[section]!r}", path)
@@ -159,7 +164,16 @@ def read_profile(path: str | Path, lang: str) -> LanguageProfile:
         frozenset(_key(w) for w in _strings(data.get("drop", ["the", "a", "an"]), path, "drop")),
         _regex(pattern, path) if pattern else None, connectors,
         {_key(k): _strings(v, path, f"words.{k}") for k, v in data.get("words", {}).items()},
-        forms, _variants(data.get("variants", []), forms, path), str(path))
+        forms, _variants(data.get("variants", []), forms, path), str(path),
+        _prefixes(data.get("prefixes", []), path),
+        _form({"rules": data.get("lemma_rules", [])}, path, "lemma_rules").rules)
+
+
+def _prefixes(value: Any, path: str | Path) -> frozenset[str]:
+    letters = _strings(value, path, "prefixes")
+    if bad := [p for p in letters if len(p) != 1]:
+        raise FormatError(f"prefixes must be single letters, got {bad}", path)
+    return frozenset(letters)
 
 
 def _keys(data: dict[Any, Any]) -> list[Any]:

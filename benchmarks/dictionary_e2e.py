@@ -1,0 +1,134 @@
+"""End to end on Camoni: the built Hebrew dictionary against the reference names, by 5-fold CV.
+
+Three dictionaries, each with DFT and the shipped GBDT pipeline of the community
+(``configs/camoni-<community>.yaml``; decisions as in :mod:`_oof`, ``linker.propagate`` off):
+
+* ``reference``: the reference Hebrew UMLS names (``camoni/hebrew_umls_names.txt``);
+* ``built``: the dictionary ``xlnel adapt`` builds from English HPO + MeSH, the en-he word pairs
+  and the unlabelled text of the visible posts (``python -m benchmarks dictionary_coverage``
+  writes it to ``dictionary/built/adapt-he``), restricted to the entries the posts attest
+  (``attested.tsv``; ``configs/pipelines/built.yaml`` uses the same file);
+* ``both``: the two together (``configs/pipelines/both.yaml``).
+
+Every visible post of a community is dealt into 5 folds by document (:mod:`_oof`); each fold
+applies DFT to its training posts, fits the filter and predicts its held-out posts. Reported per
+community and pooled over the three: strict span precision, recall and F1 of the out-of-fold
+predictions with a 95% document-bootstrap interval, and paired document bootstraps (1,000
+resamples) of built - reference, both - reference and both - built. Out-of-fold runs are cached
+under ``XLNEL_CACHE`` (default ``/tmp``) in a folder named by the built file's content hash.
+
+    python -m benchmarks dictionary_e2e [--communities diabetes ...] [--built PATH]
+
+writes ``benchmarks/results/dictionary_e2e.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import logging
+import os
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from benchmarks import _oof
+from benchmarks._common import write_result
+from xlnel.evaluation import bootstrap_counts, document_counts, paired_bootstrap_counts
+
+COMMUNITIES = ("diabetes", "sclerosis", "depression")
+REFERENCE = "names:../shared/data/camoni/hebrew_umls_names.txt"
+BUILT = Path("dictionary/built/adapt-he/attested.tsv")
+PAIRS = (("built", "reference"), ("both", "reference"), ("both", "built"))
+
+
+def variants(built: Path) -> dict[str, dict[str, Any]]:
+    """Config overrides of each dictionary variant."""
+    return {"reference": {"dictionary.kb": [REFERENCE], "dictionary.extra": []},
+            "built": {"dictionary.kb": [], "dictionary.extra": [str(built)]},
+            "both": {"dictionary.kb": [REFERENCE], "dictionary.extra": [str(built)]}}
+
+
+def run_variant(community: str, overrides: dict[str, Any]) -> _oof.OutOfFold:
+    """Out-of-fold predictions of one community with one dictionary (cached)."""
+    key = repr(sorted(overrides.items()))
+    return _oof.cached(community, "dictionary-e2e", key,
+                       lambda c: _oof.out_of_fold(c, _oof.folds(c, overrides), overrides))
+
+
+def scores(oof: _oof.OutOfFold) -> dict[str, Any]:
+    """Strict span scores with a 95% document-bootstrap interval of F1."""
+    ci = bootstrap_counts(document_counts(oof.gold, oof.pred, "span"), seed=0)
+    return {**ci.scores.to_dict(), "f1_ci": list(ci.f1_ci)}
+
+
+def paired(a: _oof.OutOfFold, b: _oof.OutOfFold) -> dict[str, Any]:
+    """Paired document bootstrap of span F1(b) - F1(a)."""
+    test = paired_bootstrap_counts(document_counts(a.gold, a.pred, "span"),
+                                   document_counts(b.gold, b.pred, "span"), seed=0)
+    return {"delta_f1": test.delta_f1, "delta_f1_ci": list(test.delta_f1_ci), "p": test.p_value}
+
+
+def join(runs: list[_oof.OutOfFold]) -> _oof.OutOfFold:
+    """Out-of-fold runs of several communities as one (document ids made distinct)."""
+    out = _oof.OutOfFold([], [], [], [], [], [])
+    for i, r in enumerate(runs):
+        out.gold += [replace(d, id=f"{i}:{d.id}") for d in r.gold]
+        out.pred += [replace(d, id=f"{i}:{d.id}") for d in r.pred]
+    return out
+
+
+def compare(runs: dict[str, _oof.OutOfFold]) -> dict[str, Any]:
+    """Scores of each variant and the paired tests between them."""
+    return {"scores": {name: scores(oof) for name, oof in runs.items()},
+            "paired": {f"{b}-{a}": paired(runs[a], runs[b]) for b, a in PAIRS}}
+
+
+def main() -> None:
+    """Run the variants of each community, score them, write the results file."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--communities", nargs="*", default=list(COMMUNITIES))
+    parser.add_argument("--built", type=Path, default=BUILT)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    if not args.built.is_file():
+        raise SystemExit(f"{args.built} not found: run python -m benchmarks dictionary_coverage")
+    digest = hashlib.sha256(args.built.read_bytes()).hexdigest()[:12]
+    os.environ["XLNEL_CACHE"] = str(Path(os.environ.get("XLNEL_CACHE", "/tmp"))
+                                    / f"dictionary-e2e-{digest}")
+    started = time.perf_counter()
+    by_community: dict[str, dict[str, _oof.OutOfFold]] = {}
+    results: dict[str, Any] = {}
+    for community in args.communities:
+        runs = {}
+        for name, overrides in variants(args.built).items():
+            mark = time.perf_counter()
+            runs[name] = run_variant(community, overrides)
+            logging.info("%s %s: %.0f s", community, name, time.perf_counter() - mark)
+        by_community[community] = runs
+        results[community] = compare(runs)
+    if len(by_community) > 1:
+        results["pooled"] = compare({name: join([r[name] for r in by_community.values()])
+                                     for name in variants(args.built)})
+    write_result("dictionary_e2e", {
+        "benchmark": "dictionary_e2e", "level": "span (strict)",
+        "protocol": f"{_oof.FOLDS}-fold cross-validation by document over all visible posts "
+                    f"(seed {_oof.SEED}); out-of-fold predictions pooled",
+        "dictionaries": {"reference": REFERENCE,
+                         "built": f"{args.built} (sha256 {digest}), from "
+                                  "python -m benchmarks dictionary_coverage",
+                         "both": "reference + built"},
+        "interval": "95% bootstrap over documents, 1000 resamples",
+        "test": "paired bootstrap over documents, 1000 resamples, two-sided p",
+        "results": results, "seconds": round(time.perf_counter() - started, 1)})
+    for community, r in results.items():
+        for name, s in r["scores"].items():
+            print(f"{community:10s} {name:9s} F1 {s['f1']:.3f} [{s['f1_ci'][0]:.3f}, "
+                  f"{s['f1_ci'][1]:.3f}]")
+        for pair, t in r["paired"].items():
+            print(f"{community:10s} {pair:18s} dF1 {t['delta_f1']:+.3f} p {t['p']:.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""Corpus-driven induction on a made-up language (``qq``): tiny pairs, KB and corpus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from xlnel.dictionary.adapt import ATTESTED_FILE, adapt
+from xlnel.dictionary.dictionary import Dictionary
+from xlnel.dictionary.induction import (
+    InductionSettings,
+    KbIndex,
+    corpus_ngrams,
+    english_key,
+    english_stem,
+    induce_entries,
+)
+from xlnel.dictionary.langdata import LanguageProfile, load_profile
+from xlnel.dictionary.lexicon import Lexicon
+from xlnel.errors import FormatError
+from xlnel.types import Concept
+
+# "qq" glues the preposition "b" to the next word and makes plurals with "-an".
+QQ_FILE = "segment_order: reverse\nprefixes: [b]\nlemma_rules: [['an$', '']]\n"
+PAIRS = [("heart", "kor"), ("disease", "malu"), ("disease", "sik"), ("of", "da"),
+         ("pain", "dor"), ("high", "tal"), ("blood", "sem"), ("pressure", "pres"),
+         ("attack", "zat"), ("in", "ni"), ("cat", "miu")]
+CONCEPTS = [Concept("C1", ("Heart disease", "Diseases of the heart")),
+            Concept("C2", ("Heart attack",)), Concept("C3", ("High blood pressure",)),
+            Concept("C4", ("Pain",)), Concept("C5", ("Ramipril",))]
+CORPUS = ["Malu kor, terrible. Bdor here; doran again, dor.",
+          "malu da kor and sem tal pres. btal pres", "da kor", "The pain, miu. רמיפריל"]
+
+
+@pytest.fixture
+def profile(tmp_path: Path) -> LanguageProfile:
+    path = tmp_path / "qq.yaml"
+    path.write_text(QQ_FILE, encoding="utf-8")
+    return load_profile("qq", path)
+
+
+def induced(profile: LanguageProfile, **settings: Any) -> dict[str, set[str]]:
+    entries = induce_entries(CORPUS, Lexicon(PAIRS), profile, CONCEPTS,
+                             InductionSettings(**settings))
+    out: dict[str, set[str]] = {}
+    for e in entries:
+        assert e.source == "corpus" and e.score is not None and 0 < e.score <= 1
+        out.setdefault(e.name, set()).add(e.concept_id)
+    return out
+
+
+def test_english_keys_ignore_order_inflection_and_function_words() -> None:
+    assert english_stem("diseases") == "disease" and english_stem("allergies") == "allergy"
+    assert english_stem("sclerosis") == "sclerosis" and english_stem("virus") == "virus"
+    assert english_key("Diseases of the heart") == english_key("heart disease")
+    assert english_key("Diabetes Mellitus, Type 2") == ("2", "diabete", "mellitus")
+    index = KbIndex(CONCEPTS)
+    assert index.concepts(("disease", "heart")) == ["C1"] and index.concepts(("x",)) == []
+
+
+def test_corpus_ngrams_stay_inside_punctuation() -> None:
+    grams = corpus_ngrams(["a b, c d e."], "qq", 3)
+    assert grams[("a", "b")] == 1 and ("b", "c") not in grams
+    assert ("c", "d", "e") in grams and len(max(grams, key=len)) == 3
+
+
+def test_induction_reads_ngrams_back_into_kb_names(profile: LanguageProfile) -> None:
+    found = induced(profile)
+    assert found["malu kor"] == {"C1"}          # head-first order, read back order-free
+    assert found["malu da kor"] == {"C1"}       # a function word inside the n-gram
+    assert found["sem tal pres"] == {"C3"}      # three words in any order
+    assert found["dor"] == found["bdor"] == found["doran"] == {"C4"}  # prefix, lemma rule
+    assert found["pain"] == {"C4"}              # a word in the KB's own script
+    assert "da kor" not in found                # a function word at an end
+    assert found["kor"] == {"C1", "C2"}         # KB names with one content word more
+    assert "miu" not in found                   # translated, but no KB name says "cat"
+    assert found["רמיפריל"] == {"C5"}           # sounds like a KB word the pairs lack
+
+
+def test_induction_settings(profile: LanguageProfile) -> None:
+    assert "רמיפריל" not in induced(profile, transliteration_prior=0.0)
+    assert "sem tal pres" not in induced(profile, max_words=2)
+    assert "kor" not in induced(profile, extra_word_factor=0.0)
+    assert "kor" not in induced(profile, max_concepts=1)
+    assert induced(profile, min_score=1.01) == {}
+    scores = {e.name: e.score for e in induce_entries(CORPUS, Lexicon(PAIRS), profile,
+                                                      CONCEPTS)}
+    assert scores["dor"] == 1.0 and scores["bdor"] is not None and scores["bdor"] < 1.0
+    assert scores["kor"] == pytest.approx(0.7)
+
+
+def test_names_without_a_glued_prefix_are_added(profile: LanguageProfile) -> None:
+    found = induced(profile)
+    assert found["tal pres"] == {"C3"} and "btal pres" in found  # "btal" read as "b" + "tal"
+
+
+def test_language_file_prefixes_must_be_letters(tmp_path: Path) -> None:
+    path = tmp_path / "qq.yaml"
+    path.write_text("prefixes: [ab]\n", encoding="utf-8")
+    with pytest.raises(FormatError, match="single letters"):
+        load_profile("qq", path)
+    path.write_text("lemma_rules: [['(', '']]\n", encoding="utf-8")
+    with pytest.raises(FormatError, match="regular expression"):
+        load_profile("qq", path)
+
+
+def test_adapt_adds_induced_entries_and_writes_attested(tmp_path: Path,
+                                                         profile: LanguageProfile) -> None:
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("".join(f"{en}\t{qq}\n" for en, qq in PAIRS), encoding="utf-8")
+    kb = tmp_path / "kb.tsv"
+    kb.write_text("concept_id\tname\n" + "".join(f"{c.id}\t{n}\n" for c in CONCEPTS
+                                                 for n in c.names), encoding="utf-8")
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(CORPUS) + "\n", encoding="utf-8")
+    report = adapt("qq", pairs, [f"tsv:{kb}"], tmp_path / "out", corpus=[corpus],
+                   language_file=tmp_path / "qq.yaml", transliteration_seconds=0)
+    dictionary = Dictionary.load(tmp_path / "out" / "dictionary.tsv")
+    assert "C1" in dictionary.concepts_of("malu da kor")
+    attested = Dictionary.load(tmp_path / "out" / ATTESTED_FILE)
+    assert {e.source for e in attested} == {"corpus"} and "bdor" in attested
+    assert report["induced_entries"] > 0
+    plain = adapt("qq", pairs, [f"tsv:{kb}"], tmp_path / "plain", corpus=[corpus],
+                  language_file=tmp_path / "qq.yaml", transliteration_seconds=0, induce=False)
+    assert "induced_entries" not in plain
