@@ -7,7 +7,7 @@ For each language L (``--langs``, default ``fr de it ja``; any language with
    (``--max-seconds`` bounds the translator's training), timed, with its peak memory
    (:mod:`benchmarks._adapt`);
 2. the official labels of ``hpo_translations/L.tsv`` (each row: a label and its HPO concept)
-   are scored with :func:`xlnel.dictionary.coverage.coverage_of`: concept-level exact and fuzzy
+   are scored with :func:`xlnel.analysis.coverage.coverage_of`: concept-level exact and fuzzy
    coverage (TF-IDF cosine >= 0.8) and lookup accuracy@1/@10;
 3. the same scorer on two baselines: a dictionary of the untranslated English names, and the
    offline multilingual encoder (multilingual-e5-small, ``query: `` prefix as the project's
@@ -40,7 +40,7 @@ from typing import Any
 
 from benchmarks._adapt import adapt_options, run_adapt
 from benchmarks._common import write_result
-from xlnel.dictionary.coverage import (
+from xlnel.analysis.coverage import (
     GoldItem,
     coverage_of,
     gold_items,

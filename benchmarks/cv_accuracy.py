@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._common import write_result
+from xlnel.analysis.protocol import matcher_scorer, protocol_sample  # noqa: E402
 from xlnel.config import PipelineConfig  # noqa: E402
-from xlnel.evaluation.protocol import matcher_scorer, protocol_sample  # noqa: E402
 from xlnel.experiments import run_experiment  # noqa: E402
 from xlnel.experiments.runner import plan_cells  # noqa: E402
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData  # noqa: E402
@@ -52,7 +52,7 @@ FoldMeasure = Callable[[PipelineConfig, CellStages], dict[str, Any]]
 
 def protocol_galperin2022(config: PipelineConfig, stages: CellStages) -> dict[str, Any]:
     """The reference system's sampled-classifier scores of one fold's filter on its test
-    documents (``xlnel.evaluation.protocol``), one draw per seed of :data:`PROTOCOL_SEEDS`."""
+    documents (``xlnel.analysis.protocol``), one draw per seed of :data:`PROTOCOL_SEEDS`."""
     gold = stages.test_documents()
     _, cands = stages.candidates()
     sample = protocol_sample(gold, cands, stages.filter(),

@@ -5,7 +5,7 @@ Builds a Hebrew dictionary with ``xlnel adapt --lang he --pairs ../shared/data/m
 ``WORK/adapt-he`` holds a build of the same command, unless ``--rebuild``), then scores, per
 community (diabetes, sclerosis, depression) and over all of them, the share of the distinct
 normalised gold entity texts found exactly and fuzzily (TF-IDF char 1-3-gram cosine >= 0.8, top
-1) by :func:`xlnel.dictionary.coverage.coverage_of` in (i) the reference Hebrew UMLS names
+1) by :func:`xlnel.analysis.coverage.coverage_of` in (i) the reference Hebrew UMLS names
 (``camoni/hebrew_umls_names.txt``), (ii) the built dictionary, (iii) both together.
 
 The text of the posts (not their annotations) is given as ``--corpus`` unless ``--no-corpus``:
@@ -33,7 +33,7 @@ from typing import Any
 
 from benchmarks._adapt import BUILD_FILE, adapt_options, run_adapt
 from benchmarks._common import write_result
-from xlnel.dictionary.coverage import coverage_of, load_dictionary, read_gold
+from xlnel.analysis.coverage import coverage_of, load_dictionary, read_gold
 from xlnel.dictionary.dictionary import Dictionary
 
 DATA = Path("../shared/data")

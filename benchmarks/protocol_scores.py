@@ -20,8 +20,8 @@ import time
 from typing import Any
 
 from benchmarks._common import write_result
+from xlnel.analysis.protocol import ProtocolSample, matcher_scorer, protocol_sample
 from xlnel.evaluation import evaluate
-from xlnel.evaluation.protocol import ProtocolSample, matcher_scorer, protocol_sample
 from xlnel.io import read_documents
 from xlnel.linkers.decide import decide
 from xlnel.pipeline import Pipeline

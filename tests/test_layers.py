@@ -24,7 +24,8 @@ LAYERS = {
                 "xlnel.linkers", "xlnel.evaluation", "xlnel.io", "xlnel.config",
                 "xlnel.models", "xlnel.types"],
                ["xlnel.training", "xlnel.corpus", "xlnel.pipeline", "xlnel.experiments",
-                "xlnel.cli", "xlnel.serve", "xlnel.spacy_component", "xlnel.defaults"]),
+                "xlnel.cli", "xlnel.serve", "xlnel.spacy_component", "xlnel.defaults",
+                "xlnel.analysis", "xlnel.runtime"]),
     "runtime": (["xlnel.runtime"],
                 ["xlnel.training", "xlnel.corpus", "xlnel.pipeline", "xlnel.experiments",
                  "xlnel.cli", "xlnel.serve", "xlnel.defaults"]),
@@ -169,6 +170,25 @@ def test_the_package_has_no_import_cycle():
     assert not found, "import cycles:\n" + "\n".join(" -> ".join(c) for c in found)
 
 
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The graph between xlnel's sub-packages and top-level modules (``xlnel.X``)."""
+    def top(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    packages: dict[str, set[str]] = {top(m): set() for m in graph if m != "xlnel"}
+    for module, targets in graph.items():
+        if module == "xlnel":
+            continue
+        packages[top(module)].update(top(t) for t in targets
+                                     if t != "xlnel" and top(t) != top(module))
+    return packages
+
+
+def test_the_packages_have_no_import_cycle():
+    found = cycles(package_graph(import_graph()))
+    assert not found, "package cycles:\n" + "\n".join(" -> ".join(c) for c in found)
+
+
 @pytest.mark.parametrize("layer", sorted(LAYERS))
 def test_a_layer_never_imports_the_layers_above_it(layer):
     members, forbidden = LAYERS[layer]
@@ -196,3 +216,10 @@ def test_the_checker_finds_a_function_level_cycle(tmp_path):
     assert graph["pkg.c"] == set()  # type-only imports never run
     assert graph["pkg.b"] == {"pkg", "pkg.a"}  # ``from pkg import a`` runs pkg/__init__ too
     assert cycles(graph) == [["pkg.a", "pkg.b", "pkg.a"]]
+
+
+def test_the_package_graph_finds_a_cycle_between_packages():
+    graph = {"xlnel": set(), "xlnel.a.x": {"xlnel.b.y"}, "xlnel.b.y": set(),
+             "xlnel.b.z": {"xlnel.a"}, "xlnel.a": set()}
+    assert package_graph(graph) == {"xlnel.a": {"xlnel.b"}, "xlnel.b": {"xlnel.a"}}
+    assert cycles(package_graph(graph)) == [["xlnel.a", "xlnel.b", "xlnel.a"]]

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from xlnel.cli.main import app
-from xlnel.dictionary.coverage import (
+from xlnel.analysis.coverage import (
     DictionaryLookup,
     GoldItem,
     coverage,
@@ -20,6 +19,7 @@ from xlnel.dictionary.coverage import (
     read_gold,
     read_gold_tsv,
 )
+from xlnel.cli.main import app
 from xlnel.dictionary.dictionary import Dictionary, Entry
 from xlnel.errors import FormatError
 

@@ -7,9 +7,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from xlnel.cli.main import app
-from xlnel.config import FilterConfig, load_config
-from xlnel.evaluation.protocol import (
+from xlnel.analysis.protocol import (
     ProtocolSample,
     galperin2022,
     galperin2022_pipeline,
@@ -18,6 +16,8 @@ from xlnel.evaluation.protocol import (
     protocol_sample,
     tie_candidates,
 )
+from xlnel.cli.main import app
+from xlnel.config import FilterConfig, load_config
 from xlnel.filtering.base import CandidateFilter
 from xlnel.io import read_documents
 from xlnel.pipeline import Pipeline, train

@@ -1,6 +1,6 @@
 """``xlnel dictionary coverage``: how well a dictionary covers gold texts.
 
-A thin wrapper over :func:`xlnel.dictionary.coverage.coverage`; registered on the dictionary
+A thin wrapper over :func:`xlnel.analysis.coverage.coverage`; registered on the dictionary
 app by :mod:`xlnel.cli.main`.
 """
 
@@ -29,7 +29,7 @@ def coverage_cli(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Share of GOLD texts found in DICTIONARY exactly and fuzzily, and lookup accuracy."""
-    from xlnel.dictionary.coverage import coverage, format_table
+    from xlnel.analysis.coverage import coverage, format_table
 
     try:
         report = coverage(dictionary, gold, lang, threshold, k)

@@ -250,7 +250,7 @@ def serve_cli(
 def _protocol_report(gold: Path, pipeline: Path | None, protocol: str, seed: int,
                      as_json: bool) -> None:
     """``xlnel evaluate --protocol``: the sampled-classifier scores of a pipeline on GOLD."""
-    from xlnel.evaluation.protocol import PROTOCOLS, galperin2022_pipeline
+    from xlnel.analysis.protocol import PROTOCOLS, galperin2022_pipeline
 
     if protocol not in PROTOCOLS:
         raise typer.BadParameter(f"unknown protocol {protocol!r}; allowed: "

@@ -1,5 +1,7 @@
-"""Evaluation stage: precision/recall/F1 at five levels, bootstrap intervals, HRM recall,
-and the reference system's sampled-classifier protocol (for comparison with its figures)."""
+"""Evaluation stage: precision/recall/F1 at five levels, bootstrap intervals and HRM recall.
+
+The reference system's sampled-classifier protocol runs whole pipelines, so it lives above the
+stages, in :mod:`xlnel.analysis.protocol`."""
 
 from __future__ import annotations
 
@@ -21,7 +23,6 @@ from xlnel.evaluation.metrics import (
     evaluate_by_type,
     evaluate_per_document,
 )
-from xlnel.evaluation.protocol import ProtocolScores, galperin2022, galperin2022_pipeline
 from xlnel.evaluation.report import LevelReport, evaluate_report, format_report
 
 __all__ = [
@@ -31,7 +32,6 @@ __all__ = [
     "HRMReport",
     "LevelReport",
     "PairedComparison",
-    "ProtocolScores",
     "Scores",
     "ScoresWithCI",
     "bootstrap_counts",
@@ -42,8 +42,6 @@ __all__ = [
     "evaluate_per_document",
     "evaluate_report",
     "format_report",
-    "galperin2022",
-    "galperin2022_pipeline",
     "hrm_recall",
     "paired_bootstrap",
     "paired_bootstrap_counts",
