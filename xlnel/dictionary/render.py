@@ -23,6 +23,7 @@ from xlnel.dictionary.compose import NameComposer, Rendering, tokenize
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.langdata import LanguageProfile
 from xlnel.dictionary.lexicon import RANK_DECAY, Lexicon, Sense
+from xlnel.dictionary.morphology import AffixModel, related_forms
 from xlnel.types import Concept
 
 logger = logging.getLogger(__name__)
@@ -31,6 +32,8 @@ logger = logging.getLogger(__name__)
 COPY_PRIOR = 0.15
 #: Most transliterations or cognate rewrites of one word kept.
 FALLBACK_SENSES = 2
+#: Prior factor of a sense borrowed from an English relative (*corneal* from *cornea*).
+RELATED_FACTOR = 0.8
 
 
 @dataclass(frozen=True)
@@ -67,17 +70,21 @@ class WordSenses:
         transliterations: Precomputed ``word -> [(rendering, score)]`` for words the lexicon
             lacks (from a character model); ``None`` for none.
         corpus_counts: Occurrence counts of target-language words, to re-rank senses.
-        fallback_prior: Prior factor of cognate rewrites and transliterations.
+        fallback_prior: Prior factor of cognate rewrites, affix renderings and
+            transliterations.
+        affixes: English affixes aligned with target affixes; ``None`` for none.
     """
 
     def __init__(self, lexicon: Lexicon, profile: LanguageProfile,
                  cognates: CognateRules | None = None,
                  transliterations: Mapping[str, Sequence[tuple[str, float]]] | None = None,
                  corpus_counts: Mapping[str, int] | None = None,
-                 fallback_prior: float = 0.6, cognate_bonus: float = 1.0) -> None:
+                 fallback_prior: float = 0.6, cognate_bonus: float = 1.0,
+                 affixes: AffixModel | None = None) -> None:
         self.lexicon = lexicon
         self.profile = profile
         self.cognates = cognates
+        self.affixes = affixes
         self.transliterations = transliterations or {}
         self.corpus_counts = corpus_counts
         self.fallback_prior = fallback_prior
@@ -107,15 +114,32 @@ class WordSenses:
             return senses
         if word.isdigit() or len(word) == 1:
             return [Sense(word, 1.0, "copy")]
+        related = self._related(word)
+        if related:
+            return related
         self.missing.add(word)
         out = [Sense(text, self.fallback_prior * score, "transliteration")
                for text, score in self._fallback(word)]
         return out + [Sense(word, COPY_PRIOR, "copy")]
 
+    def _related(self, word: str) -> list[Sense]:
+        """Senses of the first English relative the lexicon holds (*cornea* for *corneal*)."""
+        for form in related_forms(word):
+            senses = self.lexicon.senses(form)
+            if senses:
+                return [Sense(s.text, RELATED_FACTOR * s.prior, s.kind) for s in senses]
+        return []
+
+    def _best_text(self, word: str) -> str | None:
+        senses = self.lexicon.senses(word) or self._related(word)
+        return senses[0].text if senses else None
+
     def _fallback(self, word: str) -> list[tuple[str, float]]:
         found = list(self.transliterations.get(word, ()))[:FALLBACK_SENSES]
         if self.cognates is not None:
             found += self.cognates.rewrite(word)[:FALLBACK_SENSES]
+        if self.affixes is not None:
+            found += self.affixes.render(word, self._best_text)[:FALLBACK_SENSES]
         return sorted(found, key=lambda x: -x[1])
 
 
