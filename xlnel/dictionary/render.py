@@ -5,7 +5,8 @@ the bilingual lexicon (all senses, base forms of inflected words too), the sense
 relative the lexicon holds (*cornea* for *corneal*, see :mod:`xlnel.dictionary.morphology`), and
 fallbacks for words the lexicon lacks: cognate ending rules learned from the pairs (Latin-script
 targets), affixes aligned in the pairs, a character transliterator (other scripts, when one is
-given) and, last, the English word itself at a low prior. An optional corpus re-ranks senses by how often they occur and marks renderings it attests.
+given) and, last, the English word itself at a low prior. An optional corpus re-ranks senses by
+how often they occur and marks renderings it attests.
 """
 
 from __future__ import annotations
