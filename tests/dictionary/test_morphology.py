@@ -61,3 +61,17 @@ def test_word_senses_fall_back_to_relatives_then_affixes() -> None:
     assert corneal[0].prior == pytest.approx(RELATED_FACTOR)
     assert senses("gastritis")[0].text == "nobizu"
     assert "corneal" not in senses.missing and "gastritis" in senses.missing
+
+
+def test_render_kb_keeps_the_english_names_unless_asked_not_to() -> None:
+    from xlnel.dictionary.render import BuildSettings, render_kb
+    from xlnel.types import Concept
+
+    lexicon = Lexicon([("kidney", "neru"), ("disease", "malo")])
+    senses = WordSenses(lexicon, LanguageProfile("zz", segment_order="keep"))
+    concepts = [Concept("C1", ("Kidney disease",))]
+    kept = render_kb(concepts, senses)
+    assert {(e.name, e.source) for e in kept} >= {("neru malo", "composed"),
+                                                  ("Kidney disease", "kb")}
+    plain = render_kb(concepts, senses, BuildSettings(keep_english=False))
+    assert all(e.source != "kb" for e in plain)

@@ -51,6 +51,10 @@ class BuildSettings:
         cognate_bonus: How much a sense spelled like its English word is preferred (its prior
             times ``1 + cognate_bonus * similarity``); medical words are often cognates.
         min_score: Renderings scoring below this are left out.
+        keep_english: Also keep each concept's English names (source ``kb``, score
+            ``english_score``): medical texts often use the English term, and for cognate-rich
+            languages the English name is sometimes nearer the local term than any rendering.
+        english_score: Score of a kept English name.
     """
 
     n_best: int = 3
@@ -60,6 +64,8 @@ class BuildSettings:
     fallback_prior: float = 0.6
     cognate_bonus: float = 1.0
     min_score: float = 0.0
+    keep_english: bool = True
+    english_score: float = COPY_PRIOR
 
 
 class WordSenses:
@@ -202,6 +208,10 @@ def render_kb(concepts: Sequence[Concept], senses: WordSenses,
         ranked = sorted(best.values(), key=lambda r: -r.score)[: settings.max_names_per_concept]
         for r in ranked:
             dictionary.add(r.text, concept.id, r.source, round(r.score, 4))
+        if settings.keep_english:
+            for name in dict.fromkeys(concept.names):
+                if name not in best:
+                    dictionary.add(name, concept.id, "kb", settings.english_score)
     logger.info("rendered %d concepts into %d entries (%d distinct names); %d words had no "
                 "lexicon entry", len(concepts), len(dictionary), len(dictionary.names),
                 len(senses.missing))
