@@ -24,10 +24,19 @@ from xlnel.io import atomic_write
 BUILD_FILE = "benchmark_build.json"
 
 
+def add_adapt_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of a benchmark that builds dictionaries with ``xlnel adapt``."""
+    parser.add_argument("--adapt-args", default="",
+                        help="More xlnel adapt options, as one string ('--n-best 5').")
+    parser.add_argument("--work", type=Path, default=Path("dictionary/built"),
+                        help="Folder of the built dictionaries (git-ignored).")
+    parser.add_argument("--rebuild", action="store_true",
+                        help="Build again even when a build of the same command is there.")
+
+
 def adapt_options(args: argparse.Namespace) -> list[str]:
-    """``--max-seconds S`` (unless 0) and the ``--adapt-args`` string, as adapt options."""
-    extra = [] if not args.max_seconds else ["--max-seconds", str(args.max_seconds)]
-    return extra + shlex.split(args.adapt_args)
+    """The ``--adapt-args`` string as ``xlnel adapt`` options."""
+    return shlex.split(args.adapt_args)
 
 
 def adapt_command(lang: str, pairs: Path, kbs: Sequence[str], out: Path,

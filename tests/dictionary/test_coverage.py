@@ -186,3 +186,14 @@ def test_names_over_threshold_beyond_the_kept_names() -> None:
     assert sorted(lookup.keys[m.name_index] for m in over) == [
         "hypertensiona", "hypertensionb", "hypertensionc"]
     assert lookup.ranked_concepts("hypertension", 10) == ["C1", "C2"]  # ties: dictionary order
+
+
+def test_item_hits_per_item_and_ranking_hits_totals() -> None:
+    from xlnel.analysis.coverage import item_hits, ranking_hits
+
+    ranked = {"a": ["C1", "C2"], "b": ["C3", "C4"], "c": []}
+    items = [("a", ("C1",)), ("b", ("C4",)), ("c", ("C5",)), ("a", ("C9",))]
+    rank = lambda keys: [ranked[k] for k in keys]  # noqa: E731
+    assert item_hits(rank, items, 2) == [(True, True), (False, True), (False, False),
+                                         (False, False)]
+    assert ranking_hits(rank, items, 2) == (1, 2)

@@ -14,6 +14,7 @@ from xlnel.evaluation import (
     paired_bootstrap,
     paired_bootstrap_counts,
 )
+from xlnel.evaluation.bootstrap import bootstrap_shares
 from xlnel.types import Document, Link
 
 TEXT = "aspirin treats headache and fever in diabetes patients"
@@ -150,3 +151,20 @@ def test_paired_p_value_golden() -> None:
 def test_paired_counts_must_cover_the_same_documents() -> None:
     with pytest.raises(ValueError, match="same documents"):
         paired_bootstrap_counts([[1, 0, 0]], [[1, 0, 0], [1, 0, 0]])
+
+
+def test_bootstrap_shares_all_or_nothing_columns_have_point_intervals() -> None:
+    hits = [[1, 0], [1, 0], [1, 0]]
+    assert bootstrap_shares(hits, n_resamples=50) == [(1.0, 1.0), (0.0, 0.0)]
+
+
+def test_bootstrap_shares_interval_holds_the_share() -> None:
+    hits = [[i % 2, 1] for i in range(200)]
+    (low, high), (low_k, high_k) = bootstrap_shares(hits, n_resamples=500, seed=1)
+    assert low < 0.5 < high and high - low < 0.2
+    assert low_k == high_k == 1.0
+
+
+def test_bootstrap_shares_rejects_empty_input() -> None:
+    with pytest.raises(ValueError, match="non-empty"):
+        bootstrap_shares(np.zeros((0, 2)))

@@ -44,8 +44,8 @@ from xlnel.normalization import normalize_string
 logger = logging.getLogger(__name__)
 
 __all__ = ["CoverageReport", "CoverageScores", "DictionaryLookup", "GoldItem", "coverage",
-           "coverage_of", "format_table", "gold_items", "infer_lang", "load_dictionary",
-           "ranking_hits", "read_gold", "read_gold_tsv", "score_items"]
+           "coverage_of", "format_table", "gold_items", "infer_lang", "item_hits",
+           "load_dictionary", "ranking_hits", "read_gold", "read_gold_tsv", "score_items"]
 
 DEFAULT_THRESHOLD = 0.8
 DEFAULT_K = 10
@@ -327,9 +327,9 @@ def gold_items(items: Iterable[GoldItem], lang: str) -> list[tuple[str, tuple[st
     return _distinct(items, lang)[1]
 
 
-def ranking_hits(rank: Callable[[list[str]], list[list[str]]],
-                 items: Sequence[tuple[str, tuple[str, ...]]], k: int) -> tuple[int, int]:
-    """How many items a ranker gets right at 1 and at ``k``.
+def item_hits(rank: Callable[[list[str]], list[list[str]]],
+              items: Sequence[tuple[str, tuple[str, ...]]], k: int) -> list[tuple[bool, bool]]:
+    """Whether a ranker gets each item right at 1 and at ``k``, in item order.
 
     Args:
         rank: Ranked concept ids (best first) of each normalised text, e.g. a dense linker's.
@@ -338,9 +338,15 @@ def ranking_hits(rank: Callable[[list[str]], list[list[str]]],
     """
     keys = list(dict.fromkeys(key for key, _ in items))
     ranked = dict(zip(keys, rank(keys), strict=True))
-    at_1 = sum(bool(set(ids).intersection(ranked[key][:1])) for key, ids in items)
-    at_k = sum(bool(set(ids).intersection(ranked[key][:k])) for key, ids in items)
-    return at_1, at_k
+    return [(bool(set(ids).intersection(ranked[key][:1])),
+             bool(set(ids).intersection(ranked[key][:k]))) for key, ids in items]
+
+
+def ranking_hits(rank: Callable[[list[str]], list[list[str]]],
+                 items: Sequence[tuple[str, tuple[str, ...]]], k: int) -> tuple[int, int]:
+    """How many items a ranker gets right at 1 and at ``k`` (see :func:`item_hits`)."""
+    hits = item_hits(rank, items, k)
+    return sum(h1 for h1, _ in hits), sum(hk for _, hk in hits)
 
 
 def score_items(lookup: DictionaryLookup, items: Iterable[GoldItem],

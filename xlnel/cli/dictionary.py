@@ -105,6 +105,8 @@ def adapt_cli(
         min=0.0, help="Training budget of the transliteration model (0: none).")] = 180.0,
     induce: Annotated[bool, typer.Option(
         help="Add corpus n-grams whose back-translation is a KB name.")] = True,
+    keep_english: Annotated[bool, typer.Option(
+        help="Also keep the English names of the concepts (source kb).")] = True,
 ) -> None:
     """Adapt to a new language: render the KBs into LANG from word PAIRS.
 
@@ -114,7 +116,8 @@ def adapt_cli(
     from xlnel.dictionary.adapt import adapt
     from xlnel.dictionary.render import BuildSettings
 
-    settings = BuildSettings(n_best=n_best, max_names_per_concept=max_names)
+    settings = BuildSettings(n_best=n_best, max_names_per_concept=max_names,
+                             keep_english=keep_english)
     report = _run(lambda: adapt(lang, pairs, kb, out, corpus=corpus or (),
                                 language_file=language_file, settings=settings,
                                 transliteration_seconds=translit_seconds, limit=limit,

@@ -35,6 +35,7 @@ from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.induction import InductionSettings, induce_entries
 from xlnel.dictionary.langdata import LanguageProfile, load_profile
 from xlnel.dictionary.lexicon import Lexicon
+from xlnel.dictionary.morphology import AffixModel
 from xlnel.dictionary.pairs import WordPair, load_pairs, normalize_name, split_pairs
 from xlnel.dictionary.render import BuildSettings, WordSenses, kb_words, render_kb
 from xlnel.dictionary.translator import CharTranslator, TranslatorConfig, train_translator
@@ -346,10 +347,11 @@ def _word_senses(lexicon: Lexicon, profile: LanguageProfile, concepts: Sequence[
                  progress: bool) -> tuple[WordSenses, dict[str, Any]]:
     """Word senses with the fallbacks the pairs support: cognate rules, a transliterator."""
     cognates = CognateRules().fit((w, s.text) for w, ss in lexicon.items() for s in ss)
-    details: dict[str, Any] = {"cognate_rules": len(cognates), "transliteration_pairs": 0,
-                               "transliterator": None}
+    affixes = AffixModel().fit((w, s.text) for w, ss in lexicon.items() for s in ss)
+    details: dict[str, Any] = {"cognate_rules": len(cognates), "affix_alignments": len(affixes),
+                               "transliteration_pairs": 0, "transliterator": None}
     senses = WordSenses(lexicon, profile, cognates, fallback_prior=settings.fallback_prior,
-                        cognate_bonus=settings.cognate_bonus)
+                        cognate_bonus=settings.cognate_bonus, affixes=affixes)
     if seconds > 0 and not is_latin_script(lexicon):
         pairs = transliteration_pairs(lexicon, profile)
         details["transliteration_pairs"] = len(pairs)

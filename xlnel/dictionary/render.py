@@ -1,10 +1,12 @@
 """Render an English knowledge base into a target language from a lexicon, and build a dictionary.
 
 Each English word of a name gets its senses from, in turn: the language file's function words,
-the bilingual lexicon (all senses, base forms of inflected words too), and fallbacks for words the
-lexicon lacks: cognate ending rules learned from the pairs (Latin-script targets), a character
-transliterator (other scripts, when one is given) and, last, the English word itself at a low
-prior. An optional corpus re-ranks senses by how often they occur and marks renderings it attests.
+the bilingual lexicon (all senses, base forms of inflected words too), the senses of an English
+relative the lexicon holds (*cornea* for *corneal*, see :mod:`xlnel.dictionary.morphology`), and
+fallbacks for words the lexicon lacks: cognate ending rules learned from the pairs (Latin-script
+targets), affixes aligned in the pairs, a character transliterator (other scripts, when one is
+given) and, last, the English word itself at a low prior. An optional corpus re-ranks senses by
+how often they occur and marks renderings it attests.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from xlnel.dictionary.compose import NameComposer, Rendering, tokenize
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.langdata import LanguageProfile
 from xlnel.dictionary.lexicon import RANK_DECAY, Lexicon, Sense
+from xlnel.dictionary.morphology import AffixModel, related_forms
 from xlnel.types import Concept
 
 logger = logging.getLogger(__name__)
@@ -31,6 +34,8 @@ logger = logging.getLogger(__name__)
 COPY_PRIOR = 0.15
 #: Most transliterations or cognate rewrites of one word kept.
 FALLBACK_SENSES = 2
+#: Prior factor of a sense borrowed from an English relative (*corneal* from *cornea*).
+RELATED_FACTOR = 0.8
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,10 @@ class BuildSettings:
         cognate_bonus: How much a sense spelled like its English word is preferred (its prior
             times ``1 + cognate_bonus * similarity``); medical words are often cognates.
         min_score: Renderings scoring below this are left out.
+        keep_english: Also keep each concept's English names (source ``kb``, score
+            ``english_score``): medical texts often use the English term, and for cognate-rich
+            languages the English name is sometimes nearer the local term than any rendering.
+        english_score: Score of a kept English name.
     """
 
     n_best: int = 3
@@ -55,6 +64,8 @@ class BuildSettings:
     fallback_prior: float = 0.6
     cognate_bonus: float = 1.0
     min_score: float = 0.0
+    keep_english: bool = True
+    english_score: float = COPY_PRIOR
 
 
 class WordSenses:
@@ -67,17 +78,21 @@ class WordSenses:
         transliterations: Precomputed ``word -> [(rendering, score)]`` for words the lexicon
             lacks (from a character model); ``None`` for none.
         corpus_counts: Occurrence counts of target-language words, to re-rank senses.
-        fallback_prior: Prior factor of cognate rewrites and transliterations.
+        fallback_prior: Prior factor of cognate rewrites, affix renderings and
+            transliterations.
+        affixes: English affixes aligned with target affixes; ``None`` for none.
     """
 
     def __init__(self, lexicon: Lexicon, profile: LanguageProfile,
                  cognates: CognateRules | None = None,
                  transliterations: Mapping[str, Sequence[tuple[str, float]]] | None = None,
                  corpus_counts: Mapping[str, int] | None = None,
-                 fallback_prior: float = 0.6, cognate_bonus: float = 1.0) -> None:
+                 fallback_prior: float = 0.6, cognate_bonus: float = 1.0,
+                 affixes: AffixModel | None = None) -> None:
         self.lexicon = lexicon
         self.profile = profile
         self.cognates = cognates
+        self.affixes = affixes
         self.transliterations = transliterations or {}
         self.corpus_counts = corpus_counts
         self.fallback_prior = fallback_prior
@@ -107,15 +122,32 @@ class WordSenses:
             return senses
         if word.isdigit() or len(word) == 1:
             return [Sense(word, 1.0, "copy")]
+        related = self._related(word)
+        if related:
+            return related
         self.missing.add(word)
         out = [Sense(text, self.fallback_prior * score, "transliteration")
                for text, score in self._fallback(word)]
         return out + [Sense(word, COPY_PRIOR, "copy")]
 
+    def _related(self, word: str) -> list[Sense]:
+        """Senses of the first English relative the lexicon holds (*cornea* for *corneal*)."""
+        for form in related_forms(word):
+            senses = self.lexicon.senses(form)
+            if senses:
+                return [Sense(s.text, RELATED_FACTOR * s.prior, s.kind) for s in senses]
+        return []
+
+    def _best_text(self, word: str) -> str | None:
+        senses = self.lexicon.senses(word) or self._related(word)
+        return senses[0].text if senses else None
+
     def _fallback(self, word: str) -> list[tuple[str, float]]:
         found = list(self.transliterations.get(word, ()))[:FALLBACK_SENSES]
         if self.cognates is not None:
             found += self.cognates.rewrite(word)[:FALLBACK_SENSES]
+        if self.affixes is not None:
+            found += self.affixes.render(word, self._best_text)[:FALLBACK_SENSES]
         return sorted(found, key=lambda x: -x[1])
 
 
@@ -176,6 +208,10 @@ def render_kb(concepts: Sequence[Concept], senses: WordSenses,
         ranked = sorted(best.values(), key=lambda r: -r.score)[: settings.max_names_per_concept]
         for r in ranked:
             dictionary.add(r.text, concept.id, r.source, round(r.score, 4))
+        if settings.keep_english:
+            for name in dict.fromkeys(concept.names):
+                if name not in best:
+                    dictionary.add(name, concept.id, "kb", settings.english_score)
     logger.info("rendered %d concepts into %d entries (%d distinct names); %d words had no "
                 "lexicon entry", len(concepts), len(dictionary), len(dictionary.names),
                 len(senses.missing))

@@ -33,6 +33,7 @@ __all__ = [
     "PairedComparison",
     "ScoresWithCI",
     "bootstrap_counts",
+    "bootstrap_shares",
     "bootstrap_scores",
     "document_counts",
     "paired_bootstrap",
@@ -342,3 +343,31 @@ def paired_bootstrap(
         seed,
         confidence,
     )
+
+
+def bootstrap_shares(
+    hits: ArrayLike,
+    n_resamples: int = 1000,
+    seed: int | None = 0,
+    confidence: float = 0.95,
+) -> list[tuple[float, float]]:
+    """Bootstrap intervals of the share of hits in each column, resampling rows (items).
+
+    Args:
+        hits: ``(items, columns)`` array of 0/1 (or counts), e.g. correct at 1 and at 10.
+        n_resamples: Resamples drawn.
+        seed: Seed of the random generator.
+        confidence: Coverage of the percentile intervals.
+
+    Returns:
+        One ``(low, high)`` interval per column.
+
+    Raises:
+        ValueError: On an empty or non-2-D array, or bad settings.
+    """
+    _check_settings(n_resamples, confidence)
+    array = np.asarray(hits, dtype=np.int64)
+    if array.ndim != 2 or array.shape[0] == 0:
+        raise ValueError(f"hits must be a non-empty (items, columns) array, got {array.shape}")
+    shares = _resampled_sums(array, n_resamples, seed) / array.shape[0]
+    return [_interval(shares[:, j], confidence) for j in range(array.shape[1])]
