@@ -54,6 +54,22 @@ def test_link_a_batch_a_document_and_a_stream(pipe_dir: Path) -> None:
     assert nlp.link([]) == []
 
 
+def test_pipe_on_worker_processes_gives_the_links_in_order(pipe_dir: Path) -> None:
+    nlp = xlnel.load(pipe_dir, {"filter.threshold": 0.9})
+    texts = ["She has asthma.", "Nothing to see.", "Migraine and insulin.", "asthma"] * 3
+    one = list(nlp.pipe(texts, batch_size=2))
+    assert list(nlp.pipe(iter(texts), batch_size=2, workers=2)) == one
+    with pytest.raises(ValueError, match="workers"):
+        list(nlp.pipe(texts, workers=0))
+
+
+def test_pipe_on_workers_needs_a_pipeline_loaded_from_a_folder(pipe_dir: Path) -> None:
+    nlp = xlnel.load(pipe_dir)
+    in_memory = Pipeline(nlp.config, nlp.dictionary, nlp.generator, nlp.filter)
+    with pytest.raises(ValueError, match="loaded from its folder"):
+        list(in_memory.pipe(["asthma"], workers=2))
+
+
 def test_pipe_refuses_a_zero_batch(pipe_dir: Path) -> None:
     with pytest.raises(ValueError, match="batch size"):
         list(xlnel.load(pipe_dir).pipe(["asthma"], batch_size=0))

@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 import xlnel
 from xlnel import threads as threads_module
 from xlnel.cli.main import app
-from xlnel.corpus.stream import _init_worker
 from xlnel.errors import ConfigError
 from xlnel.pipeline import SavedPipeline
+from xlnel.pool import _init_worker
 from xlnel.threads import THREAD_ENV_VARS, current_threads, ensure_threads, set_threads
 
 

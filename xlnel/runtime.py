@@ -38,6 +38,7 @@ from xlnel.linkers.base import Linker
 from xlnel.linkers.decide import decide
 from xlnel.linkers.windows import link_in_windows, plan_windows
 from xlnel.ner.base import SpanTagger, tagger_class
+from xlnel.pool import link_in_pool, worker_pool
 from xlnel.threads import ensure_threads
 from xlnel.types import Candidate, Document, Link, Span
 from xlnel.version import __version__
@@ -70,6 +71,9 @@ class Pipeline(Linker):
         #: Which saved pipeline this is, with the load overrides (set by :meth:`load`);
         #: recorded beside shard outputs so that a resumed run never mixes two pipelines.
         self.identity: dict[str, Any] | None = None
+        #: The folder and overrides this pipeline was loaded from (set by :meth:`load`), which
+        #: worker processes load again for ``pipe(..., workers=N)``.
+        self.source: SavedPipeline | None = None
         self._name_ids: set[str] | None = None
         self.concepts = ConceptTable.from_dictionary(dictionary) if concepts is None else concepts
 
@@ -129,17 +133,39 @@ class Pipeline(Linker):
         docs = [Document(f"text-{i}", t) for i, t in enumerate(document)]
         return [list(d.entities) for d in self.link_batch(docs)]
 
-    def pipe(self, texts: Iterable[str], batch_size: int = 64) -> Iterator[list[Link]]:
+    def pipe(self, texts: Iterable[str], batch_size: int = 64,
+             workers: int = 1) -> Iterator[list[Link]]:
         """Link texts lazily, ``batch_size`` at a time, yielding each text's links in order.
 
-        For documents with ids, or several processes, see
-        :func:`xlnel.pipeline.link_documents`.
+        Args:
+            texts: The texts (any iterable; read as the batches are sent).
+            batch_size: Texts per batch.
+            workers: Processes; with ``workers > 1`` each spawned worker loads this pipeline's
+                folder once (so the pipeline must have been loaded from a folder, see
+                :meth:`load`) and the links come back in input order, as with one process.
+
+        For documents with ids, or files, see :func:`xlnel.pipeline.link_documents`.
 
         Raises:
-            ValueError: When ``batch_size`` is below 1.
+            ValueError: When ``batch_size`` or ``workers`` is below 1, or ``workers > 1`` for a
+                pipeline that was not loaded from a folder.
         """
-        for batch in batched(texts, batch_size):
-            yield from self.link(batch)
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
+        if workers == 1:
+            for batch in batched(texts, batch_size):
+                yield from self.link(batch)
+            return
+        if self.source is None:
+            raise ValueError("pipe(workers > 1) needs a pipeline loaded from its folder "
+                             "(xlnel.load or Pipeline.load): each worker process loads it once; "
+                             "save this one first")
+        docs = ([Document(f"text-{i}", t) for i, t in enumerate(batch)]
+                for batch in batched(texts, batch_size))
+        with worker_pool(self.source, workers) as executor:
+            for linked in link_in_pool(executor, docs, 2 * workers):
+                for doc in linked:
+                    yield list(doc.entities)
 
     def _with_id_kinds(self, doc: Document) -> Document:
         """State of each link whether its id is a concept id or a dictionary name used as id."""
@@ -221,6 +247,7 @@ class Pipeline(Linker):
             concepts = ConceptTable.load(d / "concepts.tsv")
         pipe = cls(config, dictionary, generator, filt, tagger, concepts)
         pipe.identity = pipeline_identity(d, overrides)
+        pipe.source = SavedPipeline(str(d), tuple((overrides or {}).items()))
         return pipe
 
 

@@ -15,21 +15,16 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import multiprocessing as mp
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from tqdm import tqdm
 
 from xlnel.io.documents import guess_format, iter_documents, write_documents
 from xlnel.outputs import check_disjoint, corpus_output_format
+from xlnel.pool import link_in_pool, worker_pool
 from xlnel.runtime import (
-    Pipeline,
     PipelineSource,
-    SavedPipeline,
     batched,
     open_pipeline,
     pipeline_folder,
@@ -37,37 +32,12 @@ from xlnel.runtime import (
     saved_pipeline,
 )
 from xlnel.scripts import watch_script
-from xlnel.threads import ensure_threads, set_threads
 from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["BatchLinker", "check_link_output", "link_batches_into", "link_file", "link_stream",
            "open_linker"]
-
-
-# One pipeline per worker process, set by the pool initializer: a process-wide slot is the only
-# way a multiprocessing initializer can hand state to the tasks that run after it.
-_WORKER_PIPELINE: Pipeline | BaseException | None = None
-
-
-def _init_worker(pipeline: SavedPipeline, threads: int) -> None:
-    global _WORKER_PIPELINE
-    try:
-        set_threads(threads)
-        _WORKER_PIPELINE = pipeline.load()
-    except Exception as e:
-        # An exception escaping an initializer makes the pool respawn workers for ever; keep it
-        # and raise it from the first task, so the parent sees it.
-        _WORKER_PIPELINE = e
-
-
-def _link_in_worker(batch: list[Document]) -> list[Document]:
-    if isinstance(_WORKER_PIPELINE, BaseException):
-        raise _WORKER_PIPELINE
-    if _WORKER_PIPELINE is None:  # pragma: no cover - the initializer always ran
-        raise RuntimeError("worker pipeline not loaded")
-    return _WORKER_PIPELINE.link_batch(batch)
 
 
 BatchLinker = Callable[[Iterable[list[Document]]], Iterator[list[Document]]]
@@ -102,34 +72,8 @@ def open_linker(pipeline: PipelineSource,
     if saved is None:
         raise ValueError("workers > 1 needs the pipeline folder, not a loaded Pipeline: "
                          "each worker process loads it once")
-    executor = ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"),
-                                   initializer=_init_worker,
-                                   initargs=(saved, ensure_threads()))
-    try:
-        yield lambda batches: _link_in_pool(executor, batches, 2 * workers)
-    finally:
-        executor.shutdown(wait=True, cancel_futures=True)
-
-
-def _link_in_pool(executor: ProcessPoolExecutor, batches: Iterable[list[Document]],
-                  max_pending: int) -> Iterator[list[Document]]:
-    # A bounded window of pending batches keeps memory bounded while every worker stays busy.
-    # A worker that dies (killed, out of memory) breaks the executor: every pending batch fails
-    # with BrokenProcessPool instead of waiting for ever, as multiprocessing.Pool would.
-    pending: deque[Future[list[Document]]] = deque()
-    try:
-        for batch in batches:
-            pending.append(executor.submit(_link_in_worker, batch))
-            if len(pending) >= max_pending:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
-    except BrokenProcessPool as e:
-        raise BrokenProcessPool(f"a worker process died while linking ({e}); the output being "
-                                "written was removed; run again to redo it") from e
-    finally:
-        for future in pending:
-            future.cancel()
+    with worker_pool(saved, workers) as executor:
+        yield lambda batches: link_in_pool(executor, batches, 2 * workers)
 
 
 def link_stream(pipeline: PipelineSource, documents: Iterable[Document],
