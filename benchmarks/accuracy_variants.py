@@ -103,11 +103,27 @@ def _lower_threshold(delta: float) -> Callable[..., Document]:
     return rule
 
 
+def _with_propagation(run: OutOfFoldFn) -> OutOfFoldFn:
+    """``run``'s scores and thresholds, decided with ``linker.propagate`` (as shipped)."""
+
+    def wrapped(corpus: str) -> _oof.OutOfFold:
+        oof = run(corpus)
+        overlap = _oof.corpus_config(corpus).linker.overlap
+        return replace(oof, pred=[_propagate(d, c, s, t, overlap) for d, c, s, t in zip(
+            oof.gold, oof.candidates, oof.scores, oof.thresholds, strict=True)])
+
+    return wrapped
+
+
 def _propagate(doc: Document, cands: list[Candidate], scores: np.ndarray, t: float,
                overlap: str) -> Document:
     """Decide with ``propagate`` (other occurrences of a linked text, at half the threshold)."""
     return decide(doc, cands, scores, t, overlap, propagate=True)
 
+
+E5 = "multilingual-e5-small"
+_ENCODER = {"filter.options": {"encoder": E5}}
+_ENCODER_PCA = {"filter.options": {"encoder": E5, "encoder_pca": 8}}
 
 VARIANTS: dict[str, tuple[str, OutOfFoldFn]] = {
     "base": ("the shipped config with linker.propagate off", _refit({})),
@@ -135,7 +151,18 @@ VARIANTS: dict[str, tuple[str, OutOfFoldFn]] = {
     "extended+threshold-under-linker-overlap": (
         "extended features and the threshold chosen under the linker's overlap rule",
         _rethreshold({"filter.options": {"extended": True}}, None)),
+    "encoder-cosines": (f"gbdt option encoder {E5}: cosines sentence piece-name, span-name, "
+                        "sentence piece-span of the frozen encoder", _refit(_ENCODER)),
+    "encoder-cosines+pca8": ("encoder cosines and 8 principal components of the span embedding",
+                             _refit(_ENCODER_PCA)),
+    "encoder-cosines+propagate": ("encoder cosines, decided with linker.propagate",
+                                  _with_propagation(_refit(_ENCODER))),
+    "encoder-cosines+pca8+propagate": ("encoder cosines and span PCA, decided with "
+                                       "linker.propagate", _with_propagation(_refit(_ENCODER_PCA))),
 }
+#: Variants also compared with the shipped decisions (``propagate-in-document``), as
+#: ``vs_shipped``: those that change the filter and keep the shipped propagation.
+AGAINST_SHIPPED = ("encoder-cosines+propagate", "encoder-cosines+pca8+propagate")
 
 
 def levels(corpus: str) -> list[str]:
@@ -229,8 +256,16 @@ def main() -> None:
             what, run = VARIANTS[name]
             if args.cached_only and not _is_cached(corpus, name):
                 continue
+            started = time.perf_counter()
             oof = _oof.cached(corpus, f"variant-{name}", what, run)
-            by_variant[name] = {"what": what, **compare(corpus, base, oof)}
+            seconds = round(time.perf_counter() - started, 1)
+            by_variant[name] = {"what": what, **compare(corpus, base, oof),
+                                "seconds": seconds}
+            if name in AGAINST_SHIPPED:
+                shipped_name = "propagate-in-document"
+                ref = _oof.cached(corpus, f"variant-{shipped_name}", VARIANTS[shipped_name][0],
+                                  VARIANTS[shipped_name][1])
+                by_variant[name]["vs_shipped"] = compare(corpus, ref, oof)
             first = by_variant[name][levels(corpus)[0]]
             print(corpus, name, round(first["f1"], 4), round(first["delta_f1"], 4),
                   first["p"], flush=True)
