@@ -30,6 +30,7 @@ import _oof  # noqa: E402
 from _common import RESULTS, write_result  # noqa: E402
 
 from xlnel.evaluation import bootstrap_counts, document_counts, paired_bootstrap_counts  # noqa: E402
+from xlnel.linkers.abbreviations import link_abbreviations  # noqa: E402
 from xlnel.linkers.decide import choose_threshold, decide  # noqa: E402
 from xlnel.types import Candidate, Document  # noqa: E402
 
@@ -103,6 +104,18 @@ def _lower_threshold(delta: float) -> Callable[..., Document]:
     return rule
 
 
+def _abbreviations(propagate: bool) -> Callable[..., Document]:
+    """Decide (with or without propagation), then link defined short forms as their long
+    forms (:func:`xlnel.linkers.abbreviations.link_abbreviations`)."""
+
+    def rule(doc: Document, cands: list[Candidate], scores: np.ndarray, t: float,
+             overlap: str) -> Document:
+        linked = decide(doc, cands, scores, t, overlap, propagate=propagate)
+        return replace(linked, entities=link_abbreviations(doc.text, linked.entities))
+
+    return rule
+
+
 def _with_propagation(run: OutOfFoldFn) -> OutOfFoldFn:
     """``run``'s scores and thresholds, decided with ``linker.propagate`` (as shipped)."""
 
@@ -151,6 +164,11 @@ VARIANTS: dict[str, tuple[str, OutOfFoldFn]] = {
     "extended+threshold-under-linker-overlap": (
         "extended features and the threshold chosen under the linker's overlap rule",
         _rethreshold({"filter.options": {"extended": True}}, None)),
+    "abbreviations": ("short forms defined in the document as 'long form (SF)' "
+                      "(Schwartz-Hearst) linked to their long form's concept",
+                      _redecide(_abbreviations(False))),
+    "abbreviations+propagate": ("abbreviations, decided with linker.propagate",
+                                _redecide(_abbreviations(True))),
     "encoder-cosines": (f"gbdt option encoder {E5}: cosines sentence piece-name, span-name, "
                         "sentence piece-span of the frozen encoder", _refit(_ENCODER)),
     "encoder-cosines+pca8": ("encoder cosines and 8 principal components of the span embedding",
@@ -160,9 +178,10 @@ VARIANTS: dict[str, tuple[str, OutOfFoldFn]] = {
     "encoder-cosines+pca8+propagate": ("encoder cosines and span PCA, decided with "
                                        "linker.propagate", _with_propagation(_refit(_ENCODER_PCA))),
 }
-#: Variants also compared with the shipped decisions (``propagate-in-document``), as
-#: ``vs_shipped``: those that change the filter and keep the shipped propagation.
-AGAINST_SHIPPED = ("encoder-cosines+propagate", "encoder-cosines+pca8+propagate")
+#: Variants also compared with the shipped decisions, as ``vs_shipped`` (``base``, or
+#: ``propagate-in-document`` where the config propagates).
+AGAINST_SHIPPED = ("encoder-cosines+propagate", "encoder-cosines+pca8+propagate",
+                   "abbreviations+propagate")
 
 
 def levels(corpus: str) -> list[str]:
@@ -262,7 +281,8 @@ def main() -> None:
             by_variant[name] = {"what": what, **compare(corpus, base, oof),
                                 "seconds": seconds}
             if name in AGAINST_SHIPPED:
-                shipped_name = "propagate-in-document"
+                shipped_name = ("propagate-in-document"
+                                if _oof.corpus_config(corpus).linker.propagate else "base")
                 ref = _oof.cached(corpus, f"variant-{shipped_name}", VARIANTS[shipped_name][0],
                                   VARIANTS[shipped_name][1])
                 by_variant[name]["vs_shipped"] = compare(corpus, ref, oof)
