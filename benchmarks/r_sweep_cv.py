@@ -73,6 +73,8 @@ def sweep(community: str, values: Sequence[float], folds: int, work: Path, cache
         out["by_R"][str(r)] = s
     for level in LEVELS:
         key = f"{level}_f1"
+        if any(key not in s["over_folds"] for s in out["by_R"].values()):
+            continue  # a level the corpus does not score (Camoni names carry no ids)
         means = {r: out["by_R"][str(r)]["over_folds"][key]["mean"] for r in by_r}
         best = max(means, key=lambda r: means[r])
         out[f"best_R_{key}"] = {
