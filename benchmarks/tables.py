@@ -251,6 +251,24 @@ def r_sweep() -> str:
     return _table(["corpus", *(f"R = {v}" for v in values)], rows, ["r_sweep.json"])
 
 
+def r_sweep_cv() -> str:
+    """Span F1 against R by 5-fold CV: the full grid, then R = 0.1 against 0.2 everywhere."""
+    rows = []
+    for name in ("r_sweep_cv.json", "r_sweep_cv_confirm.json"):
+        for key, r in _load(name)["results"].items():
+            best = r["best_R_span_f1"]
+            for value, summary in r["by_R"].items():
+                pooled = summary["pooled"]["span"]
+                test = best["against"].get(value)
+                delta = "" if test is None else (
+                    f"{test['paired_bootstrap']['delta_f1']:+.3f} "
+                    f"(p {test['paired_bootstrap']['p_value']:.3f})")
+                rows.append([_CAMONI[key], name.removesuffix(".json"), value, _ci(pooled),
+                             str(best["R"]) if float(value) == best["R"] else "", delta])
+    return _table(["corpus", "run", "R", "span F1 [95% CI]", "best R", "best minus this R "
+                   "(paired bootstrap)"], rows, ["r_sweep_cv.json", "r_sweep_cv_confirm.json"])
+
+
 def cascade_host_time() -> str:
     """Host-side time per document of the cascade filter, one thread."""
     d = _load("cascade_host_time.json")
@@ -455,7 +473,7 @@ TABLES: dict[str, Callable[[], str]] = {
     f.__name__: f for f in (hrm_recall, end_to_end, link_throughput, transformer_throughput,
                             matcher_scale,
                             matcher_vs_peers_mesh, matcher_variants_mesh, matcher_vs_peers_3m,
-                            ablations, r_sweep, cascade_host_time, alternative_linkers,
+                            ablations, r_sweep, r_sweep_cv, cascade_host_time, alternative_linkers,
                             top_k_recall, filter_speed, dense_index_speed, config_reference,
                             options_reference, serve_load, adapt_new_language,
                             adapt_new_language_english_hpo, dictionary_coverage,
