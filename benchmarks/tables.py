@@ -263,7 +263,9 @@ def r_sweep_cv() -> str:
                 delta = "" if test is None else (
                     f"{test['paired_bootstrap']['delta_f1']:+.3f} "
                     f"(p {test['paired_bootstrap']['p_value']:.3f})")
-                rows.append([_CAMONI[key], name.removesuffix(".json"), value, _ci(pooled),
+                low, high = pooled["ci"]["f1"]
+                rows.append([_CAMONI[key], name.removesuffix(".json"), value,
+                             f"{pct(pooled['f1'])} [{pct(low)}, {pct(high)}]",
                              str(best["R"]) if float(value) == best["R"] else "", delta])
     return _table(["corpus", "run", "R", "span F1 [95% CI]", "best R", "best minus this R "
                    "(paired bootstrap)"], rows, ["r_sweep_cv.json", "r_sweep_cv_confirm.json"])
