@@ -55,9 +55,11 @@ def _refit(overrides: dict[str, Any]) -> OutOfFoldFn:
 def _is_cached(corpus: str, name: str) -> bool:
     what, run = VARIANTS[name]
     refit = getattr(run, "refit_key", None)
-    return (_oof.cache_path(corpus, f"variant-{name}", what).is_file()
-            or (run is _oof.shipped and _oof.cache_path(corpus, "shipped", "").is_file())
-            or (refit is not None and _oof.cache_path(corpus, "refit", refit).is_file()))
+    def done(kind: str, key: str) -> bool:
+        return (_oof.cache_path(corpus, kind, key) / "done").is_file()
+
+    return (done(f"variant-{name}", what) or (run is _oof.shipped and done("shipped", ""))
+            or (refit is not None and done("refit", refit)))
 
 
 def _rethreshold(base: dict[str, Any], overlap: str | None) -> OutOfFoldFn:

@@ -441,6 +441,23 @@ def accuracy_cv() -> str:
                    "F1 mean over folds ± 95% t", "galperin2022 F1"], rows, ["cv_accuracy.json"])
 
 
+def decision_variants() -> str:
+    """Decision variants on the cached cells of cv_accuracy, against the shipped decisions."""
+    rows = []
+    for corpus, variants in _load("decision_variants.json")["results"].items():
+        label = "BC5CDR dev" if corpus == "bc5cdr" else _CAMONI[corpus]
+        for name, levels in variants.items():
+            for level, r in levels.items():
+                low, high = r["f1_ci"]
+                dlo, dhi = r["delta_f1_ci"]
+                rows.append([label, name, level, pct(r["precision"]), pct(r["recall"]),
+                             f"{pct(r['f1'])} [{pct(low)}, {pct(high)}]",
+                             f"{100 * r['delta_f1']:+.1f} [{100 * dlo:+.1f}, {100 * dhi:+.1f}]",
+                             f"{r['p']:.3f}"])
+    return _table(["corpus", "variant", "level", "P", "R", "F1 [95% CI]",
+                   "delta F1 [95% CI]", "p"], rows, ["decision_variants.json"])
+
+
 def reference_figures() -> str:
     """Published figures of other systems, each with the measure it uses."""
     path = ROOT / "benchmarks" / "reference_figures.json"
@@ -479,7 +496,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             top_k_recall, filter_speed, dense_index_speed, config_reference,
                             options_reference, serve_load, adapt_new_language,
                             adapt_new_language_english_hpo, dictionary_coverage,
-                            accuracy_cv, reference_figures, protocol_bc5cdr)
+                            accuracy_cv, decision_variants, reference_figures, protocol_bc5cdr)
 }
 
 
