@@ -40,3 +40,18 @@ def test_overlapping_link_is_left_alone():
     out = link_abbreviations(text, links)
     assert [(x.start, x.end, x.concept_ids) for x in out] == [
         (0, 12, ("D1",)), (14, 16, ("D1",)), (22, 33, ("D2",))]
+
+
+def test_decide_links_abbreviations_when_asked():
+    import numpy as np
+
+    from xlnel.linkers.decide import decide
+    from xlnel.types import Candidate, Document, Span
+
+    doc = Document("d", "Use of nitric oxide (NO) grew. NO levels fell.")
+    cands = [Candidate(Span(7, 19, "nitric oxide"), "D1", "nitric oxide", 1.0)]
+    plain = decide(doc, cands, np.array([0.9]), 0.5)
+    assert [x.start for x in plain.entities] == [7]
+    out = decide(doc, cands, np.array([0.9]), 0.5, abbreviations=True)
+    assert [(x.start, x.text, x.concept_ids) for x in out.entities] == [
+        (7, "nitric oxide", ("D1",)), (21, "NO", ("D1",)), (31, "NO", ("D1",))]
