@@ -453,7 +453,7 @@ def decision_variants() -> str:
                 rows.append([label, name, level, pct(r["precision"]), pct(r["recall"]),
                              f"{pct(r['f1'])} [{pct(low)}, {pct(high)}]",
                              f"{100 * r['delta_f1']:+.1f} [{100 * dlo:+.1f}, {100 * dhi:+.1f}]",
-                             f"{r['p']:.3f}"])
+                             f"{r['p']:.3f}" if r["p"] >= 0.001 else "< 0.001"])
     return _table(["corpus", "variant", "level", "P", "R", "F1 [95% CI]",
                    "delta F1 [95% CI]", "p"], rows, ["decision_variants.json"])
 
