@@ -32,6 +32,11 @@ _GBDT_OPTIONS = {
     "extended": "Add six span features (next-word prior, whole-word prior of a prefix-stripped "
                 "span, recurrence in the document, margin between the two best names, an "
                 "overlapping span matching better).",
+    "encoder": "Registered name, Hugging Face id or local folder of a frozen sentence encoder "
+               "whose cosines (sentence piece-name, span-name, sentence piece-span) become "
+               "three features; none adds none.",
+    "encoder_pca": "Principal components of the encoder's span embedding added as features.",
+    "encoder_context_words": "Most words of the sentence piece embedded as a span's context.",
 }
 
 
@@ -121,7 +126,7 @@ def options_reference() -> str:
         raise KeyError(f"GBDT options {sorted(defaults)} differ from the documented ones "
                        f"{sorted(_GBDT_OPTIONS)}; update _GBDT_OPTIONS")
     parts = [("`xlnel.gbdt.v1` (`filter.options`)",
-              [[f"`{k}`", type(v).__name__, _default(v),
+              [[f"`{k}`", "str" if v is None else type(v).__name__, _default(v),
                 _markdown(_GBDT_OPTIONS[k])]
                for k, v in defaults.items()])]
     for title, model in [("`xlnel.cross_encoder.v1` (`filter.options`)", CrossEncoderOptions),

@@ -7,7 +7,7 @@ mention-level concept and document level) and compared with ``base`` (the shippe
 with its 95% interval and two-sided ``p``. Out-of-fold results are cached per (corpus, variant)
 under ``XLNEL_CACHE`` or ``/tmp``, so adding a variant reruns only that variant.
 
-    python benchmarks/accuracy_variants.py [--corpora diabetes ...] [--variants NAME ...]
+    python -m benchmarks accuracy_variants [--corpora diabetes ...] [--variants NAME ...]
 
 writes ``benchmarks/results/accuracy_variants.json`` (all variants tried, winners and losers).
 """
@@ -27,6 +27,7 @@ import numpy as np
 from benchmarks import _oof
 from benchmarks._common import RESULTS, write_result
 from xlnel.evaluation import bootstrap_counts, document_counts, paired_bootstrap_counts  # noqa: E402
+from xlnel.linkers.abbreviations import link_abbreviations  # noqa: E402
 from xlnel.linkers.decide import choose_threshold, decide  # noqa: E402
 from xlnel.types import Candidate, Document  # noqa: E402
 
@@ -51,9 +52,11 @@ def _refit(overrides: dict[str, Any]) -> OutOfFoldFn:
 def _is_cached(corpus: str, name: str) -> bool:
     what, run = VARIANTS[name]
     refit = getattr(run, "refit_key", None)
-    return (_oof.cache_path(corpus, f"variant-{name}", what).is_file()
-            or (run is _oof.shipped and _oof.cache_path(corpus, "shipped", "").is_file())
-            or (refit is not None and _oof.cache_path(corpus, "refit", refit).is_file()))
+    def done(kind: str, key: str) -> bool:
+        return (_oof.cache_path(corpus, kind, key) / "done").is_file()
+
+    return (done(f"variant-{name}", what) or (run is _oof.shipped and done("shipped", ""))
+            or (refit is not None and done("refit", refit)))
 
 
 def _rethreshold(base: dict[str, Any], overlap: str | None) -> OutOfFoldFn:
@@ -100,11 +103,39 @@ def _lower_threshold(delta: float) -> Callable[..., Document]:
     return rule
 
 
+def _abbreviations(propagate: bool) -> Callable[..., Document]:
+    """Decide (with or without propagation), then link defined short forms as their long
+    forms (:func:`xlnel.linkers.abbreviations.link_abbreviations`)."""
+
+    def rule(doc: Document, cands: list[Candidate], scores: np.ndarray, t: float,
+             overlap: str) -> Document:
+        linked = decide(doc, cands, scores, t, overlap, propagate=propagate)
+        return replace(linked, entities=link_abbreviations(doc.text, linked.entities))
+
+    return rule
+
+
+def _with_propagation(run: OutOfFoldFn) -> OutOfFoldFn:
+    """``run``'s scores and thresholds, decided with ``linker.propagate`` (as shipped)."""
+
+    def wrapped(corpus: str) -> _oof.OutOfFold:
+        oof = run(corpus)
+        overlap = _oof.corpus_config(corpus).linker.overlap
+        return replace(oof, pred=[_propagate(d, c, s, t, overlap) for d, c, s, t in zip(
+            oof.gold, oof.candidates, oof.scores, oof.thresholds, strict=True)])
+
+    return wrapped
+
+
 def _propagate(doc: Document, cands: list[Candidate], scores: np.ndarray, t: float,
                overlap: str) -> Document:
     """Decide with ``propagate`` (other occurrences of a linked text, at half the threshold)."""
     return decide(doc, cands, scores, t, overlap, propagate=True)
 
+
+E5 = "multilingual-e5-small"
+_ENCODER = {"filter.options": {"encoder": E5}}
+_ENCODER_PCA = {"filter.options": {"encoder": E5, "encoder_pca": 8}}
 
 VARIANTS: dict[str, tuple[str, OutOfFoldFn]] = {
     "base": ("the shipped config with linker.propagate off", _refit({})),
@@ -132,7 +163,24 @@ VARIANTS: dict[str, tuple[str, OutOfFoldFn]] = {
     "extended+threshold-under-linker-overlap": (
         "extended features and the threshold chosen under the linker's overlap rule",
         _rethreshold({"filter.options": {"extended": True}}, None)),
+    "abbreviations": ("short forms defined in the document as 'long form (SF)' "
+                      "(Schwartz-Hearst) linked to their long form's concept",
+                      _redecide(_abbreviations(False))),
+    "abbreviations+propagate": ("abbreviations, decided with linker.propagate",
+                                _redecide(_abbreviations(True))),
+    "encoder-cosines": (f"gbdt option encoder {E5}: cosines sentence piece-name, span-name, "
+                        "sentence piece-span of the frozen encoder", _refit(_ENCODER)),
+    "encoder-cosines+pca8": ("encoder cosines and 8 principal components of the span embedding",
+                             _refit(_ENCODER_PCA)),
+    "encoder-cosines+propagate": ("encoder cosines, decided with linker.propagate",
+                                  _with_propagation(_refit(_ENCODER))),
+    "encoder-cosines+pca8+propagate": ("encoder cosines and span PCA, decided with "
+                                       "linker.propagate", _with_propagation(_refit(_ENCODER_PCA))),
 }
+#: Variants also compared with the shipped decisions, as ``vs_shipped`` (``base``, or
+#: ``propagate-in-document`` where the config propagates).
+AGAINST_SHIPPED = ("encoder-cosines+propagate", "encoder-cosines+pca8+propagate",
+                   "abbreviations+propagate")
 
 
 def levels(corpus: str) -> list[str]:
@@ -157,7 +205,7 @@ def compare(corpus: str, base: _oof.OutOfFold, other: _oof.OutOfFold) -> dict[st
 def markdown(payload: dict[str, Any]) -> str:
     """The docs table of the variants: F1 with its interval, delta and p against ``base``."""
     lines = ["# Accuracy variants of the GBDT pipeline", "",
-             "Generated by `python benchmarks/accuracy_variants.py` from "
+             "Generated by `python -m benchmarks accuracy_variants` from "
              "`benchmarks/results/accuracy_variants.json`: out-of-fold strict F1 (Camoni: 5-fold "
              "cross-validation by document over all visible posts, span level), 95% bootstrap "
              "interval over documents, and the paired bootstrap against `base`, the shipped config "
@@ -226,8 +274,17 @@ def main() -> None:
             what, run = VARIANTS[name]
             if args.cached_only and not _is_cached(corpus, name):
                 continue
+            started = time.perf_counter()
             oof = _oof.cached(corpus, f"variant-{name}", what, run)
-            by_variant[name] = {"what": what, **compare(corpus, base, oof)}
+            seconds = round(time.perf_counter() - started, 1)
+            by_variant[name] = {"what": what, **compare(corpus, base, oof),
+                                "seconds": seconds}
+            if name in AGAINST_SHIPPED:
+                shipped_name = ("propagate-in-document"
+                                if _oof.corpus_config(corpus).linker.propagate else "base")
+                ref = _oof.cached(corpus, f"variant-{shipped_name}", VARIANTS[shipped_name][0],
+                                  VARIANTS[shipped_name][1])
+                by_variant[name]["vs_shipped"] = compare(corpus, ref, oof)
             first = by_variant[name][levels(corpus)[0]]
             print(corpus, name, round(first["f1"], 4), round(first["delta_f1"], 4),
                   first["p"], flush=True)

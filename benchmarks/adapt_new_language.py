@@ -30,7 +30,7 @@ Run from the repository root::
 ``--jobs N`` builds N languages at the same time (wall times then include the others' load).
 
 Writes ``benchmarks/results/adapt_new_language.json`` and prints its table;
-``python benchmarks/tables.py`` renders it into the docs.
+``python -m benchmarks tables`` renders it into the docs.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ every recorded level; HRM recall; wall seconds.
 BC5CDR (``configs/bc5cdr.yaml``): trained on train.pubtator, scored on dev.pubtator, with 95%
 document-bootstrap intervals at levels span, concept and document.
 
-    python benchmarks/cv_accuracy.py [--folds 5] [--cache DIR] [--work DIR] [NAME ...]
+    python -m benchmarks cv_accuracy [--folds 5] [--cache DIR] [--work DIR] [NAME ...]
 
 NAME is among diabetes, sclerosis, depression, bc5cdr (default: all). Runs resume from
 ``WORK/NAME/runs.jsonl``; the stage cache (default ``/tmp/xlnel-cv-cache``) is shared with

@@ -20,7 +20,7 @@ Run from the repository root::
         [--dictionary DIR]
 
 Writes ``benchmarks/results/dictionary_coverage.json`` and prints its table;
-``python benchmarks/tables.py`` renders it into the docs.
+``python -m benchmarks tables`` renders it into the docs.
 """
 
 from __future__ import annotations

@@ -13,8 +13,12 @@ compared with it twice, on the same folds and documents:
 
 A difference whose intervals contain 0 is within the noise of ~200 posts.
 
-    python benchmarks/r_sweep_cv.py [--R 0,0.1,0.2,0.3,0.5] [--folds 5] [--cache DIR]
-        [--work DIR] [COMMUNITY ...]
+    python -m benchmarks r_sweep_cv [--R 0,0.1,0.2,0.3,0.5] [--folds 5] [--cache DIR]
+        [--work DIR] [--out NAME] [COMMUNITY ...]
+
+``--out`` names the results file (default ``r_sweep_cv``), so that a confirmatory run of two
+values (the winner of one community against the shipped R on the others) keeps the full grid's
+file.
 """
 
 from __future__ import annotations
@@ -66,6 +70,8 @@ def sweep(community: str, values: Sequence[float], folds: int, work: Path, cache
         out["by_R"][str(r)] = s
     for level in LEVELS:
         key = f"{level}_f1"
+        if any(key not in s["over_folds"] for s in out["by_R"].values()):
+            continue  # a level the corpus does not score (Camoni names carry no ids)
         means = {r: out["by_R"][str(r)]["over_folds"][key]["mean"] for r in by_r}
         best = max(means, key=lambda r: means[r])
         out[f"best_R_{key}"] = {
@@ -83,10 +89,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/xlnel-r-sweep-cv"))
+    parser.add_argument("--out", default="r_sweep_cv")
     args = parser.parse_args(argv)
     values = [float(v) for v in args.R.split(",")]
     results = {c: sweep(c, values, args.folds, args.work, args.cache) for c in args.communities}
-    write_result("r_sweep_cv", {
+    write_result(args.out, {
         "protocol": f"{args.folds}-fold cross-validation by document over each community's "
                     "visible posts (folds seeded by data.split_seed), seed 0, grid dft.R="
                     f"{args.R}; winner = best mean F1 over folds; intervals 95%",

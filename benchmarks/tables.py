@@ -260,6 +260,26 @@ def r_sweep() -> str:
     return _table(["corpus", *(f"R = {v}" for v in values)], rows, ["r_sweep.json"])
 
 
+def r_sweep_cv() -> str:
+    """Span F1 against R by 5-fold CV: the full grid, then R = 0.1 against 0.2 everywhere."""
+    rows = []
+    for name in ("r_sweep_cv.json", "r_sweep_cv_confirm.json"):
+        for key, r in _load(name)["results"].items():
+            best = r["best_R_span_f1"]
+            for value, summary in r["by_R"].items():
+                pooled = summary["pooled"]["span"]
+                test = best["against"].get(value)
+                delta = "" if test is None else (
+                    f"{test['paired_bootstrap']['delta_f1']:+.3f} "
+                    f"(p {test['paired_bootstrap']['p_value']:.3f})")
+                low, high = pooled["ci"]["f1"]
+                rows.append([_CAMONI[key], name.removesuffix(".json"), value,
+                             f"{pct(pooled['f1'])} [{pct(low)}, {pct(high)}]",
+                             str(best["R"]) if float(value) == best["R"] else "", delta])
+    return _table(["corpus", "run", "R", "span F1 [95% CI]", "best R", "best minus this R "
+                   "(paired bootstrap)"], rows, ["r_sweep_cv.json", "r_sweep_cv_confirm.json"])
+
+
 def cascade_host_time() -> str:
     """Host-side time per document of the cascade filter, one thread."""
     d = _load("cascade_host_time.json")
@@ -454,6 +474,23 @@ def accuracy_cv() -> str:
                    "F1 mean over folds ± 95% t", "galperin2022 F1"], rows, ["cv_accuracy.json"])
 
 
+def decision_variants() -> str:
+    """Decision variants on the cached cells of cv_accuracy, against the shipped decisions."""
+    rows = []
+    for corpus, variants in _load("decision_variants.json")["results"].items():
+        label = "BC5CDR dev" if corpus == "bc5cdr" else _CAMONI[corpus]
+        for name, levels in variants.items():
+            for level, r in levels.items():
+                low, high = r["f1_ci"]
+                dlo, dhi = r["delta_f1_ci"]
+                rows.append([label, name, level, pct(r["precision"]), pct(r["recall"]),
+                             f"{pct(r['f1'])} [{pct(low)}, {pct(high)}]",
+                             f"{100 * r['delta_f1']:+.1f} [{100 * dlo:+.1f}, {100 * dhi:+.1f}]",
+                             f"{r['p']:.3f}" if r["p"] >= 0.001 else "< 0.001"])
+    return _table(["corpus", "variant", "level", "P", "R", "F1 [95% CI]",
+                   "delta F1 [95% CI]", "p"], rows, ["decision_variants.json"])
+
+
 def reference_figures() -> str:
     """Published figures of other systems, each with the measure it uses."""
     path = ROOT / "benchmarks" / "reference_figures.json"
@@ -502,11 +539,11 @@ TABLES: dict[str, Callable[[], str]] = {
     f.__name__: f for f in (hrm_recall, end_to_end, link_throughput, transformer_throughput,
                             matcher_scale,
                             matcher_vs_peers_mesh, matcher_variants_mesh, matcher_vs_peers_3m,
-                            ablations, r_sweep, cascade_host_time, alternative_linkers,
+                            ablations, r_sweep, r_sweep_cv, cascade_host_time, alternative_linkers,
                             top_k_recall, filter_speed, dense_index_speed, config_reference,
                             options_reference, serve_load, adapt_new_language,
                             adapt_new_language_english_hpo, dictionary_coverage, dictionary_e2e,
-                            accuracy_cv, reference_figures, protocol_bc5cdr)
+                            accuracy_cv, decision_variants, reference_figures, protocol_bc5cdr)
 }
 
 

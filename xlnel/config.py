@@ -182,10 +182,13 @@ class LinkerConfig(_Section):
             least the longest span plus the context a filter reads around it.
         propagate: Also link other occurrences of a linked text in the same document whose
             candidates score at least half the threshold.
+        abbreviations: Link every occurrence of a short form the document defines as
+            "long form (SF)" with the concept of its long form's link (Schwartz-Hearst).
     """
 
     overlap: Literal["longest", "score", "none"] = "longest"
     propagate: bool = False
+    abbreviations: bool = False
     window_chars: int = Field(default=20_000, ge=1)
     window_overlap: int = Field(default=1_000, ge=0)
 

@@ -251,7 +251,8 @@ def run_cell(cell: Cell, config: PipelineConfig, stages: CellStages) -> dict[str
     test_cands = stages.test_candidates()
     dft = stages.dictionary().dft
     t_dec = time.perf_counter()
-    pred = [decide(d, c, s, threshold, config.linker.overlap, config.linker.propagate)
+    pred = [decide(d, c, s, threshold, config.linker.overlap, config.linker.propagate,
+                   config.linker.abbreviations)
             for d, c, s in zip(gold, test_cands, scores, strict=True)]
     stages.seconds["decide"] = round(time.perf_counter() - t_dec, 3)
     t_eval = time.perf_counter()

@@ -21,6 +21,7 @@ from xlnel.config import FilterConfig
 from xlnel.errors import ArtifactError
 from xlnel.filtering._trees import TreeEnsemble
 from xlnel.filtering.base import CandidateFilter, register_filter
+from xlnel.filtering.encoder_features import EmbeddingStore, EncoderFeatures
 from xlnel.filtering.features import FeatureExtractor, Priors, count_priors
 from xlnel.filtering.labels import label_candidates
 from xlnel.linkers.decide import choose_threshold
@@ -30,11 +31,13 @@ from xlnel.version import __version__
 logger = logging.getLogger(__name__)
 
 _TREES = "trees.npz"
+_PCA = "encoder_pca.npz"
 _Model: TypeAlias = "TreeEnsemble | HistGradientBoostingClassifier"
 
 _DEFAULTS = {"folds": 5, "max_iter": 300, "learning_rate": 0.08, "max_leaf_nodes": 31,
              "l2_regularization": 1.0, "seed": 0, "unit": "auto",
-             "window": 0, "extended": False}
+             "window": 0, "extended": False,
+             "encoder": None, "encoder_pca": 0, "encoder_context_words": 24}
 
 
 def _span_tops(candidates: Sequence[Candidate]) -> tuple[np.ndarray, np.ndarray]:
@@ -75,12 +78,31 @@ class GradientBoostingFilter(CandidateFilter):
                          (self.options["unit"] == "auto" and config.select_level == "span"))
         self.extractor = FeatureExtractor(lang, load_stopwords(lang), int(self.options["window"]),
                                           bool(self.options["extended"]))
+        #: Frozen-encoder columns (option ``encoder``: a model name, hub id or folder).
+        self.encoder_features: EncoderFeatures | None = None
+        if self.options["encoder"]:
+            self.encoder_features = EncoderFeatures(
+                EmbeddingStore(str(self.options["encoder"])), int(self.options["encoder_pca"]),
+                int(self.options["encoder_context_words"]))
         self.priors = Priors()
         #: The fitted trees, as plain arrays (saved without pickle, see :mod:`._trees`).
         self.model: TreeEnsemble | None = None
         #: Out-of-fold scores of the training candidates (set by :meth:`fit`): each document
         #: scored by a model that did not see it, as a cascade's next stage needs them.
         self.oof_scores: list[np.ndarray] = []
+
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        """Names of the feature columns: the extractor's, then the encoder's."""
+        extra = self.encoder_features.feature_names if self.encoder_features else ()
+        return self.extractor.feature_names + extra
+
+    def _features(self, document: Document, candidates: Sequence[Candidate],
+                  priors: Priors) -> np.ndarray:
+        x = self.extractor.transform(document, candidates, priors)
+        if self.encoder_features is None:
+            return x
+        return np.hstack([x, self.encoder_features.transform(document, candidates)])
 
     def _new_model(self) -> HistGradientBoostingClassifier:
         o = self.options
@@ -105,6 +127,8 @@ class GradientBoostingFilter(CandidateFilter):
                              f"of {y_all.size} candidates; the filter needs both kinds")
         logger.info("filter training: %d candidates, %d positive (1:%.1f)", y_all.size,
                     int(y_all.sum()), (y_all.size - y_all.sum()) / y_all.sum())
+        if self.encoder_features is not None:
+            self.encoder_features.fit(documents, candidates)
         folds = min(int(self.options["folds"]), len(documents))
         fold_of = np.arange(len(documents)) % folds
         oof_x = self._out_of_fold_features(documents, candidates, labels, fold_of)
@@ -142,14 +166,14 @@ class GradientBoostingFilter(CandidateFilter):
     def _out_of_fold_features(self, documents: Sequence[Document],
                               candidates: Sequence[Sequence[Candidate]],
                               labels: list[np.ndarray], fold_of: np.ndarray) -> list[np.ndarray]:
-        xs: list[np.ndarray] = [np.zeros((0, len(self.extractor.feature_names)))] * len(documents)
+        xs: list[np.ndarray] = [np.zeros((0, len(self.feature_names)))] * len(documents)
         for f in np.unique(fold_of):
             inside = [int(i) for i in np.flatnonzero(fold_of == f)]
             outside = [int(i) for i in np.flatnonzero(fold_of != f)]
             priors = count_priors(self.extractor, [documents[i] for i in outside],
                                   [candidates[i] for i in outside], [labels[i] for i in outside])
             for i in inside:
-                xs[i] = self.extractor.transform(documents[i], candidates[i], priors)
+                xs[i] = self._features(documents[i], candidates[i], priors)
         return xs
 
     def _cross_val_scores(self, xs: list[np.ndarray], labels: list[np.ndarray],
@@ -177,7 +201,9 @@ class GradientBoostingFilter(CandidateFilter):
         if self.model is None:
             raise RuntimeError("the filter is not fitted; train a pipeline first")
         model = self.model
-        return [self._predict(model, self.extractor.transform(d, c, self.priors), c)
+        if self.encoder_features is not None:
+            self.encoder_features.prepare(documents, candidates)
+        return [self._predict(model, self._features(d, c, self.priors), c)
                 for d, c in zip(documents, candidates, strict=True)]
 
     def save(self, directory: Path) -> None:
@@ -190,9 +216,11 @@ class GradientBoostingFilter(CandidateFilter):
                   "context": self.priors.context, "window": self.priors.window}
         (directory / "priors.json").write_text(json.dumps(priors, ensure_ascii=False),
                                                encoding="utf-8")
+        if self.encoder_features is not None:
+            self.encoder_features.save(directory / _PCA)
         meta = {"xlnel_version": __version__, "filter": self.registered_name,
                 "threshold": self.threshold, "options": self.options,
-                "features": list(self.extractor.feature_names)}
+                "features": list(self.feature_names)}
         (directory / "filter.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
 
     @classmethod
@@ -216,13 +244,15 @@ class GradientBoostingFilter(CandidateFilter):
                 raise ArtifactError(f"saved filter in {directory} lacks {name}")
         meta = json.loads((directory / "filter.json").read_text(encoding="utf-8"))
         f = cls(config, lang)
-        if meta.get("features") != list(f.extractor.feature_names):
+        if meta.get("features") != list(f.feature_names):
             raise ArtifactError(f"filter in {directory} was trained with other features "
                                 f"(xlnel {meta.get('xlnel_version')}); retrain it")
         f.model = TreeEnsemble.load(directory / _TREES)
-        if f.model.n_features != len(f.extractor.feature_names):
+        if f.model.n_features != len(f.feature_names):
             raise ArtifactError(f"{directory / _TREES} expects {f.model.n_features} features, "
-                                f"not {len(f.extractor.feature_names)}; retrain it")
+                                f"not {len(f.feature_names)}; retrain it")
+        if f.encoder_features is not None:
+            f.encoder_features.load(directory / _PCA)
         raw = json.loads((directory / "priors.json").read_text(encoding="utf-8"))
         f.priors = Priors(raw["mention"], raw["name"], raw["context"], raw.get("window", {}))
         f.threshold = meta["threshold"] if config.threshold is None else config.threshold

@@ -9,6 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from xlnel.evaluation.metrics import evaluate
+from xlnel.linkers.abbreviations import link_abbreviations
 from xlnel.types import Candidate, Document, Link
 
 _Best = tuple[float, float, Candidate]
@@ -17,7 +18,8 @@ BestPerSpan = dict[tuple[int, int], _Best]
 
 
 def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarray,
-           threshold: float, overlap: str = "longest", propagate: bool = False) -> Document:
+           threshold: float, overlap: str = "longest", propagate: bool = False,
+           abbreviations: bool = False) -> Document:
     """Keep, per span, the best candidate scoring at least ``threshold``; resolve overlaps.
 
     Args:
@@ -30,6 +32,8 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
         propagate: Also link the other occurrences of a linked text in the document whose
             candidates score at least half the threshold (they are raised to the threshold,
             then overlaps are resolved again): a post names its terms more than once.
+        abbreviations: Then link the short forms the document defines with the concept of
+            their long form (:func:`xlnel.linkers.abbreviations.link_abbreviations`).
 
     Returns:
         The document with the links as its entities.
@@ -42,6 +46,8 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
                                                   strict=True)])
         links = _resolve(_ordered(best_per_span(candidates, raised), overlap), threshold,
                          overlap)
+    if abbreviations:
+        return replace(document, entities=link_abbreviations(document.text, links))
     return replace(document, entities=tuple(links))
 
 

@@ -1,0 +1,116 @@
+"""Decision variants on the shipped filter's scores, from the stage cache; writes
+decision_variants.json.
+
+The candidates, filter scores and threshold of every cell of ``cv_accuracy.py`` (Camoni: its
+5 folds; BC5CDR: train -> dev) come back from the stage cache that run filled, and only the
+last step, scores to links, changes:
+
+- ``shipped``: the config's ``linker.overlap`` and ``linker.propagate``;
+- ``no-propagate`` / ``propagate``: propagation off or on;
+- ``abbreviations``: then short forms defined in the document as "long form (SF)"
+  (Schwartz-Hearst) are linked with their long form's concept
+  (:func:`xlnel.linkers.abbreviations.link_abbreviations`).
+
+Each variant gets pooled scores with 95% document-bootstrap intervals and the paired bootstrap
+against ``shipped`` at every level of the corpus (1,000 resamples, two-sided p).
+
+    python -m benchmarks decision_variants [--cache DIR] [NAME ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks._common import write_result
+from benchmarks.cv_accuracy import BC5CDR, CAMONI, SEED
+from xlnel.config import PipelineConfig
+from xlnel.evaluation import bootstrap_counts, document_counts, paired_bootstrap_counts
+from xlnel.experiments.runner import plan_cells
+from xlnel.experiments.stages import CellStages, StageCache, TrainingData
+from xlnel.linkers.abbreviations import link_abbreviations
+from xlnel.linkers.decide import decide
+from xlnel.types import Candidate, Document
+
+Rule = Callable[[PipelineConfig, Document, list[Candidate], np.ndarray, float], Document]
+
+
+def _decide(propagate: bool | None, abbreviations: bool) -> Rule:
+    def rule(cfg: PipelineConfig, doc: Document, cands: list[Candidate], scores: np.ndarray,
+             t: float) -> Document:
+        p = cfg.linker.propagate if propagate is None else propagate
+        linked = decide(doc, cands, scores, t, cfg.linker.overlap, p)
+        if abbreviations:
+            linked = replace(linked, entities=link_abbreviations(doc.text, linked.entities))
+        return linked
+    return rule
+
+
+VARIANTS: dict[str, Rule] = {
+    "shipped": _decide(None, False),
+    "no-propagate": _decide(False, False),
+    "propagate": _decide(True, False),
+    "abbreviations": _decide(None, True),
+    "abbreviations+propagate": _decide(True, True),
+}
+
+
+def run(config: str, folds: int | None, cache: Path) -> dict[str, Any]:
+    """Every variant on the cached cells of one config, compared with ``shipped``."""
+    gold: list[Document] = []
+    preds: dict[str, list[Document]] = {name: [] for name in VARIANTS}
+    data = TrainingData()
+    for _, cfg in plan_cells(config, {}, [SEED], folds=folds):
+        stages = CellStages(cfg, StageCache(cache), data)
+        docs = stages.test_documents()
+        _, cands = stages.candidates()
+        scores, _ = stages.scores()
+        t = stages.threshold()
+        gold += docs
+        for name, rule in VARIANTS.items():
+            preds[name] += [rule(cfg, d, c, s, t) for d, c, s in zip(docs, cands, scores,
+                                                                     strict=True)]
+    levels = ["span", "concept", "document"] if config == BC5CDR else ["span"]
+    out: dict[str, Any] = {}
+    for name, pred in preds.items():
+        out[name] = {}
+        for level in levels:
+            a = document_counts(gold, preds["shipped"], level)
+            b = document_counts(gold, pred, level)
+            ci = bootstrap_counts(b, seed=0)
+            paired = paired_bootstrap_counts(a, b, seed=0)
+            out[name][level] = {**ci.scores.to_dict(), "f1_ci": list(ci.f1_ci),
+                                "delta_f1": paired.delta_f1,
+                                "delta_f1_ci": list(paired.delta_f1_ci), "p": paired.p_value}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("names", nargs="*", default=["bc5cdr"])
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
+    args = parser.parse_args()
+    t0 = time.perf_counter()
+    results = {}
+    for name in args.names:
+        config = BC5CDR if name == "bc5cdr" else CAMONI[name]
+        results[name] = run(config, None if name == "bc5cdr" else 5, args.cache)
+        for variant, r in results[name].items():
+            level = "concept" if name == "bc5cdr" else "span"
+            print(name, variant, round(r[level]["f1"], 4), round(r[level]["delta_f1"], 4),
+                  r[level]["p"], flush=True)
+    write_result("decision_variants", {
+        "protocol": "the cells of cv_accuracy.py (Camoni 5-fold CV by document, BC5CDR train "
+                    "-> dev) from the stage cache; only the decision step varies",
+        "test": "paired bootstrap over documents against shipped, 1000 resamples, two-sided p",
+        "results": results, "seconds": round(time.perf_counter() - t0, 1)})
+
+
+if __name__ == "__main__":
+    main()
