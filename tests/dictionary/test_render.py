@@ -109,6 +109,9 @@ def test_noun_modifier_joined_after_its_head(lexicon: Lexicon, tmp_path: Path) -
     texts = [r.text for r in NameComposer(profile, WordSenses(lexicon, profile),
                                           nouns={"kidney"}).render("red kidney cell", 20)]
     assert "cela neru rossa" in texts and "cela rossa ko neru" in texts
+    top = [r.text for r in NameComposer(profile, WordSenses(lexicon, profile),
+                                        nouns={"kidney"}).render("red kidney cell", 1)]
+    assert len(top) == 2 and top[1] == "cela rossa ko neru"  # one more, after the n best
     plain = NameComposer(profile, WordSenses(lexicon, profile)).render("red kidney cell", 20)
     assert not any(" ko " in r.text for r in plain)  # "kidney" not known as a noun
 

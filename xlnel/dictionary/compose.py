@@ -95,10 +95,16 @@ class NameComposer:
         self._connectors = [tuple(c.split()) for c in profile.connector_words()]
 
     def render(self, name: str, n_best: int = 3) -> list[Rendering]:
-        """The ``n_best`` best renderings of an English name (fewer when it has no word)."""
+        """The ``n_best`` best renderings of an English name (fewer when it has no word), then
+        the best one with a noun modifier after its head (see ``nouns``), when there is one."""
         tokens = [t for t in tokenize(name) if t not in self.profile.drop]
+        main = self._texts(self._variants(self._clause(tokens)[: self.beam]))[:n_best]
+        extra = [r for r in self._texts(self._noun_modified(tokens)) if r not in main][:1]
+        return main + extra
+
+    def _texts(self, parts: list[_Part]) -> list[Rendering]:
         best: dict[str, Rendering] = {}
-        for part in self._variants(self._clause(tokens)[: self.beam]):
+        for part in parts:
             text = " ".join(self.profile.joiner.join(part.words).split())
             if not text:
                 continue
@@ -108,7 +114,7 @@ class NameComposer:
                       else "composed" if part.n > 1 else "translated")
             if text not in best or best[text].score < score:
                 best[text] = Rendering(text, score, source)
-        return sorted(best.values(), key=lambda r: -r.score)[:n_best]
+        return sorted(best.values(), key=lambda r: -r.score)
 
     def _variants(self, parts: list[_Part]) -> list[_Part]:
         """The parts, then each inflected by the profile's variant forms (a little less likely)."""
@@ -184,14 +190,14 @@ class NameComposer:
             beam = sorted((_Part(p.words + (s.text,), p.logp + math.log(max(s.prior, 1e-6)),
                                  p.n + 1, max(p.kind, _kind(s.kind)))
                            for p in beam for s in options), key=lambda p: -p.logp)[: self.beam]
-        parts = self._ordered(beam) if beam[0].n else []
-        return parts + self._noun_modified(tokens)
+        return self._ordered(beam) if beam[0].n else []
 
     def _noun_modified(self, tokens: list[str]) -> list[_Part]:
-        """``head CONNECTOR noun`` for a chain whose last modifier is a noun (*kidney cyst* ->
+        """``head CONNECTOR noun`` for a name whose last modifier is a noun (*kidney cyst* ->
         *kyste du rein*), when the profile names a ``noun_modifier`` connector."""
         connector = self.profile.noun_modifier
-        if connector is None or len(tokens) < 2 or tokens[-2] not in self.nouns:
+        if (connector is None or len(tokens) < 2 or tokens[-2] not in self.nouns
+                or self._find_connector(tokens) is not None):
             return []
         head = self._phrase(tokens[:-2] + tokens[-1:])
         noun = self._phrase(tokens[-2:-1])
