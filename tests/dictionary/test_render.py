@@ -9,7 +9,7 @@ import pytest
 
 from xlnel.dictionary.adapt import adapt
 from xlnel.dictionary.cognates import CognateRules
-from xlnel.dictionary.compose import NameComposer, tokenize
+from xlnel.dictionary.compose import NameComposer, head_nouns, tokenize
 from xlnel.dictionary.corpus_evidence import CorpusEvidence
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.langdata import LanguageProfile, load_profile
@@ -95,6 +95,27 @@ def test_composition_order_inflection_and_joining(lexicon: Lexicon, zz: Language
     assert top.text == "nerunkomalo" and top.source == "composed"
 
 
+def test_head_nouns_are_last_words_without_adjective_endings() -> None:
+    names = ["Red cell", "Kidney cell", "Horseshoe kidney", "Small kidney", "Renal cell",
+             "Cell renal"]
+    assert head_nouns(names) == {"cell", "kidney"}  # "renal" ends a name, but as an adjective
+    assert head_nouns(names, min_names=3) == {"cell"}
+
+
+def test_noun_modifier_joined_after_its_head(lexicon: Lexicon, tmp_path: Path) -> None:
+    text = ZZ_FILE.replace("joiner: ''", "joiner: ' '\nnoun_modifier: of").replace(
+        "{right|gen}ko{left}", "{left} ko {right}").replace("variants: [definite]", "")
+    profile = load_profile("zz", write(tmp_path / "zz.yaml", text))
+    texts = [r.text for r in NameComposer(profile, WordSenses(lexicon, profile),
+                                          nouns={"kidney"}).render("red kidney cell", 20)]
+    assert "cela neru rossa" in texts and "cela rossa ko neru" in texts
+    top = [r.text for r in NameComposer(profile, WordSenses(lexicon, profile),
+                                        nouns={"kidney"}).render("red kidney cell", 1)]
+    assert len(top) == 2 and top[1] == "cela rossa ko neru"  # one more, after the n best
+    plain = NameComposer(profile, WordSenses(lexicon, profile)).render("red kidney cell", 20)
+    assert not any(" ko " in r.text for r in plain)  # "kidney" not known as a noun
+
+
 def test_unknown_word_goes_through_the_fallbacks(lexicon: Lexicon, zz: LanguageProfile) -> None:
     rules = CognateRules().fit([tuple(p.split("\t")) for p in PAIRS])
     senses = WordSenses(lexicon, zz, rules, transliterations={"insulin": [("insulino", 0.9)]})
@@ -126,6 +147,7 @@ def test_shipped_language_files_load() -> None:
     ("connectors:\n  of: ['{left|nope} {right}']\n", "nope"),
     ("connectors:\n  of: ['{middle}']\n", "may only hold"),
     ("variants: [nope]\n", "variants"),
+    ("noun_modifier: of\n", "noun_modifier"),
     ("connectors: [1, 2\n", "invalid YAML"),
 ])
 def test_bad_language_file(tmp_path: Path, text: str, message: str) -> None:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from xlnel.dictionary.langdata import LanguageProfile
@@ -25,6 +26,11 @@ KIND_ORDER = ("translation", "copy", "transliteration")
 VARIANT_FACTOR = 0.9
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _TEMPLATE_FIELD = re.compile(r"\{(left|right)(?:\|([^}]+))?\}")
+#: English adjective endings: a word ending so is not taken for a noun modifier.
+ADJECTIVE_ENDINGS = ("al", "ic", "ous", "ive", "ary", "ar", "ed", "ing", "ful", "less", "able",
+                     "ible", "oid", "ian", "ent", "ant", "ile", "like")
+#: Fewest names a word must end to count as a noun.
+MIN_HEAD_NAMES = 2
 
 
 @dataclass(frozen=True)
@@ -56,6 +62,14 @@ def tokenize(name: str) -> list[str]:
     return _TOKEN.findall(name.casefold())
 
 
+def head_nouns(names: Iterable[str], min_names: int = MIN_HEAD_NAMES) -> frozenset[str]:
+    """English words taken for nouns: the last word of at least ``min_names`` names (the head of
+    an English noun phrase), without an adjective ending (*kidney* from *Horseshoe kidney*)."""
+    heads = Counter(tokens[-1] for tokens in map(tokenize, names) if tokens)
+    return frozenset(w for w, n in heads.items() if n >= min_names and len(w) > 2
+                     and not w.isdigit() and not w.endswith(ADJECTIVE_ENDINGS))
+
+
 class NameComposer:
     """Renders English names into a target language from per-word senses.
 
@@ -65,21 +79,32 @@ class NameComposer:
             word that should appear.
         beam: Partial renderings kept per phrase.
         senses_per_word: Most senses of one word tried.
+        nouns: English words that are nouns (:func:`head_nouns`); with the profile's
+            ``noun_modifier`` connector, a noun modifying a head is also rendered joined after it
+            by that connector's templates.
     """
 
     def __init__(self, profile: LanguageProfile, senses: Callable[[str], Sequence[Sense]],
-                 beam: int = 8, senses_per_word: int = 3) -> None:
+                 beam: int = 8, senses_per_word: int = 3,
+                 nouns: Collection[str] = frozenset()) -> None:
         self.profile = profile
+        self.nouns = nouns
         self.senses = senses
         self.beam = beam
         self.senses_per_word = senses_per_word
         self._connectors = [tuple(c.split()) for c in profile.connector_words()]
 
     def render(self, name: str, n_best: int = 3) -> list[Rendering]:
-        """The ``n_best`` best renderings of an English name (fewer when it has no word)."""
+        """The ``n_best`` best renderings of an English name (fewer when it has no word), then
+        the best one with a noun modifier after its head (see ``nouns``), when there is one."""
         tokens = [t for t in tokenize(name) if t not in self.profile.drop]
+        main = self._texts(self._variants(self._clause(tokens)[: self.beam]))[:n_best]
+        extra = [r for r in self._texts(self._noun_modified(tokens)) if r not in main][:1]
+        return main + extra
+
+    def _texts(self, parts: list[_Part]) -> list[Rendering]:
         best: dict[str, Rendering] = {}
-        for part in self._variants(self._clause(tokens)[: self.beam]):
+        for part in parts:
             text = " ".join(self.profile.joiner.join(part.words).split())
             if not text:
                 continue
@@ -89,7 +114,7 @@ class NameComposer:
                       else "composed" if part.n > 1 else "translated")
             if text not in best or best[text].score < score:
                 best[text] = Rendering(text, score, source)
-        return sorted(best.values(), key=lambda r: -r.score)[:n_best]
+        return sorted(best.values(), key=lambda r: -r.score)
 
     def _variants(self, parts: list[_Part]) -> list[_Part]:
         """The parts, then each inflected by the profile's variant forms (a little less likely)."""
@@ -111,11 +136,14 @@ class NameComposer:
         left, right = tokens[:start], tokens[start + len(connector):]
         if not left or not right:
             return self._clause(left or right)
-        lefts, rights = self._clause(left)[:3], self._clause(right)[:3]
+        return self._joined(self._clause(left), self._clause(right), " ".join(connector))
+
+    def _joined(self, lefts: list[_Part], rights: list[_Part], connector: str) -> list[_Part]:
+        """The best parts of ``left CONNECTOR right`` by the connector's templates."""
         out: list[_Part] = []
-        for template, prior in self._templates(" ".join(connector)):
-            for lp in lefts:
-                for rp in rights:
+        for template, prior in self._templates(connector):
+            for lp in lefts[:3]:
+                for rp in rights[:3]:
                     out.append(self._fill(template, prior, lp, rp))
         out.sort(key=lambda p: -p.logp / max(p.n, 1))
         return out[: self.beam]
@@ -163,6 +191,17 @@ class NameComposer:
                                  p.n + 1, max(p.kind, _kind(s.kind)))
                            for p in beam for s in options), key=lambda p: -p.logp)[: self.beam]
         return self._ordered(beam) if beam[0].n else []
+
+    def _noun_modified(self, tokens: list[str]) -> list[_Part]:
+        """``head CONNECTOR noun`` for a name whose last modifier is a noun (*kidney cyst* ->
+        *kyste du rein*), when the profile names a ``noun_modifier`` connector."""
+        connector = self.profile.noun_modifier
+        if (connector is None or len(tokens) < 2 or tokens[-2] not in self.nouns
+                or self._find_connector(tokens) is not None):
+            return []
+        head = self._phrase(tokens[:-2] + tokens[-1:])
+        noun = self._phrase(tokens[-2:-1])
+        return self._joined(head, noun, connector) if head and noun else []
 
     def _ordered(self, beam: list[_Part]) -> list[_Part]:
         order = self.profile.segment_order

@@ -8,6 +8,8 @@ connectors translated through the lexicon. Keys (all optional)::
     segment_order: reverse        # keep | reverse | both: order of a modifier-head word chain
     joiner: ' '                   # between words ('' for Japanese, Chinese)
     compound: false               # also emit a chain's words glued together (German)
+    noun_modifier: of             # connector whose templates also join a noun modifier after its
+                                  # head (kidney cyst -> kyste du rein); none when absent
     drop: [the, a, an]            # English words left out
     transliteration_pattern: '^[\\u30a0-\\u30ff]+$'  # target words that are transliterations
     variants: [definite]          # forms whose result is added as a variant of every rendering
@@ -89,6 +91,7 @@ class LanguageProfile:
     source: str = "default"
     prefixes: frozenset[str] = frozenset()
     lemma_rules: tuple[tuple[re.Pattern[str], str], ...] = ()
+    noun_modifier: str | None = None
 
     def connector_words(self) -> tuple[str, ...]:
         """Connectors to split names at: the profile's and the English defaults, longest first."""
@@ -143,7 +146,8 @@ def read_profile(path: str | Path, lang: str) -> LanguageProfile:
         raise FormatError("expected a mapping with string keys (quote keys such as 'on', "
                           "'no', 'yes')", path)
     known = {"segment_order", "joiner", "compound", "drop", "transliteration_pattern",
-             "connectors", "words", "forms", "variants", "prefixes", "lemma_rules"}
+             "connectors", "words", "forms", "variants", "prefixes", "lemma_rules",
+             "noun_modifier"}
     for section in ("connectors", "words", "forms"):
         if not isinstance(data.get(section, {}), dict):
             raise FormatError(f"{section} must be a mapping, got {data[section]!r}", path)
@@ -159,6 +163,10 @@ def read_profile(path: str | Path, lang: str) -> LanguageProfile:
         for template in templates:
             _check_template(template, forms, path, key)
     pattern = data.get("transliteration_pattern")
+    noun_modifier = data.get("noun_modifier")
+    if noun_modifier is not None and _key(str(noun_modifier)) not in connectors:
+        raise FormatError(f"noun_modifier {noun_modifier!r} is not one of the connectors "
+                          f"{sorted(connectors)}", path)
     return LanguageProfile(
         lang, order, str(data.get("joiner", " ")), bool(data.get("compound", False)),
         frozenset(_key(w) for w in _strings(data.get("drop", ["the", "a", "an"]), path, "drop")),
@@ -166,7 +174,8 @@ def read_profile(path: str | Path, lang: str) -> LanguageProfile:
         {_key(k): _strings(v, path, f"words.{k}") for k, v in data.get("words", {}).items()},
         forms, _variants(data.get("variants", []), forms, path), str(path),
         _prefixes(data.get("prefixes", []), path),
-        _form({"rules": data.get("lemma_rules", [])}, path, "lemma_rules").rules)
+        _form({"rules": data.get("lemma_rules", [])}, path, "lemma_rules").rules,
+        None if noun_modifier is None else _key(str(noun_modifier)))
 
 
 def _prefixes(value: Any, path: str | Path) -> frozenset[str]:

@@ -21,7 +21,7 @@ from rapidfuzz.distance import Levenshtein
 from tqdm import tqdm
 
 from xlnel.dictionary.cognates import CognateRules
-from xlnel.dictionary.compose import NameComposer, Rendering, tokenize
+from xlnel.dictionary.compose import NameComposer, Rendering, head_nouns, tokenize
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.langdata import LanguageProfile
 from xlnel.dictionary.lexicon import RANK_DECAY, Lexicon, Sense
@@ -192,7 +192,9 @@ def render_kb(concepts: Sequence[Concept], senses: WordSenses,
         The dictionary; each entry carries its score and source.
     """
     settings = settings if settings is not None else BuildSettings()
-    composer = NameComposer(senses.profile, senses, settings.beam, settings.senses_per_word)
+    nouns = head_nouns(name for c in concepts for name in c.names)
+    composer = NameComposer(senses.profile, senses, settings.beam, settings.senses_per_word,
+                            nouns)
     cache: dict[str, list[Rendering]] = {}
     dictionary = Dictionary()
     for concept in tqdm(concepts, disable=not progress, desc="rendering", unit="concept"):
