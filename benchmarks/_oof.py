@@ -85,8 +85,12 @@ def _cache_dir() -> Path:
 
 def _fold_key(cfg: PipelineConfig, corpus: str, k: int) -> str:
     c = cfg.model_dump(mode="json")
-    text = json.dumps([corpus, k, FOLDS, SEED, c["lang"], c["data"], c["dictionary"], c["dft"],
-                       c["candidates"]], sort_keys=True)
+    parts = [corpus, k, FOLDS, SEED, c["lang"], c["data"], c["dictionary"], c["dft"],
+             c["candidates"]]
+    if cfg.dictionary.extra:  # extra dictionary files are keyed by content, not only by path
+        parts.append([hashlib.sha256((ROOT / p).read_bytes()).hexdigest()
+                      for p in cfg.dictionary.extra])
+    text = json.dumps(parts, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
