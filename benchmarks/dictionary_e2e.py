@@ -21,10 +21,12 @@ dictionary files each variant reads (the reference runs are shared by every buil
 ``--common-top N`` leaves out the one-word built names that read as one of the N most frequent
 English words of the word pairs (:func:`xlnel.dictionary.induction.drop_common`), and
 ``--min-single-score S`` the one-word built names scoring below S; the filtered entries are
-written beside the built file and used as ``built``.
+written beside the built file and used as ``built``. ``--prune K`` sets ``dft.prune`` of the
+built and both variants: each fold removes the built names its DFT posts hold K times or more
+and never as a gold mention (:func:`xlnel.dictionary.dft.prune_unlinked_names`).
 
     python -m benchmarks dictionary_e2e [--communities diabetes ...] [--built PATH]
-        [--common-top N] [--min-single-score S]
+        [--common-top N] [--min-single-score S] [--prune K]
 
 writes ``benchmarks/results/dictionary_e2e.json``.
 """
@@ -56,11 +58,13 @@ PAIRS = (("built", "reference"), ("both", "reference"), ("both", "built"))
 WORD_PAIRS = Path("../shared/data/muse/en-he.txt")
 
 
-def variants(built: Path) -> dict[str, dict[str, Any]]:
-    """Config overrides of each dictionary variant."""
+def variants(built: Path, prune: int = 0) -> dict[str, dict[str, Any]]:
+    """Config overrides of each dictionary variant (``prune``: ``dft.prune`` of the built)."""
+    pruning = {"dft.prune": prune} if prune else {}
     return {"reference": {"dictionary.kb": [REFERENCE], "dictionary.extra": []},
-            "built": {"dictionary.kb": [], "dictionary.extra": [str(built)]},
-            "both": {"dictionary.kb": [REFERENCE], "dictionary.extra": [str(built)]}}
+            "built": {"dictionary.kb": [], "dictionary.extra": [str(built)], **pruning},
+            "both": {"dictionary.kb": [REFERENCE], "dictionary.extra": [str(built)],
+                     **pruning}}
 
 
 def filtered(built: Path, top: int, min_single_score: float) -> Path:
@@ -126,6 +130,8 @@ def main() -> None:
     parser.add_argument("--built", type=Path, default=BUILT)
     parser.add_argument("--common-top", type=int, default=0)
     parser.add_argument("--min-single-score", type=float, default=0.0)
+    parser.add_argument("--prune", type=int, default=0,
+                        help="dft.prune of the built and both variants (0: off).")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if not args.built.is_file():
@@ -139,7 +145,7 @@ def main() -> None:
     results: dict[str, Any] = {}
     for community in args.communities:
         runs = {}
-        for name, overrides in variants(args.built).items():
+        for name, overrides in variants(args.built, args.prune).items():
             mark = time.perf_counter()
             runs[name] = run_variant(community, overrides)
             logging.info("%s %s: %.0f s", community, name, time.perf_counter() - mark)
@@ -147,13 +153,13 @@ def main() -> None:
         results[community] = compare(runs)
     if len(by_community) > 1:
         results["pooled"] = compare({name: join([r[name] for r in by_community.values()])
-                                     for name in variants(args.built)})
+                                     for name in variants(args.built, args.prune)})
     write_result("dictionary_e2e", {
         "benchmark": "dictionary_e2e", "level": "span (strict)",
         "protocol": f"{_oof.FOLDS}-fold cross-validation by document over all visible posts "
                     f"(seed {_oof.SEED}); out-of-fold predictions pooled",
         "settings": {"common_top": args.common_top,
-                     "min_single_score": args.min_single_score},
+                     "min_single_score": args.min_single_score, "dft_prune": args.prune},
         "dictionaries": {"reference": REFERENCE,
                          "built": f"{args.built} (sha256 {digest}), from "
                                   "python -m benchmarks dictionary_coverage",
