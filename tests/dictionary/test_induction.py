@@ -8,13 +8,11 @@ from typing import Any
 import pytest
 
 from xlnel.dictionary.adapt import ATTESTED_FILE, adapt
-from xlnel.dictionary.dictionary import Dictionary, Entry
+from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.induction import (
     InductionSettings,
     KbIndex,
-    common_words,
     corpus_ngrams,
-    drop_common,
     english_key,
     english_stem,
     induce_entries,
@@ -127,29 +125,3 @@ def test_adapt_adds_induced_entries_and_writes_attested(tmp_path: Path,
     plain = adapt("qq", pairs, [f"tsv:{kb}"], tmp_path / "plain", corpus=[corpus],
                   language_file=tmp_path / "qq.yaml", transliteration_seconds=0, induce=False)
     assert "induced_entries" not in plain
-
-
-def test_common_words_are_the_targets_of_the_first_english_words() -> None:
-    pairs = [("the", "ha"), ("year", "shana"), ("year", "shanim"), ("pain", "keev")]
-    assert common_words(pairs, 2, "qq") == {"ha", "shana", "shanim"}
-    assert common_words(pairs, 0, "qq") == frozenset()
-
-
-def test_drop_common_drops_everyday_one_word_names() -> None:
-    entries = [Entry("shana", "C1", "corpus", 0.9), Entry("bshana", "C1", "corpus", 0.9),
-               Entry("shana tova", "C2", "corpus", 0.9), Entry("keev", "C3", "corpus", 0.9),
-               Entry("sk", "C4", "corpus", 0.9), Entry("rosh", "C5", "corpus", 0.3)]
-    kept = drop_common(entries, frozenset({"shana", "k"}), ["b", "s"])
-    # "bshana" is "b" + "shana"; "sk" keeps its letter ("k" is too short to be a word)
-    assert [e.name for e in kept] == ["shana tova", "keev", "sk", "rosh"]
-    kept = drop_common(entries, frozenset(), ["b"], min_single_score=0.5)
-    assert [e.name for e in kept] == ["shana", "bshana", "shana tova", "keev", "sk"]
-
-
-def test_a_stripped_form_that_is_a_corpus_word_is_not_named_by_the_full_word(
-        profile: LanguageProfile) -> None:
-    # "bsem" (pain) starts with the letter of the glued "b", but "sem" (blood) is its own word
-    entries = induce_entries(["bsem hurts", "sem flows"], Lexicon([*PAIRS, ("pain", "bsem")]),
-                             profile, CONCEPTS)
-    names = {(e.name, e.concept_id) for e in entries}
-    assert ("bsem", "C4") in names and ("sem", "C4") not in names

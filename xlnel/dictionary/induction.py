@@ -22,7 +22,7 @@ import itertools
 import logging
 import math
 import re
-from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
@@ -321,11 +321,12 @@ def induce_entries(texts: Iterable[str], lexicon: Lexicon, profile: LanguageProf
                                      settings.transliteration_similarity,
                                      settings.transliteration_prior,
                                      settings.transliteration_classes)
+    words = {g[0] for g in grams if len(g) == 1}
     entries: list[Entry] = []
     for gram in grams:
         found = match_ngram(gram, reverse, index, settings)
         if 0 < len(found) <= settings.max_concepts:
-            for name, factor in _names(gram, reverse, grams):
+            for name, factor in _names(gram, reverse, words):
                 entries += [Entry(name, cid, "corpus", round(score * factor, 4))
                             for cid, score in found if score * factor >= settings.min_score]
     logger.info("induction: %d n-grams, %d KB keys, %d entries for %d names", len(grams),
@@ -334,18 +335,13 @@ def induce_entries(texts: Iterable[str], lexicon: Lexicon, profile: LanguageProf
 
 
 def _names(gram: tuple[str, ...], reverse: ReverseLexicon,
-           grams: Container[tuple[str, ...]]) -> Iterator[tuple[str, float]]:
+           words: set[str]) -> Iterator[tuple[str, float]]:
     """The n-gram as written, and without the first word's prefix letters where that form is
-    a lexicon word (a mention may leave a glued preposition out).
-
-    A stripped form that is itself a corpus n-gram is read on its own instead: the letters
-    may be part of the word (a stripped word can be a different, everyday word).
-    """
+    a corpus word or a lexicon word (a mention may leave a glued preposition out)."""
     yield " ".join(gram), 1.0
     for form, factor in list(reverse._unprefixed(gram[0]))[1:]:
-        stripped = (form, *gram[1:])
-        if form in reverse.known and stripped not in grams:
-            yield " ".join(stripped), factor
+        if form in words or form in reverse.known:
+            yield " ".join((form, *gram[1:])), factor
 
 
 def match_ngram(gram: tuple[str, ...], reverse: ReverseLexicon, index: KbIndex,
