@@ -26,9 +26,9 @@ built and both variants: each fold removes the built names its DFT posts hold K 
 and never as a gold mention (:func:`xlnel.dictionary.dft.prune_unlinked_names`).
 
     python -m benchmarks dictionary_e2e [--communities diabetes ...] [--built PATH]
-        [--common-top N] [--min-single-score S] [--prune K]
+        [--common-top N] [--min-single-score S] [--prune K] [--result NAME]
 
-writes ``benchmarks/results/dictionary_e2e.json``.
+writes ``benchmarks/results/dictionary_e2e.json`` (or ``NAME.json``).
 """
 
 from __future__ import annotations
@@ -130,6 +130,8 @@ def main() -> None:
     parser.add_argument("--built", type=Path, default=BUILT)
     parser.add_argument("--common-top", type=int, default=0)
     parser.add_argument("--min-single-score", type=float, default=0.0)
+    parser.add_argument("--result", default="dictionary_e2e",
+                        help="Results file name (benchmarks/results/NAME.json).")
     parser.add_argument("--prune", type=int, default=0,
                         help="dft.prune of the built and both variants (0: off).")
     args = parser.parse_args()
@@ -154,7 +156,7 @@ def main() -> None:
     if len(by_community) > 1:
         results["pooled"] = compare({name: join([r[name] for r in by_community.values()])
                                      for name in variants(args.built, args.prune)})
-    write_result("dictionary_e2e", {
+    write_result(args.result, {
         "benchmark": "dictionary_e2e", "level": "span (strict)",
         "protocol": f"{_oof.FOLDS}-fold cross-validation by document over all visible posts "
                     f"(seed {_oof.SEED}); out-of-fold predictions pooled",
