@@ -85,8 +85,14 @@ def _cache_dir() -> Path:
 
 def _fold_key(cfg: PipelineConfig, corpus: str, k: int) -> str:
     c = cfg.model_dump(mode="json")
-    text = json.dumps([corpus, k, FOLDS, SEED, c["lang"], c["data"], c["dictionary"], c["dft"],
-                       c["candidates"]], sort_keys=True)
+    # pruning off does not enter the key: runs without it share their cached folds
+    dft = {key: v for key, v in c["dft"].items() if not (key == "prune" and v == 0)}
+    parts = [corpus, k, FOLDS, SEED, c["lang"], c["data"], c["dictionary"], dft,
+             c["candidates"]]
+    if cfg.dictionary.extra:  # extra dictionary files are keyed by content, not only by path
+        parts.append([hashlib.sha256((ROOT / p).read_bytes()).hexdigest()
+                      for p in cfg.dictionary.extra])
+    text = json.dumps(parts, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -104,7 +110,7 @@ def folds(corpus: str, overrides: dict[str, Any] | None = None) -> list[Fold]:
             base = build_dictionary(cfg)
         dictionary = Dictionary(base)
         filter_docs, _ = fine_tune_dictionary(dictionary, train, cfg.dft.R, cfg.dft.seed,
-                                              cfg.dft.unlinked)
+                                              cfg.dft.unlinked, cfg.dft.prune)
         ids = {d.id for d in filter_docs}
         generator = fit_generator(cfg, dictionary)
         fold = Fold(filter_docs, generate_candidates(generator, None, filter_docs), test,

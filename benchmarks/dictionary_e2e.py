@@ -15,11 +15,20 @@ applies DFT to its training posts, fits the filter and predicts its held-out pos
 community and pooled over the three: strict span precision, recall and F1 of the out-of-fold
 predictions with a 95% document-bootstrap interval, and paired document bootstraps (1,000
 resamples) of built - reference, both - reference and both - built. Out-of-fold runs are cached
-under ``XLNEL_CACHE`` (default ``/tmp``) in a folder named by the built file's content hash.
+under ``XLNEL_CACHE`` (default ``/tmp``) in ``dictionary-e2e``, keyed by the content of the
+dictionary files each variant reads (the reference runs are shared by every built file).
+
+``--common-top N`` leaves out the one-word built names that read as one of the N most frequent
+English words of the word pairs (:func:`xlnel.dictionary.induction.drop_common`), and
+``--min-single-score S`` the one-word built names scoring below S; the filtered entries are
+written beside the built file and used as ``built``. ``--prune K`` sets ``dft.prune`` of the
+built and both variants: each fold removes the built names its DFT posts hold K times or more
+and never as a gold mention (:func:`xlnel.dictionary.dft.prune_unlinked_names`).
 
     python -m benchmarks dictionary_e2e [--communities diabetes ...] [--built PATH]
+        [--common-top N] [--min-single-score S] [--prune K] [--result NAME]
 
-writes ``benchmarks/results/dictionary_e2e.json``.
+writes ``benchmarks/results/dictionary_e2e.json`` (or ``NAME.json``).
 """
 
 from __future__ import annotations
@@ -35,24 +44,53 @@ from typing import Any
 
 from benchmarks import _oof
 from benchmarks._common import write_result
+from xlnel.dictionary.dictionary import Dictionary
+from xlnel.dictionary.induction import common_words, drop_common
+from xlnel.dictionary.langdata import load_profile
+from xlnel.dictionary.pairs import read_pairs
 from xlnel.evaluation import bootstrap_counts, document_counts, paired_bootstrap_counts
+from xlnel.normalization import normalize_string
 
 COMMUNITIES = ("diabetes", "sclerosis", "depression")
 REFERENCE = "names:../shared/data/camoni/hebrew_umls_names.txt"
 BUILT = Path("dictionary/built/adapt-he/attested.tsv")
 PAIRS = (("built", "reference"), ("both", "reference"), ("both", "built"))
+WORD_PAIRS = Path("../shared/data/muse/en-he.txt")
 
 
-def variants(built: Path) -> dict[str, dict[str, Any]]:
-    """Config overrides of each dictionary variant."""
+def variants(built: Path, prune: int = 0) -> dict[str, dict[str, Any]]:
+    """Config overrides of each dictionary variant (``prune``: ``dft.prune`` of the built)."""
+    pruning = {"dft.prune": prune} if prune else {}
     return {"reference": {"dictionary.kb": [REFERENCE], "dictionary.extra": []},
-            "built": {"dictionary.kb": [], "dictionary.extra": [str(built)]},
-            "both": {"dictionary.kb": [REFERENCE], "dictionary.extra": [str(built)]}}
+            "built": {"dictionary.kb": [], "dictionary.extra": [str(built)], **pruning},
+            "both": {"dictionary.kb": [REFERENCE], "dictionary.extra": [str(built)],
+                     **pruning}}
+
+
+def filtered(built: Path, top: int, min_single_score: float) -> Path:
+    """The built entries without everyday one-word names, written beside ``built``."""
+    if top <= 0 and min_single_score <= 0:
+        return built
+    profile = load_profile("he")
+    common = common_words(read_pairs(WORD_PAIRS), top, "he") if top > 0 else frozenset()
+    prefixes = [normalize_string(p, "he") for p in profile.prefixes]
+    kept = drop_common(Dictionary.load(built), common, prefixes, min_single_score)
+    out = built.with_name(f"{built.stem}-top{top}-min{min_single_score:g}.tsv")
+    Dictionary(kept).save(out)
+    logging.info("%s: %d one-word names left out", out, len(Dictionary.load(built)) - len(kept))
+    return out
+
+
+def file_digest(path: str) -> str:
+    """Content hash of a dictionary file (its path after any ``kind:`` prefix)."""
+    return hashlib.sha256(Path(path.split(":", 1)[-1]).read_bytes()).hexdigest()[:12]
 
 
 def run_variant(community: str, overrides: dict[str, Any]) -> _oof.OutOfFold:
-    """Out-of-fold predictions of one community with one dictionary (cached)."""
+    """Out-of-fold predictions of one community with one dictionary (cached by content)."""
     key = repr(sorted(overrides.items()))
+    if overrides["dictionary.extra"]:
+        key += repr([file_digest(p) for p in overrides["dictionary.extra"]])
     return _oof.cached(community, "dictionary-e2e", key,
                        lambda c: _oof.out_of_fold(c, _oof.folds(c, overrides), overrides))
 
@@ -90,19 +128,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--communities", nargs="*", default=list(COMMUNITIES))
     parser.add_argument("--built", type=Path, default=BUILT)
+    parser.add_argument("--common-top", type=int, default=0)
+    parser.add_argument("--min-single-score", type=float, default=0.0)
+    parser.add_argument("--result", default="dictionary_e2e",
+                        help="Results file name (benchmarks/results/NAME.json).")
+    parser.add_argument("--prune", type=int, default=0,
+                        help="dft.prune of the built and both variants (0: off).")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if not args.built.is_file():
         raise SystemExit(f"{args.built} not found: run python -m benchmarks dictionary_coverage")
-    digest = hashlib.sha256(args.built.read_bytes()).hexdigest()[:12]
+    args.built = filtered(args.built, args.common_top, args.min_single_score)
+    digest = file_digest(str(args.built))
     os.environ["XLNEL_CACHE"] = str(Path(os.environ.get("XLNEL_CACHE", "/tmp"))
-                                    / f"dictionary-e2e-{digest}")
+                                    / "dictionary-e2e")
     started = time.perf_counter()
     by_community: dict[str, dict[str, _oof.OutOfFold]] = {}
     results: dict[str, Any] = {}
     for community in args.communities:
         runs = {}
-        for name, overrides in variants(args.built).items():
+        for name, overrides in variants(args.built, args.prune).items():
             mark = time.perf_counter()
             runs[name] = run_variant(community, overrides)
             logging.info("%s %s: %.0f s", community, name, time.perf_counter() - mark)
@@ -110,11 +155,13 @@ def main() -> None:
         results[community] = compare(runs)
     if len(by_community) > 1:
         results["pooled"] = compare({name: join([r[name] for r in by_community.values()])
-                                     for name in variants(args.built)})
-    write_result("dictionary_e2e", {
+                                     for name in variants(args.built, args.prune)})
+    write_result(args.result, {
         "benchmark": "dictionary_e2e", "level": "span (strict)",
         "protocol": f"{_oof.FOLDS}-fold cross-validation by document over all visible posts "
                     f"(seed {_oof.SEED}); out-of-fold predictions pooled",
+        "settings": {"common_top": args.common_top,
+                     "min_single_score": args.min_single_score, "dft_prune": args.prune},
         "dictionaries": {"reference": REFERENCE,
                          "built": f"{args.built} (sha256 {digest}), from "
                                   "python -m benchmarks dictionary_coverage",

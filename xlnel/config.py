@@ -85,11 +85,14 @@ class DFTConfig(_Section):
         unlinked: What to do with gold mentions without a concept id: ``name`` adds the mention
             with its own text as concept id (as in a names-only dictionary), ``skip`` leaves
             them out.
+        prune: When > 0, generated dictionary entries whose name occurs at least this many
+            times in the reserved documents and never as a gold mention are removed (0: off).
     """
 
     R: float = Field(default=0.2, ge=0.0, le=1.0)
     seed: int = 0
     unlinked: Literal["name", "skip"] = "name"
+    prune: int = Field(default=0, ge=0)
 
 
 class CandidatesConfig(_Section):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from xlnel.dictionary.dft import fine_tune_dictionary, split_documents
+from xlnel.dictionary.dft import fine_tune_dictionary, prune_unlinked_names, split_documents
 from xlnel.dictionary.dictionary import Dictionary, Entry
 from xlnel.errors import FormatError
 from xlnel.types import Concept, Document, Link
@@ -78,3 +78,30 @@ def test_dft_unlinked_and_composite_mentions():
 def test_dft_r_zero_keeps_everything_for_the_filter():
     rest, res = fine_tune_dictionary(Dictionary(), _docs(5), R=0.0)
     assert len(rest) == 5 and res.entries_added == 0
+
+
+def test_dictionary_remove() -> None:
+    d = Dictionary([Entry("a", "C1", "kb"), Entry("a", "C2", "corpus", 0.5)])
+    assert d.remove("a", "C2") and not d.remove("a", "C2")
+    assert d.concepts_of("a") == ["C1"] and d.score_of("a", "C2") is None
+    assert d.remove("a", "C1") and "a" not in d and len(d) == 0
+
+
+def test_prune_removes_generated_names_never_annotated() -> None:
+    docs = [Document("x", "no pain. No sugar, no", (Link(3, 7, "pain", ("C1",)),)),
+            Document("y", "pain and high sugar", ())]
+    d = Dictionary([Entry("no", "C9", "corpus", 0.8), Entry("pain", "C1", "corpus", 0.9),
+                    Entry("high sugar", "C2", "corpus", 0.7), Entry("sugar", "C3", "corpus", 0.6),
+                    Entry("no", "C8", "kb")])
+    # "no" 3 times, never gold: its generated entry goes, the KB one stays; "pain" is gold once;
+    # "sugar" occurs twice (under the threshold of 3), "high sugar" once
+    assert prune_unlinked_names(d, docs, 3) == 1
+    assert d.concepts_of("no") == ["C8"] and d.concepts_of("pain") == ["C1"]
+    assert prune_unlinked_names(d, docs, 2) == 1 and "sugar" not in d and "high sugar" in d
+
+
+def test_dft_prune_counts_in_the_result() -> None:
+    docs = [Document("x", "no no no", ())]
+    d = Dictionary([Entry("no", "C9", "corpus", 0.8)])
+    _, result = fine_tune_dictionary(d, docs, 1.0, prune=2)
+    assert result.entries_pruned == 1 and len(d) == 0

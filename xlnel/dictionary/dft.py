@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import random
+import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -42,10 +44,11 @@ class DFTResult:
     pairs_seen: int
     entries_added: int
     concepts_added: int
+    entries_pruned: int = 0
 
 
 def fine_tune_dictionary(dictionary: Dictionary, documents: Sequence[Document], R: float,
-                         seed: int = 0, unlinked: str = "name"
+                         seed: int = 0, unlinked: str = "name", prune: int = 0
                          ) -> tuple[list[Document], DFTResult]:
     """Reserve R of ``documents`` and add their gold (mention, concept) pairs to ``dictionary``.
 
@@ -58,6 +61,9 @@ def fine_tune_dictionary(dictionary: Dictionary, documents: Sequence[Document], 
         seed: Seed of the by-document split.
         unlinked: ``name``: a mention without concept id becomes its own concept (its text);
             ``skip``: such mentions are left out.
+        prune: When > 0, generated entries (those with a score) whose name occurs at least
+            ``prune`` times in the reserved documents and never as a gold mention are removed
+            (see :func:`prune_unlinked_names`).
 
     Returns:
         The documents left for training the filter, and a summary.
@@ -82,6 +88,40 @@ def fine_tune_dictionary(dictionary: Dictionary, documents: Sequence[Document], 
                 added += 1
                 if cid not in known:
                     new_concepts.add(cid)
-    result = DFTResult(len(dft_docs), len(rest), seen, added, len(new_concepts))
+    pruned = prune_unlinked_names(dictionary, dft_docs, prune) if prune > 0 else 0
+    result = DFTResult(len(dft_docs), len(rest), seen, added, len(new_concepts), pruned)
     logger.info("DFT: %s", result)
     return rest, result
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(_WORD.findall(text.lower()))
+
+
+def prune_unlinked_names(dictionary: Dictionary, documents: Sequence[Document],
+                         min_count: int) -> int:
+    """Remove generated entries whose name the annotators passed over; returns how many.
+
+    A generated entry (one with a builder score; knowledge-base and annotation names have
+    none) goes when its name occurs, as whole words, at least ``min_count`` times in the
+    text of ``documents`` and never as (the whole of) a gold mention: an everyday word the
+    builder tied to a knowledge-base name.
+    """
+    generated = [e for e in dictionary if e.score is not None]
+    lengths = {len(_words(e.name)) for e in generated} - {0}
+    occurs: Counter[tuple[str, ...]] = Counter()
+    gold: set[tuple[str, ...]] = set()
+    for doc in documents:
+        words = _words(doc.text)
+        for n in lengths:
+            occurs.update(words[i:i + n] for i in range(len(words) - n + 1))
+        gold.update(_words(ent.text) for ent in doc.entities)
+    removed = 0
+    for e in generated:
+        key = _words(e.name)
+        if occurs[key] >= min_count and key not in gold:
+            removed += dictionary.remove(e.name, e.concept_id)
+    return removed

@@ -69,6 +69,18 @@ class Dictionary:
         self._by_name.setdefault(name, []).append(concept_id)
         return True
 
+    def remove(self, name: str, concept_id: str) -> bool:
+        """Remove a pair; returns ``True`` when it was present."""
+        key = (name, concept_id)
+        if self._entries.pop(key, None) is None:
+            return False
+        self._scores.pop(key, None)
+        ids = self._by_name[name]
+        ids.remove(concept_id)
+        if not ids:
+            del self._by_name[name]
+        return True
+
     def extend(self, entries: Iterable[Entry]) -> int:
         """Add many entries; returns how many were new."""
         return sum(self.add(e.name, e.concept_id, e.source, e.score) for e in entries)

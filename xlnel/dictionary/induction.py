@@ -37,8 +37,8 @@ from xlnel.types import Concept
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["InductionSettings", "KbIndex", "ReverseLexicon", "english_key", "english_stem",
-           "induce_entries"]
+__all__ = ["InductionSettings", "KbIndex", "ReverseLexicon", "common_words", "drop_common",
+           "english_key", "english_stem", "induce_entries"]
 
 #: English words that carry no content in a name: they are left out of the comparison key.
 ENGLISH_FUNCTION_WORDS = frozenset(
@@ -424,3 +424,43 @@ def _piece(words: tuple[str, ...], reverse: ReverseLexicon,
     if function >= (ranked[0][1] if ranked else 0.0) and len(words) == 1 and function > 0:
         return [], function
     return (ranked, 0.0) if ranked else None
+
+
+def common_words(pairs: Iterable[tuple[str, str]], top: int, lang: str) -> frozenset[str]:
+    """Target words of the ``top`` most frequent English words of a word-pair list.
+
+    MUSE lists are ordered by English frequency, so the first ``top`` distinct English words
+    are the everyday ones; their target words are everyday words too.
+    """
+    seen: set[str] = set()
+    out: set[str] = set()
+    for english, target in pairs:
+        if english not in seen:
+            if len(seen) >= top:
+                break
+            seen.add(english)
+        if english in seen:
+            out.update(normalize_string(target, lang).split())
+    return frozenset(out)
+
+
+def drop_common(entries: Iterable[Entry], common: frozenset[str], prefixes: Iterable[str],
+                min_single_score: float = 0.0) -> list[Entry]:
+    """Entries without the one-word names that read as everyday words.
+
+    A one-word name is dropped when it, or it without up to two leading ``prefixes`` letters,
+    is in ``common`` (see :func:`common_words`), or when its score is below
+    ``min_single_score``. Longer names are kept: a phrase of everyday words can be a term.
+    """
+    letters = frozenset(prefixes)
+    out = []
+    for entry in entries:
+        words = entry.name.split()
+        if len(words) == 1:
+            word = words[0]
+            forms = [word] + [word[k:] for k in (1, 2)
+                              if len(word) - k >= 2 and all(c in letters for c in word[:k])]
+            if any(f in common for f in forms) or (entry.score or 0.0) < min_single_score:
+                continue
+        out.append(entry)
+    return out

@@ -113,7 +113,7 @@ def _make_dictionary(run: TrainingRun) -> FineTuned:
     dictionary = run.data.base_dictionary(run.config)
     dft = run.config.dft
     rest, result = steps.fine_tune_dictionary(dictionary, run.documents()[0], dft.R,
-                                              dft.seed, dft.unlinked)
+                                              dft.seed, dft.unlinked, dft.prune)
     return FineTuned(dictionary, rest, result)
 
 
