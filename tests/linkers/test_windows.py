@@ -8,22 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import SENTENCES, write_tiny_inputs
-from xlnel.config import load_config
+from tests.conftest import SENTENCES
 from xlnel.linkers.windows import plan_windows
-from xlnel.pipeline import Pipeline, train
+from xlnel.pipeline import Pipeline
 from xlnel.types import Document
-
-
-@pytest.fixture(scope="module")
-def pipe_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("windows")
-    kb, docs = write_tiny_inputs(root)
-    cfg = load_config(None, {"lang": "en", "data.train": str(docs), "dictionary.kb": [f"tsv:{kb}"],
-                             "dft.R": 0.2, "filter.name": "xlnel.gbdt.v1",
-                             "filter.options": {"folds": 2, "max_iter": 30}})
-    train(cfg, root / "pipe")
-    return root / "pipe"
 
 
 def long_text(n: int) -> str:
