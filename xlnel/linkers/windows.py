@@ -9,7 +9,7 @@ and the context its features read, is seen whole. Per window, only the best cand
 owned span above the threshold is kept (offsets shifted back to the document); overlaps are
 resolved once over the whole document, as :func:`~xlnel.linkers.decide.decide` does.
 
-A document no longer than ``window_chars`` is one window: linked exactly as before. For longer
+A document no longer than ``window_chars`` is one window, linked whole. For longer
 ones the links are those of whole-document linking as long as no span is longer than the
 overlap and no feature of the filter looks further than the overlap from its span.
 """
