@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from xlnel.cache import cache_dir
+from xlnel.io._atomic import atomic_path, atomic_write
 from xlnel.types import Candidate, Document
 
 if TYPE_CHECKING:
@@ -128,13 +129,13 @@ class EmbeddingStore:
         self.seconds += time.perf_counter() - t0
         self.embedded += len(new)
         self._vectors.update(zip(new, vectors, strict=True))
-        folder = self.folder()
-        folder.mkdir(parents=True, exist_ok=True)
-        stem = folder / f"shard-{time.time_ns()}"
-        np.save(stem.with_suffix(".tmp.npy"), vectors)
-        stem.with_suffix(".tmp.npy").replace(stem.with_suffix(".npy"))
-        stem.with_suffix(".json").write_text(json.dumps(new, ensure_ascii=False),
-                                             encoding="utf-8")
+        # The vectors first, then the texts that make the shard visible to _load; both appear
+        # whole or not at all, so a killed run never leaves a shard that cannot be read.
+        stem = self.folder() / f"shard-{time.time_ns()}"
+        with atomic_path(stem.with_suffix(".npy")) as tmp, open(tmp, "wb") as f:
+            np.save(f, vectors)
+        with atomic_write(stem.with_suffix(".json")) as out:
+            out.write(json.dumps(new, ensure_ascii=False))
         logger.info("embedded %d texts in %.1f s", len(new), time.perf_counter() - t0)
 
     def get(self, texts: Sequence[str]) -> np.ndarray:
