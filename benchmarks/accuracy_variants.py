@@ -27,7 +27,6 @@ import numpy as np
 from benchmarks import _oof
 from benchmarks._common import RESULTS, write_result
 from xlnel.evaluation import bootstrap_counts, document_counts, paired_bootstrap_counts  # noqa: E402
-from xlnel.linkers.abbreviations import link_abbreviations  # noqa: E402
 from xlnel.linkers.decide import choose_threshold, decide  # noqa: E402
 from xlnel.types import Candidate, Document  # noqa: E402
 
@@ -105,12 +104,11 @@ def _lower_threshold(delta: float) -> Callable[..., Document]:
 
 def _abbreviations(propagate: bool) -> Callable[..., Document]:
     """Decide (with or without propagation), then link defined short forms as their long
-    forms (:func:`xlnel.linkers.abbreviations.link_abbreviations`)."""
+    forms (``linker.abbreviations``)."""
 
     def rule(doc: Document, cands: list[Candidate], scores: np.ndarray, t: float,
              overlap: str) -> Document:
-        linked = decide(doc, cands, scores, t, overlap, propagate=propagate)
-        return replace(linked, entities=link_abbreviations(doc.text, linked.entities))
+        return decide(doc, cands, scores, t, overlap, propagate=propagate, abbreviations=True)
 
     return rule
 

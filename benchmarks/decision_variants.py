@@ -9,7 +9,7 @@ last step, scores to links, changes:
 - ``no-propagate`` / ``propagate``: propagation off or on;
 - ``abbreviations``: then short forms defined in the document as "long form (SF)"
   (Schwartz-Hearst) are linked with their long form's concept
-  (:func:`xlnel.linkers.abbreviations.link_abbreviations`).
+  (``linker.abbreviations``).
 
 Each variant gets pooled scores with 95% document-bootstrap intervals and the paired bootstrap
 against ``shipped`` at every level of the corpus (1,000 resamples, two-sided p).
@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +33,6 @@ from xlnel.config import PipelineConfig
 from xlnel.evaluation import bootstrap_counts, document_counts, paired_bootstrap_counts
 from xlnel.experiments.runner import plan_cells
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData
-from xlnel.linkers.abbreviations import link_abbreviations
 from xlnel.linkers.decide import decide
 from xlnel.types import Candidate, Document
 
@@ -45,10 +43,7 @@ def _decide(propagate: bool | None, abbreviations: bool) -> Rule:
     def rule(cfg: PipelineConfig, doc: Document, cands: list[Candidate], scores: np.ndarray,
              t: float) -> Document:
         p = cfg.linker.propagate if propagate is None else propagate
-        linked = decide(doc, cands, scores, t, cfg.linker.overlap, p)
-        if abbreviations:
-            linked = replace(linked, entities=link_abbreviations(doc.text, linked.entities))
-        return linked
+        return decide(doc, cands, scores, t, cfg.linker.overlap, p, abbreviations)
     return rule
 
 
