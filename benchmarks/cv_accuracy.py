@@ -54,7 +54,7 @@ def protocol_galperin2022(config: PipelineConfig, stages: CellStages) -> dict[st
     """The reference system's sampled-classifier scores of one fold's filter on its test
     documents (``xlnel.analysis.protocol``), one draw per seed of :data:`PROTOCOL_SEEDS`."""
     gold = stages.test_documents()
-    _, cands = stages.candidates()
+    cands = stages.test_candidates()
     sample = protocol_sample(gold, cands, stages.filter(),
                              name_scores=matcher_scorer(stages.generator()))
     return {"level": sample.level, "threshold": sample.threshold,

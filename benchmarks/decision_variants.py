@@ -64,7 +64,7 @@ def run(config: str, folds: int | None, cache: Path) -> dict[str, Any]:
     for _, cfg in plan_cells(config, {}, [SEED], folds=folds):
         stages = CellStages(cfg, StageCache(cache), data)
         docs = stages.test_documents()
-        _, cands = stages.candidates()
+        cands = stages.test_candidates()
         scores, _ = stages.scores()
         t = stages.threshold()
         gold += docs
