@@ -28,14 +28,9 @@ import numpy as np
 from xlnel.config import PipelineConfig, load_config
 from xlnel.dictionary.dft import fine_tune_dictionary
 from xlnel.dictionary.dictionary import Dictionary
-from xlnel.experiments.stages import (
-    read_candidates,
-    read_scores,
-    write_candidates,
-    write_scores,
-)
 from xlnel.filtering.base import CandidateFilter, filter_class
 from xlnel.io import read_documents, read_jsonl, write_jsonl
+from xlnel.io.candidates import read_candidates, read_scores, write_candidates, write_scores
 from xlnel.linkers.decide import decide
 from xlnel.pipeline import build_dictionary, fit_generator, generate_candidates
 from xlnel.types import Candidate, Document

@@ -36,22 +36,14 @@ import numpy as np
 
 from xlnel.config import PipelineConfig
 from xlnel.io._atomic import atomic_dir
-from xlnel.io.candidates import read_candidates, read_scores, write_candidates, write_scores
-from xlnel.training import (
-    STEPS,
-    Step,
-    TrainingData,
-    TrainingRun,
-    file_fingerprint,
-    step_keys,
-)
+from xlnel.io.candidates import read_scores, write_scores
+from xlnel.training import STEPS, Step, TrainingData, TrainingRun, step_keys
 from xlnel.types import Candidate, Document
 from xlnel.version import __version__
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["STAGES", "CellStages", "StageCache", "TrainingData", "file_fingerprint",
-           "read_candidates", "read_scores", "stage_keys", "write_candidates", "write_scores"]
+__all__ = ["STAGES", "CellStages", "StageCache", "TrainingData", "stage_keys"]
 
 
 def _make_scores(run: TrainingRun) -> tuple[list[np.ndarray], float]:
@@ -133,7 +125,6 @@ class CellStages(TrainingRun):
     def __init__(self, config: PipelineConfig, cache: StageCache, data: TrainingData,
                  progress: bool = False) -> None:
         super().__init__(config, data, cache, progress, evaluate=True)
-        self.cache = cache
 
     def steps(self) -> tuple[Step, ...]:
         """The recipe's steps and ``scores``."""
