@@ -104,14 +104,18 @@ def write_result(name: str, results: dict[str, Any], settings: dict[str, Any] | 
     return target
 
 
-def read_result(name: str) -> dict[str, Any]:
+def read_result(name: str, folder: Path | None = None) -> dict[str, Any]:
     """The whole result ``benchmarks/results/NAME.json`` (envelope and figures).
+
+    Args:
+        name: File name without ``.json``.
+        folder: Where the results files are; ``None`` = ``benchmarks/results``.
 
     Raises:
         FileNotFoundError: No such results file.
         ValueError: The file is not in the result schema.
     """
-    path = RESULTS / f"{name}.json"
+    path = (RESULTS if folder is None else folder) / f"{name}.json"
     if not path.is_file():
         raise FileNotFoundError(f"results file {path} not found; run "
                                 f"`python -m benchmarks --list` for the benchmark that writes it")

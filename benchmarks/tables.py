@@ -33,16 +33,9 @@ Row = Sequence[str]
 
 def _envelope(name: str) -> dict[str, Any]:
     """The whole results file ``name`` (provenance, settings and figures)."""
-    path = RESULTS / name
-    if not path.is_file():
-        raise FileNotFoundError(f"results file {path} not found; run the benchmark that "
-                                "writes it (python -m benchmarks --list), or remove the "
-                                "table's markers")
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    if "results" not in data:
-        raise ValueError(f"{path}: not in the result schema (no 'results'); see "
-                         "benchmarks/results.schema.json")
-    return data
+    from benchmarks._common import read_result
+
+    return read_result(name.removesuffix(".json"), RESULTS)
 
 
 def _load(name: str) -> dict[str, Any]:
