@@ -368,7 +368,8 @@ def _with_ci(r: dict[str, Any], key: str) -> str:
 def adapt_table(name: str) -> str:
     """Per language and dictionary: concept coverage and accuracy@1/@k of the official labels
     (with 95% bootstrap intervals when the results file holds them)."""
-    data = {**_load(name), "settings": _envelope(name)["settings"]}
+    envelope = _envelope(name)
+    data = {**envelope["results"], "settings": envelope["settings"]}
     k = data["settings"]["k"]
     labels = {"english": "English names (untranslated)", "adapted": "xlnel adapt",
               "e5": "multilingual-e5-small (English names)"}
