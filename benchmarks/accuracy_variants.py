@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import _oof
-from benchmarks._common import RESULTS, write_result
+from benchmarks._common import read_figures, write_result
 from xlnel.evaluation import bootstrap_counts, document_counts, paired_bootstrap_counts  # noqa: E402
 from xlnel.linkers.decide import choose_threshold, decide  # noqa: E402
 from xlnel.types import Candidate, Document  # noqa: E402
@@ -257,9 +257,7 @@ def main() -> None:
     parser.add_argument("--cached-only", action="store_true",
                         help="skip variants whose out-of-fold run is not cached yet")
     args = parser.parse_args()
-    previous = RESULTS / "accuracy_variants.json"
-    results: dict[str, Any] = (json.loads(previous.read_text())["results"]["corpora"]
-                               if previous.is_file() else {})
+    results: dict[str, Any] = read_figures("accuracy_variants", {"corpora": {}})["corpora"]
     t0 = time.perf_counter()
     if args.pooled:
         pooled(results, ["diabetes", "sclerosis", "depression"])
@@ -291,18 +289,15 @@ def main() -> None:
 
 def _write(results: dict[str, Any], t0: float) -> None:
     """Merge ``results`` into the results file (runs on other corpora may write it too)."""
-    previous = RESULTS / "accuracy_variants.json"
-    if previous.is_file():
-        merged = json.loads(previous.read_text())["results"]["corpora"]
-        for corpus, variants in results.items():
-            merged.setdefault(corpus, {}).update(variants)
-        results = merged
-    target = write_result("accuracy_variants", {
+    merged = read_figures("accuracy_variants", {"corpora": {}})["corpora"]
+    for corpus, variants in results.items():
+        merged.setdefault(corpus, {}).update(variants)
+    write_result("accuracy_variants", {
         "folds": _oof.FOLDS, "seed": _oof.SEED, "baseline": "base",
         "test": "paired bootstrap over documents, 1000 resamples, two-sided p; camoni-pooled "
                 "resamples the documents of the three communities together",
-        "corpora": results, "seconds": round(time.perf_counter() - t0, 1)})
-    DOCS.write_text(markdown(json.loads(target.read_text())["results"]), encoding="utf-8")
+        "corpora": merged, "seconds": round(time.perf_counter() - t0, 1)})
+    DOCS.write_text(markdown(read_figures("accuracy_variants")), encoding="utf-8")
 
 
 if __name__ == "__main__":
