@@ -13,12 +13,14 @@ and an abbreviation alone rarely matches a dictionary name.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, replace
 
 from xlnel.types import Link
 
 _PARENS = re.compile(r"\(([^()]{1,12})\)")
+_WORD = re.compile(r"\S+")
 
 
 @dataclass(frozen=True)
@@ -43,13 +45,16 @@ def _short_form(inner: str) -> tuple[int, int] | None:
     return start, start + len(text)
 
 
-def _long_form_start(text: str, end: int, short: str) -> int | None:
-    """Start of the long form that ends at ``end`` and defines ``short``, or ``None``."""
-    words = list(re.finditer(r"\S+", text[:end]))
+def _long_form_start(text: str, word_starts: list[int], end: int, short: str) -> int | None:
+    """Start of the long form that ends at ``end`` and defines ``short``, or ``None``.
+
+    ``word_starts`` are the offsets of the text's words (runs of non-space), in order.
+    """
+    before = bisect.bisect_left(word_starts, end)  # the words that start before ``end``
     reach = min(len(short) + 5, 2 * len(short))
-    if not words:
+    if not before:
         return None
-    begin = words[max(0, len(words) - reach)].start()
+    begin = word_starts[max(0, before - reach)]
     window = text[begin:end].lower()
     s, i = len(short) - 1, len(window) - 1
     while s >= 0:
@@ -74,6 +79,7 @@ def _long_form_start(text: str, end: int, short: str) -> int | None:
 def find_abbreviations(text: str) -> list[Abbreviation]:
     """Definitions "long form (SF)" in a text, in order of appearance."""
     out = []
+    word_starts = [w.start() for w in _WORD.finditer(text)]
     for m in _PARENS.finditer(text):
         found = _short_form(m.group(1))
         if found is None:
@@ -82,7 +88,7 @@ def find_abbreviations(text: str) -> list[Abbreviation]:
         end = m.start()
         while end > 0 and text[end - 1].isspace():
             end -= 1
-        start = _long_form_start(text, end, text[s0:s1])
+        start = _long_form_start(text, word_starts, end, text[s0:s1])
         if start is not None:
             out.append(Abbreviation(start, end, s0, s1))
     return out
