@@ -40,10 +40,10 @@ SCHEMA = "xlnel-result/1"
 SCHEMA_FILE = Path(__file__).resolve().parent / "results.schema.json"
 
 
-def benchmark_name(argv0: str | None = None) -> str:
-    """The benchmark a process runs: the stem of its script (``cv_accuracy`` for
+def benchmark_name() -> str:
+    """The benchmark this process runs: the stem of its script (``cv_accuracy`` for
     ``python -m benchmarks cv_accuracy`` or ``python -m benchmarks.cv_accuracy``)."""
-    return Path(sys.argv[0] if argv0 is None else argv0).stem
+    return Path(sys.argv[0]).stem
 
 
 def command_line(argv: list[str] | None = None) -> str:
