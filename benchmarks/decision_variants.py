@@ -72,11 +72,12 @@ def run(config: str, folds: int | None, cache: Path) -> dict[str, Any]:
             preds[name] += [rule(cfg, d, c, s, t) for d, c, s in zip(docs, cands, scores,
                                                                      strict=True)]
     levels = ["span", "concept", "document"] if config == BC5CDR else ["span"]
+    shipped = {level: document_counts(gold, preds["shipped"], level) for level in levels}
     out: dict[str, Any] = {}
     for name, pred in preds.items():
         out[name] = {}
         for level in levels:
-            a = document_counts(gold, preds["shipped"], level)
+            a = shipped[level]
             b = document_counts(gold, pred, level)
             ci = bootstrap_counts(b, seed=0)
             paired = paired_bootstrap_counts(a, b, seed=0)
