@@ -16,6 +16,7 @@ from xlnel.dictionary.induction import (
     english_key,
     english_stem,
     induce_entries,
+    unprefixed,
 )
 from xlnel.dictionary.langdata import LanguageProfile, load_profile
 from xlnel.dictionary.lexicon import Lexicon
@@ -89,6 +90,22 @@ def test_induction_settings(profile: LanguageProfile) -> None:
                                                       CONCEPTS)}
     assert scores["dor"] == 1.0 and scores["bdor"] is not None and scores["bdor"] < 1.0
     assert scores["kor"] == pytest.approx(0.7)
+
+
+def test_strip_factor_scores_a_stripped_prefix(profile: LanguageProfile) -> None:
+    def score(factor: float) -> float | None:
+        entries = induce_entries(CORPUS, Lexicon(PAIRS), profile, CONCEPTS,
+                                 InductionSettings(strip_factor=factor))
+        return {e.name: e.score for e in entries}["bdor"]
+
+    assert score(1.0) == 1.0
+    assert score(0.5) < score(0.8) < 1.0  # type: ignore[operator]
+
+
+def test_unprefixed_strips_up_to_two_letters_leaving_two() -> None:
+    assert list(unprefixed("bvdor", {"b", "v"})) == [("vdor", 1), ("dor", 2)]
+    assert list(unprefixed("bdor", {"v"})) == []
+    assert list(unprefixed("bvd", {"b", "v"})) == [("vd", 1)]
 
 
 def test_names_without_a_glued_prefix_are_added(profile: LanguageProfile) -> None:

@@ -22,7 +22,7 @@ import itertools
 import logging
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
@@ -38,7 +38,7 @@ from xlnel.types import Concept
 logger = logging.getLogger(__name__)
 
 __all__ = ["InductionSettings", "KbIndex", "ReverseLexicon", "common_words", "drop_common",
-           "english_key", "english_stem", "induce_entries"]
+           "english_key", "english_stem", "induce_entries", "unprefixed"]
 
 #: English words that carry no content in a name: they are left out of the comparison key.
 ENGLISH_FUNCTION_WORDS = frozenset(
@@ -46,7 +46,7 @@ ENGLISH_FUNCTION_WORDS = frozenset(
      "as", "is", "are", "be", "this", "that", "its", "his", "her", "their", "nos", "unspecified",
      "other", "type"} | {w for c in DEFAULT_CONNECTORS for w in c.split()} - {"without"})
 _SPLIT = re.compile(r"[.,;:!?()\[\]{}<>\n\r\t|/\\=+*&%$#@^~`]+")
-_ENGLISH_WORD = re.compile(r"[a-z0-9]+")
+#: A word of the knowledge base's script (English words, and Latin words inside other scripts).
 _LATIN = re.compile(r"[a-z0-9]+")
 
 
@@ -95,7 +95,7 @@ def english_stem(word: str) -> str:
 
 def english_key(text: str) -> tuple[str, ...]:
     """Order-free key of an English name: sorted stems of its content words."""
-    words = _ENGLISH_WORD.findall(text.casefold())
+    words = _LATIN.findall(text.casefold())
     return tuple(sorted(english_stem(w) for w in words if w not in ENGLISH_FUNCTION_WORDS))
 
 
@@ -148,12 +148,14 @@ class ReverseLexicon:
         lexicon: English -> target word pairs.
         profile: The target language (its normalisation, prefixes and lemma rules).
         vocabulary: English stems of the knowledge-base names.
+        strip_factor: Score factor per stripped prefix letter or applied lemma rule.
     """
 
     def __init__(self, lexicon: Lexicon, profile: LanguageProfile,
-                 vocabulary: frozenset[str]) -> None:
+                 vocabulary: frozenset[str], strip_factor: float = 0.8) -> None:
         self.profile = profile
         self.vocabulary = vocabulary
+        self.strip_factor = strip_factor
         self.prefixes = frozenset(_letters(p, profile.lang) for p in profile.prefixes)
         self.lemma_rules = [(re.compile(_letters(p.pattern, profile.lang)),
                              _letters(r, profile.lang)) for p, r in profile.lemma_rules]
@@ -205,11 +207,11 @@ class ReverseLexicon:
         return added
 
     def analyses(self, words: tuple[str, ...]) -> list[tuple[tuple[str, ...], float]]:
-        """English stems of a target word or phrase with priors, best first.
+        """English stems of a target word or phrase with priors, in :meth:`lookups` order.
 
         The form as written comes first; then forms with leading prefix letters stripped from
-        the first word and lemma rules applied to the last, each costing nothing here (the
-        caller scores them through :meth:`lookups`).
+        the first word and lemma rules applied to the last, each prior times the form's
+        ``strip_factor`` cost from :meth:`lookups`.
         """
         return [(stems, prior * factor) for form, factor in self.lookups(words)
                 for stems, prior in self.senses[form]]
@@ -226,12 +228,8 @@ class ReverseLexicon:
 
     def _unprefixed(self, word: str) -> Iterator[tuple[str, float]]:
         yield word, 1.0
-        prefixes = self.prefixes
-        for k in range(1, 3):
-            head, rest = word[:k], word[k:]
-            if len(rest) < 2 or not all(c in prefixes for c in head):
-                break
-            yield rest, 0.8 ** k
+        for rest, k in unprefixed(word, self.prefixes):
+            yield rest, self.strip_factor ** k
 
     def _lemmas(self, word: str) -> Iterator[tuple[str, float]]:
         yield word, 1.0
@@ -239,7 +237,7 @@ class ReverseLexicon:
             if pattern.search(word):
                 lemma = pattern.sub(repl, word, count=1)
                 if len(lemma) >= 2:
-                    yield lemma, 0.8
+                    yield lemma, self.strip_factor
 
 
 class SkeletonIndex:
@@ -272,6 +270,16 @@ class SkeletonIndex:
         scored = [(w, Levenshtein.normalized_similarity(skeleton, phonetic_skeleton_en(w)))
                   for w in near]
         return sorted([ws for ws in scored if ws[1] >= min_similarity], key=lambda ws: -ws[1])
+
+
+def unprefixed(word: str, letters: Collection[str]) -> Iterator[tuple[str, int]]:
+    """``word`` without its first one, then two, letters while they are all in ``letters`` and
+    at least two letters remain; each form with how many letters were stripped."""
+    for k in (1, 2):
+        rest = word[k:]
+        if len(rest) < 2 or not all(c in letters for c in word[:k]):
+            return
+        yield rest, k
 
 
 def _deletions(skeleton: str) -> set[str]:
@@ -314,14 +322,13 @@ def induce_entries(texts: Iterable[str], lexicon: Lexicon, profile: LanguageProf
     """
     settings = settings if settings is not None else InductionSettings()
     index = KbIndex(concepts)
-    reverse = ReverseLexicon(lexicon, profile, index.vocabulary)
+    reverse = ReverseLexicon(lexicon, profile, index.vocabulary, settings.strip_factor)
     grams = corpus_ngrams(texts, profile.lang, settings.max_words)
+    words = {g[0] for g in grams if len(g) == 1}
     if settings.transliteration_prior > 0:
-        reverse.add_transliterations((g[0] for g in grams if len(g) == 1),
-                                     settings.transliteration_similarity,
+        reverse.add_transliterations(words, settings.transliteration_similarity,
                                      settings.transliteration_prior,
                                      settings.transliteration_classes)
-    words = {g[0] for g in grams if len(g) == 1}
     entries: list[Entry] = []
     for gram in grams:
         found = match_ngram(gram, reverse, index, settings)
@@ -339,9 +346,9 @@ def _names(gram: tuple[str, ...], reverse: ReverseLexicon,
     """The n-gram as written, and without the first word's prefix letters where that form is
     a corpus word or a lexicon word (a mention may leave a glued preposition out)."""
     yield " ".join(gram), 1.0
-    for form, factor in list(reverse._unprefixed(gram[0]))[1:]:
+    for form, k in unprefixed(gram[0], reverse.prefixes):
         if form in words or form in reverse.known:
-            yield " ".join((form, *gram[1:])), factor
+            yield " ".join((form, *gram[1:])), reverse.strip_factor ** k
 
 
 def match_ngram(gram: tuple[str, ...], reverse: ReverseLexicon, index: KbIndex,
@@ -458,8 +465,7 @@ def drop_common(entries: Iterable[Entry], common: frozenset[str], prefixes: Iter
         words = entry.name.split()
         if len(words) == 1:
             word = words[0]
-            forms = [word] + [word[k:] for k in (1, 2)
-                              if len(word) - k >= 2 and all(c in letters for c in word[:k])]
+            forms = [word, *(form for form, _ in unprefixed(word, letters))]
             if any(f in common for f in forms) or (entry.score or 0.0) < min_single_score:
                 continue
         out.append(entry)
