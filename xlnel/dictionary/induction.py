@@ -330,8 +330,9 @@ def induce_entries(texts: Iterable[str], lexicon: Lexicon, profile: LanguageProf
                                      settings.transliteration_prior,
                                      settings.transliteration_classes)
     entries: list[Entry] = []
+    pieces: dict[tuple[str, ...], _Piece | None] = {}  # a word is in many n-grams: read it once
     for gram in grams:
-        found = match_ngram(gram, reverse, index, settings)
+        found = match_ngram(gram, reverse, index, settings, pieces)
         if 0 < len(found) <= settings.max_concepts:
             for name, factor in _names(gram, reverse, words):
                 entries += [Entry(name, cid, "corpus", round(score * factor, 4))
@@ -352,14 +353,18 @@ def _names(gram: tuple[str, ...], reverse: ReverseLexicon,
 
 
 def match_ngram(gram: tuple[str, ...], reverse: ReverseLexicon, index: KbIndex,
-                settings: InductionSettings) -> list[tuple[str, float]]:
+                settings: InductionSettings,
+                cache: dict[tuple[str, ...], _Piece | None] | None = None
+                ) -> list[tuple[str, float]]:
     """Concepts whose English name the n-gram back-translates to, with the best score each.
 
     When no name matches, names with one content word more are taken (``extra_word_factor``
-    times the score) if they name at most ``max_concepts`` concepts.
+    times the score) if they name at most ``max_concepts`` concepts. ``cache`` keeps the
+    back-translations of words and phrases between calls with the same reverse lexicon and
+    settings.
     """
     readings: dict[tuple[str, ...], float] = {}
-    for pieces in _segmentations(gram, reverse, settings):
+    for pieces in _segmentations(gram, reverse, settings, {} if cache is None else cache):
         if not pieces[0][0] or not pieces[-1][0]:
             continue  # a function word at an end
         content = [p for p in pieces if p[0]]
@@ -389,14 +394,17 @@ def _best(readings: dict[tuple[str, ...], float], lookup: Callable[[tuple[str, .
 _Piece = tuple[list[tuple[tuple[str, ...], float]], float]
 
 
-def _segmentations(gram: tuple[str, ...], reverse: ReverseLexicon,
-                   settings: InductionSettings) -> Iterator[list[_Piece]]:
+def _segmentations(gram: tuple[str, ...], reverse: ReverseLexicon, settings: InductionSettings,
+                   cache: dict[tuple[str, ...], _Piece | None]) -> Iterator[list[_Piece]]:
     """Ways to cut the n-gram into words and known phrases, each with its back-translations."""
     options: dict[tuple[int, int], _Piece | None] = {}
     n = len(gram)
     for i in range(n):
         for j in range(i + 1, n + 1):
-            options[(i, j)] = _piece(gram[i:j], reverse, settings)
+            words = gram[i:j]
+            if words not in cache:
+                cache[words] = _piece(words, reverse, settings)
+            options[(i, j)] = cache[words]
 
     def walk(i: int) -> Iterator[list[_Piece]]:
         if i == n:
