@@ -12,6 +12,7 @@ from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.induction import (
     InductionSettings,
     KbIndex,
+    SkeletonIndex,
     corpus_ngrams,
     english_key,
     english_stem,
@@ -100,6 +101,14 @@ def test_strip_factor_scores_a_stripped_prefix(profile: LanguageProfile) -> None
 
     assert score(1.0) == 1.0
     assert score(0.5) < score(0.8) < 1.0  # type: ignore[operator]
+
+
+def test_skeleton_matches_come_in_an_order_independent_of_the_input() -> None:
+    words = ["rimiprol", "ramipril", "remipral", "ramiprilat"]
+    for order in (words, words[::-1]):
+        index = SkeletonIndex(order)
+        assert [w for w, _ in index.lookup("רמיפריל", 0.5)] == ["ramipril", "remipral",
+                                                                 "rimiprol"]
 
 
 def test_unprefixed_strips_up_to_two_letters_leaving_two() -> None:

@@ -241,13 +241,18 @@ class ReverseLexicon:
 
 
 class SkeletonIndex:
-    """English words by consonant skeleton, with one-deletion neighbours for near matches."""
+    """English words by consonant skeleton, with one-deletion neighbours for near matches.
+
+    Words sharing a skeleton are kept in alphabetical order, and lookups break ties of
+    similarity alphabetically, so what a caller keeps of a long list does not depend on the
+    iteration order of the set the words came from (which varies with ``PYTHONHASHSEED``).
+    """
 
     def __init__(self, words: Iterable[str], min_classes: int = 4) -> None:
         self.min_classes = min_classes
         self.exact: dict[str, list[str]] = {}
         self.deleted: dict[str, list[str]] = {}
-        for word in words:
+        for word in sorted(set(words)):
             skeleton = phonetic_skeleton_en(word)
             if len(skeleton) < min_classes:
                 continue
@@ -269,7 +274,8 @@ class SkeletonIndex:
                 self.deleted.get(d, []) + self.exact.get(d, [])}
         scored = [(w, Levenshtein.normalized_similarity(skeleton, phonetic_skeleton_en(w)))
                   for w in near]
-        return sorted([ws for ws in scored if ws[1] >= min_similarity], key=lambda ws: -ws[1])
+        return sorted([ws for ws in scored if ws[1] >= min_similarity],
+                      key=lambda ws: (-ws[1], ws[0]))
 
 
 def unprefixed(word: str, letters: Collection[str]) -> Iterator[tuple[str, int]]:
