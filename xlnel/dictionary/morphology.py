@@ -165,7 +165,7 @@ class AffixModel:
         Args:
             word: Normalised English word.
             lookup: Rendering of a whole English word (the lexicon's best sense), or ``None``.
-            joiner: Glue between the parts (``''`` for a word).
+            joiner: Glue between the parts, the halves of a two-part stem too (``''`` for a word).
 
         Returns:
             ``(rendering, confidence)`` best first: the share of the affix alignment.
@@ -180,7 +180,7 @@ class AffixModel:
                 if affix is None:
                     continue
                 rest = word[:-n] if suffix else word[n:]
-                stem = self._stem(rest, lookup)
+                stem = self._stem(rest, lookup, joiner)
                 if stem:
                     text = joiner.join((stem, affix.target) if suffix else (affix.target, stem))
                     out[text] = max(out.get(text, 0.0), affix.share)
