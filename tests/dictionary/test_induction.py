@@ -8,12 +8,14 @@ from typing import Any
 import pytest
 
 from xlnel.dictionary.adapt import ATTESTED_FILE, adapt
-from xlnel.dictionary.dictionary import Dictionary
+from xlnel.dictionary.dictionary import Dictionary, Entry
 from xlnel.dictionary.induction import (
     InductionSettings,
     KbIndex,
     SkeletonIndex,
+    common_words,
     corpus_ngrams,
+    drop_common,
     english_key,
     english_stem,
     induce_entries,
@@ -151,3 +153,18 @@ def test_adapt_adds_induced_entries_and_writes_attested(tmp_path: Path,
     plain = adapt("qq", pairs, [f"tsv:{kb}"], tmp_path / "plain", corpus=[corpus],
                   language_file=tmp_path / "qq.yaml", transliteration_seconds=0, induce=False)
     assert "induced_entries" not in plain
+
+
+def test_common_words_are_the_targets_of_the_first_english_words() -> None:
+    pairs = [("the", "da"), ("the", "de"), ("cat", "miu"), ("heart", "kor"), ("cat", "kat")]
+    assert common_words(pairs, 2, "qq") == {"da", "de", "miu"}
+    assert common_words(pairs, 0, "qq") == frozenset()
+
+
+def test_drop_common_drops_everyday_one_word_names_with_or_without_a_prefix() -> None:
+    entries = [Entry("miu", "C1", "corpus", 0.9), Entry("bmiu", "C1", "corpus", 0.9),
+               Entry("kor", "C2", "corpus", 0.3), Entry("miu kor", "C3", "corpus", 0.1)]
+    kept = drop_common(entries, frozenset({"miu"}), ["b"])
+    assert [e.name for e in kept] == ["kor", "miu kor"]
+    kept = drop_common(entries, frozenset(), ["b"], min_single_score=0.5)
+    assert [e.name for e in kept] == ["miu", "bmiu", "miu kor"]

@@ -460,8 +460,7 @@ def common_words(pairs: Iterable[tuple[str, str]], top: int, lang: str) -> froze
             if len(seen) >= top:
                 break
             seen.add(english)
-        if english in seen:
-            out.update(normalize_string(target, lang).split())
+        out.update(normalize_string(target, lang).split())
     return frozenset(out)
 
 
