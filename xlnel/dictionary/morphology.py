@@ -130,11 +130,13 @@ class AffixModel:
                 affix, rest = (en[-n:], en[:-n]) if suffix else (en[:n], en[n:])
                 parts = {t for form in _completions(rest) if form != en
                          for t in words.get(form, ())}
-                found = {_rest(t, part, suffix, cfg.max_target) for t in targets for part in parts}
-                found.discard(None)
+                found = {r for t in targets for part in parts
+                         if (r := _rest(t, part, suffix, cfg.max_target)) is not None}
                 if found:
                     verified[affix] += 1
-                    pairs[affix].update(found)  # type: ignore[arg-type]
+                    # sorted: most_common breaks ties by first insertion, and a set's order
+                    # changes with PYTHONHASHSEED
+                    pairs[affix].update(sorted(found))
         out: dict[str, _Affix] = {}
         for affix, counts in pairs.items():
             target, n = counts.most_common(1)[0]
