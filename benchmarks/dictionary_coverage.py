@@ -11,13 +11,13 @@ normalised gold entity texts found exactly and fuzzily (TF-IDF char 1-3-gram cos
 The text of the posts (not their annotations) is given as ``--corpus`` unless ``--no-corpus``:
 it ranks senses, marks attested renderings and induces entries
 (:mod:`xlnel.dictionary.induction`). ``--kb-limit N`` translates only the first N concepts of
-each knowledge base (time budget);
-``--max-seconds`` bounds the translator's training; ``--dictionary DIR`` scores an existing
-``xlnel adapt`` folder (its ``benchmark_build.json``, when there, is recorded as the build).
-Run from the repository root::
+each knowledge base (time budget); ``--adapt-args`` passes more ``xlnel adapt`` options
+(``'--translit-seconds 60'`` bounds the transliterator's training); ``--dictionary DIR`` scores
+an existing ``xlnel adapt`` folder (its ``benchmark_build.json``, when there, is recorded as the
+build). Run from the repository root::
 
-    python -m benchmarks.dictionary_coverage [--kb-limit N] [--max-seconds S] [--rebuild]
-        [--dictionary DIR]
+    python -m benchmarks.dictionary_coverage [--kb-limit N] [--adapt-args '...'] [--rebuild]
+        [--no-corpus] [--dictionary DIR]
 
 Writes ``benchmarks/results/dictionary_coverage.json`` and prints its table;
 ``python -m benchmarks tables`` renders it into the docs.
@@ -31,7 +31,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from benchmarks._adapt import BUILD_FILE, adapt_options, run_adapt
+from benchmarks._adapt import BUILD_FILE, adapt_options, add_adapt_arguments, run_adapt
 from benchmarks._common import write_result
 from xlnel.analysis.coverage import coverage_of, load_dictionary, read_gold
 from xlnel.dictionary.dictionary import Dictionary
@@ -60,12 +60,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kb-limit", type=int, default=None,
                         help="Translate only the first N concepts of each knowledge base.")
-    parser.add_argument("--max-seconds", type=float, default=0.0,
-                        help="Translator training budget passed to xlnel adapt (0: not passed).")
-    parser.add_argument("--adapt-args", default="",
-                        help="More xlnel adapt options, as one string ('--n-best 5').")
-    parser.add_argument("--work", type=Path, default=Path("dictionary/built"))
-    parser.add_argument("--rebuild", action="store_true")
+    add_adapt_arguments(parser)
     parser.add_argument("--no-corpus", action="store_true",
                         help="Build without the posts' text as --corpus.")
     parser.add_argument("--dictionary", type=Path, default=None,

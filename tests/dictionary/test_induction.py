@@ -8,14 +8,18 @@ from typing import Any
 import pytest
 
 from xlnel.dictionary.adapt import ATTESTED_FILE, adapt
-from xlnel.dictionary.dictionary import Dictionary
+from xlnel.dictionary.dictionary import Dictionary, Entry
 from xlnel.dictionary.induction import (
     InductionSettings,
     KbIndex,
+    SkeletonIndex,
+    common_words,
     corpus_ngrams,
+    drop_common,
     english_key,
     english_stem,
     induce_entries,
+    unprefixed,
 )
 from xlnel.dictionary.langdata import LanguageProfile, load_profile
 from xlnel.dictionary.lexicon import Lexicon
@@ -91,6 +95,30 @@ def test_induction_settings(profile: LanguageProfile) -> None:
     assert scores["kor"] == pytest.approx(0.7)
 
 
+def test_strip_factor_scores_a_stripped_prefix(profile: LanguageProfile) -> None:
+    def score(factor: float) -> float | None:
+        entries = induce_entries(CORPUS, Lexicon(PAIRS), profile, CONCEPTS,
+                                 InductionSettings(strip_factor=factor))
+        return {e.name: e.score for e in entries}["bdor"]
+
+    assert score(1.0) == 1.0
+    assert score(0.5) < score(0.8) < 1.0  # type: ignore[operator]
+
+
+def test_skeleton_matches_come_in_an_order_independent_of_the_input() -> None:
+    words = ["rimiprol", "ramipril", "remipral", "ramiprilat"]
+    for order in (words, words[::-1]):
+        index = SkeletonIndex(order)
+        assert [w for w, _ in index.lookup("רמיפריל", 0.5)] == ["ramipril", "remipral",
+                                                                 "rimiprol"]
+
+
+def test_unprefixed_strips_up_to_two_letters_leaving_two() -> None:
+    assert list(unprefixed("bvdor", {"b", "v"})) == [("vdor", 1), ("dor", 2)]
+    assert list(unprefixed("bdor", {"v"})) == []
+    assert list(unprefixed("bvd", {"b", "v"})) == [("vd", 1)]
+
+
 def test_names_without_a_glued_prefix_are_added(profile: LanguageProfile) -> None:
     found = induced(profile)
     assert found["tal pres"] == {"C3"} and "btal pres" in found  # "btal" read as "b" + "tal"
@@ -125,3 +153,18 @@ def test_adapt_adds_induced_entries_and_writes_attested(tmp_path: Path,
     plain = adapt("qq", pairs, [f"tsv:{kb}"], tmp_path / "plain", corpus=[corpus],
                   language_file=tmp_path / "qq.yaml", transliteration_seconds=0, induce=False)
     assert "induced_entries" not in plain
+
+
+def test_common_words_are_the_targets_of_the_first_english_words() -> None:
+    pairs = [("the", "da"), ("the", "de"), ("cat", "miu"), ("heart", "kor"), ("cat", "kat")]
+    assert common_words(pairs, 2, "qq") == {"da", "de", "miu"}
+    assert common_words(pairs, 0, "qq") == frozenset()
+
+
+def test_drop_common_drops_everyday_one_word_names_with_or_without_a_prefix() -> None:
+    entries = [Entry("miu", "C1", "corpus", 0.9), Entry("bmiu", "C1", "corpus", 0.9),
+               Entry("kor", "C2", "corpus", 0.3), Entry("miu kor", "C3", "corpus", 0.1)]
+    kept = drop_common(entries, frozenset({"miu"}), ["b"])
+    assert [e.name for e in kept] == ["kor", "miu kor"]
+    kept = drop_common(entries, frozenset(), ["b"], min_single_score=0.5)
+    assert [e.name for e in kept] == ["miu", "bmiu", "miu kor"]

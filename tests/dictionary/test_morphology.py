@@ -53,6 +53,12 @@ def test_affix_rendering_of_missing_words() -> None:
     assert model.render("unknownword", lookup(words)) == []
 
 
+def test_affix_rendering_glues_every_part_with_the_joiner() -> None:
+    model = AffixModel().fit(PAIRS)
+    found = model.render("arthrotracheitis", lookup(dict(PAIRS)), joiner=" ")
+    assert found[0][0] == "fasu kelo zu"
+
+
 def test_word_senses_fall_back_to_relatives_then_affixes() -> None:
     lexicon = Lexicon(PAIRS + [("cornea", "kora")])
     senses = WordSenses(lexicon, LanguageProfile("zz"), affixes=AffixModel().fit(PAIRS))

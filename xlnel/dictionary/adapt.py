@@ -307,7 +307,8 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     senses, details = _word_senses(lexicon, profile, concepts, out, settings,
                                    transliteration_seconds, progress)
     times["fallbacks"] = time.monotonic() - started - times["read"]
-    evidence = CorpusEvidence.from_files(corpus) if corpus else None
+    texts = list(corpus_texts(corpus))  # read once: for the evidence and for induction
+    evidence = CorpusEvidence(texts) if corpus else None
     if evidence is not None:
         senses.corpus_counts = evidence.counts
     mark = time.monotonic()
@@ -315,7 +316,7 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     times["render"] = time.monotonic() - mark
     if corpus and induce:
         mark = time.monotonic()
-        induced = induce_entries(corpus_texts(corpus), lexicon, profile, concepts, induction)
+        induced = induce_entries(texts, lexicon, profile, concepts, induction)
         details["induced_entries"] = len(induced)
         details["induced_new"] = dictionary.extend(induced)
         times["induce"] = time.monotonic() - mark

@@ -52,7 +52,7 @@ class CorpusEvidence:
             FileNotFoundError: If a file does not exist.
             FormatError: On a malformed document file, naming the file and line.
         """
-        return cls(_texts(paths), max_words)
+        return cls(corpus_texts(paths), max_words)
 
     def contains(self, text: str) -> bool:
         """Whether the corpus has ``text`` as a word or a phrase (case-folded)."""
@@ -71,10 +71,6 @@ def corpus_texts(paths: Iterable[str | Path]) -> Iterator[str]:
         FileNotFoundError: If a file does not exist.
         FormatError: On a malformed document file, naming the file and line.
     """
-    return _texts(paths)
-
-
-def _texts(paths: Iterable[str | Path]) -> Iterator[str]:
     for path in map(Path, paths):
         if not path.is_file():
             raise FileNotFoundError(f"corpus file not found: {path}")

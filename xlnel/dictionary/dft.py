@@ -110,8 +110,8 @@ def prune_unlinked_names(dictionary: Dictionary, documents: Sequence[Document],
     text of ``documents`` and never as (the whole of) a gold mention: an everyday word the
     builder tied to a knowledge-base name.
     """
-    generated = [e for e in dictionary if e.score is not None]
-    lengths = {len(_words(e.name)) for e in generated} - {0}
+    generated = [(e, _words(e.name)) for e in dictionary if e.score is not None]
+    lengths = {len(key) for _, key in generated} - {0}
     occurs: Counter[tuple[str, ...]] = Counter()
     gold: set[tuple[str, ...]] = set()
     for doc in documents:
@@ -120,8 +120,7 @@ def prune_unlinked_names(dictionary: Dictionary, documents: Sequence[Document],
             occurs.update(words[i:i + n] for i in range(len(words) - n + 1))
         gold.update(_words(ent.text) for ent in doc.entities)
     removed = 0
-    for e in generated:
-        key = _words(e.name)
+    for e, key in generated:
         if occurs[key] >= min_count and key not in gold:
             removed += dictionary.remove(e.name, e.concept_id)
     return removed

@@ -22,7 +22,7 @@ import itertools
 import logging
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
@@ -38,7 +38,7 @@ from xlnel.types import Concept
 logger = logging.getLogger(__name__)
 
 __all__ = ["InductionSettings", "KbIndex", "ReverseLexicon", "common_words", "drop_common",
-           "english_key", "english_stem", "induce_entries"]
+           "english_key", "english_stem", "induce_entries", "unprefixed"]
 
 #: English words that carry no content in a name: they are left out of the comparison key.
 ENGLISH_FUNCTION_WORDS = frozenset(
@@ -46,7 +46,7 @@ ENGLISH_FUNCTION_WORDS = frozenset(
      "as", "is", "are", "be", "this", "that", "its", "his", "her", "their", "nos", "unspecified",
      "other", "type"} | {w for c in DEFAULT_CONNECTORS for w in c.split()} - {"without"})
 _SPLIT = re.compile(r"[.,;:!?()\[\]{}<>\n\r\t|/\\=+*&%$#@^~`]+")
-_ENGLISH_WORD = re.compile(r"[a-z0-9]+")
+#: A word of the knowledge base's script (English words, and Latin words inside other scripts).
 _LATIN = re.compile(r"[a-z0-9]+")
 
 
@@ -95,7 +95,7 @@ def english_stem(word: str) -> str:
 
 def english_key(text: str) -> tuple[str, ...]:
     """Order-free key of an English name: sorted stems of its content words."""
-    words = _ENGLISH_WORD.findall(text.casefold())
+    words = _LATIN.findall(text.casefold())
     return tuple(sorted(english_stem(w) for w in words if w not in ENGLISH_FUNCTION_WORDS))
 
 
@@ -148,12 +148,14 @@ class ReverseLexicon:
         lexicon: English -> target word pairs.
         profile: The target language (its normalisation, prefixes and lemma rules).
         vocabulary: English stems of the knowledge-base names.
+        strip_factor: Score factor per stripped prefix letter or applied lemma rule.
     """
 
     def __init__(self, lexicon: Lexicon, profile: LanguageProfile,
-                 vocabulary: frozenset[str]) -> None:
+                 vocabulary: frozenset[str], strip_factor: float = 0.8) -> None:
         self.profile = profile
         self.vocabulary = vocabulary
+        self.strip_factor = strip_factor
         self.prefixes = frozenset(_letters(p, profile.lang) for p in profile.prefixes)
         self.lemma_rules = [(re.compile(_letters(p.pattern, profile.lang)),
                              _letters(r, profile.lang)) for p, r in profile.lemma_rules]
@@ -205,11 +207,11 @@ class ReverseLexicon:
         return added
 
     def analyses(self, words: tuple[str, ...]) -> list[tuple[tuple[str, ...], float]]:
-        """English stems of a target word or phrase with priors, best first.
+        """English stems of a target word or phrase with priors, in :meth:`lookups` order.
 
         The form as written comes first; then forms with leading prefix letters stripped from
-        the first word and lemma rules applied to the last, each costing nothing here (the
-        caller scores them through :meth:`lookups`).
+        the first word and lemma rules applied to the last, each prior times the form's
+        ``strip_factor`` cost from :meth:`lookups`.
         """
         return [(stems, prior * factor) for form, factor in self.lookups(words)
                 for stems, prior in self.senses[form]]
@@ -226,12 +228,8 @@ class ReverseLexicon:
 
     def _unprefixed(self, word: str) -> Iterator[tuple[str, float]]:
         yield word, 1.0
-        prefixes = self.prefixes
-        for k in range(1, 3):
-            head, rest = word[:k], word[k:]
-            if len(rest) < 2 or not all(c in prefixes for c in head):
-                break
-            yield rest, 0.8 ** k
+        for rest, k in unprefixed(word, self.prefixes):
+            yield rest, self.strip_factor ** k
 
     def _lemmas(self, word: str) -> Iterator[tuple[str, float]]:
         yield word, 1.0
@@ -239,17 +237,22 @@ class ReverseLexicon:
             if pattern.search(word):
                 lemma = pattern.sub(repl, word, count=1)
                 if len(lemma) >= 2:
-                    yield lemma, 0.8
+                    yield lemma, self.strip_factor
 
 
 class SkeletonIndex:
-    """English words by consonant skeleton, with one-deletion neighbours for near matches."""
+    """English words by consonant skeleton, with one-deletion neighbours for near matches.
+
+    Words sharing a skeleton are kept in alphabetical order, and lookups break ties of
+    similarity alphabetically, so what a caller keeps of a long list does not depend on the
+    iteration order of the set the words came from (which varies with ``PYTHONHASHSEED``).
+    """
 
     def __init__(self, words: Iterable[str], min_classes: int = 4) -> None:
         self.min_classes = min_classes
         self.exact: dict[str, list[str]] = {}
         self.deleted: dict[str, list[str]] = {}
-        for word in words:
+        for word in sorted(set(words)):
             skeleton = phonetic_skeleton_en(word)
             if len(skeleton) < min_classes:
                 continue
@@ -271,7 +274,18 @@ class SkeletonIndex:
                 self.deleted.get(d, []) + self.exact.get(d, [])}
         scored = [(w, Levenshtein.normalized_similarity(skeleton, phonetic_skeleton_en(w)))
                   for w in near]
-        return sorted([ws for ws in scored if ws[1] >= min_similarity], key=lambda ws: -ws[1])
+        return sorted([ws for ws in scored if ws[1] >= min_similarity],
+                      key=lambda ws: (-ws[1], ws[0]))
+
+
+def unprefixed(word: str, letters: Collection[str]) -> Iterator[tuple[str, int]]:
+    """``word`` without its first one, then two, letters while they are all in ``letters`` and
+    at least two letters remain; each form with how many letters were stripped."""
+    for k in (1, 2):
+        rest = word[k:]
+        if len(rest) < 2 or not all(c in letters for c in word[:k]):
+            return
+        yield rest, k
 
 
 def _deletions(skeleton: str) -> set[str]:
@@ -314,17 +328,17 @@ def induce_entries(texts: Iterable[str], lexicon: Lexicon, profile: LanguageProf
     """
     settings = settings if settings is not None else InductionSettings()
     index = KbIndex(concepts)
-    reverse = ReverseLexicon(lexicon, profile, index.vocabulary)
+    reverse = ReverseLexicon(lexicon, profile, index.vocabulary, settings.strip_factor)
     grams = corpus_ngrams(texts, profile.lang, settings.max_words)
+    words = {g[0] for g in grams if len(g) == 1}
     if settings.transliteration_prior > 0:
-        reverse.add_transliterations((g[0] for g in grams if len(g) == 1),
-                                     settings.transliteration_similarity,
+        reverse.add_transliterations(words, settings.transliteration_similarity,
                                      settings.transliteration_prior,
                                      settings.transliteration_classes)
-    words = {g[0] for g in grams if len(g) == 1}
     entries: list[Entry] = []
+    pieces: dict[tuple[str, ...], _Piece | None] = {}  # a word is in many n-grams: read it once
     for gram in grams:
-        found = match_ngram(gram, reverse, index, settings)
+        found = match_ngram(gram, reverse, index, settings, pieces)
         if 0 < len(found) <= settings.max_concepts:
             for name, factor in _names(gram, reverse, words):
                 entries += [Entry(name, cid, "corpus", round(score * factor, 4))
@@ -339,20 +353,24 @@ def _names(gram: tuple[str, ...], reverse: ReverseLexicon,
     """The n-gram as written, and without the first word's prefix letters where that form is
     a corpus word or a lexicon word (a mention may leave a glued preposition out)."""
     yield " ".join(gram), 1.0
-    for form, factor in list(reverse._unprefixed(gram[0]))[1:]:
+    for form, k in unprefixed(gram[0], reverse.prefixes):
         if form in words or form in reverse.known:
-            yield " ".join((form, *gram[1:])), factor
+            yield " ".join((form, *gram[1:])), reverse.strip_factor ** k
 
 
 def match_ngram(gram: tuple[str, ...], reverse: ReverseLexicon, index: KbIndex,
-                settings: InductionSettings) -> list[tuple[str, float]]:
+                settings: InductionSettings,
+                cache: dict[tuple[str, ...], _Piece | None] | None = None
+                ) -> list[tuple[str, float]]:
     """Concepts whose English name the n-gram back-translates to, with the best score each.
 
     When no name matches, names with one content word more are taken (``extra_word_factor``
-    times the score) if they name at most ``max_concepts`` concepts.
+    times the score) if they name at most ``max_concepts`` concepts. ``cache`` keeps the
+    back-translations of words and phrases between calls with the same reverse lexicon and
+    settings.
     """
     readings: dict[tuple[str, ...], float] = {}
-    for pieces in _segmentations(gram, reverse, settings):
+    for pieces in _segmentations(gram, reverse, settings, {} if cache is None else cache):
         if not pieces[0][0] or not pieces[-1][0]:
             continue  # a function word at an end
         content = [p for p in pieces if p[0]]
@@ -382,14 +400,17 @@ def _best(readings: dict[tuple[str, ...], float], lookup: Callable[[tuple[str, .
 _Piece = tuple[list[tuple[tuple[str, ...], float]], float]
 
 
-def _segmentations(gram: tuple[str, ...], reverse: ReverseLexicon,
-                   settings: InductionSettings) -> Iterator[list[_Piece]]:
+def _segmentations(gram: tuple[str, ...], reverse: ReverseLexicon, settings: InductionSettings,
+                   cache: dict[tuple[str, ...], _Piece | None]) -> Iterator[list[_Piece]]:
     """Ways to cut the n-gram into words and known phrases, each with its back-translations."""
     options: dict[tuple[int, int], _Piece | None] = {}
     n = len(gram)
     for i in range(n):
         for j in range(i + 1, n + 1):
-            options[(i, j)] = _piece(gram[i:j], reverse, settings)
+            words = gram[i:j]
+            if words not in cache:
+                cache[words] = _piece(words, reverse, settings)
+            options[(i, j)] = cache[words]
 
     def walk(i: int) -> Iterator[list[_Piece]]:
         if i == n:
@@ -439,8 +460,7 @@ def common_words(pairs: Iterable[tuple[str, str]], top: int, lang: str) -> froze
             if len(seen) >= top:
                 break
             seen.add(english)
-        if english in seen:
-            out.update(normalize_string(target, lang).split())
+        out.update(normalize_string(target, lang).split())
     return frozenset(out)
 
 
@@ -458,8 +478,7 @@ def drop_common(entries: Iterable[Entry], common: frozenset[str], prefixes: Iter
         words = entry.name.split()
         if len(words) == 1:
             word = words[0]
-            forms = [word] + [word[k:] for k in (1, 2)
-                              if len(word) - k >= 2 and all(c in letters for c in word[:k])]
+            forms = [word, *(form for form, _ in unprefixed(word, letters))]
             if any(f in common for f in forms) or (entry.score or 0.0) < min_single_score:
                 continue
         out.append(entry)

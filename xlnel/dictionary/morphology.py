@@ -130,11 +130,13 @@ class AffixModel:
                 affix, rest = (en[-n:], en[:-n]) if suffix else (en[:n], en[n:])
                 parts = {t for form in _completions(rest) if form != en
                          for t in words.get(form, ())}
-                found = {_rest(t, part, suffix, cfg.max_target) for t in targets for part in parts}
-                found.discard(None)
+                found = {r for t in targets for part in parts
+                         if (r := _rest(t, part, suffix, cfg.max_target)) is not None}
                 if found:
                     verified[affix] += 1
-                    pairs[affix].update(found)  # type: ignore[arg-type]
+                    # sorted: most_common breaks ties by first insertion, and a set's order
+                    # changes with PYTHONHASHSEED
+                    pairs[affix].update(sorted(found))
         out: dict[str, _Affix] = {}
         for affix, counts in pairs.items():
             target, n = counts.most_common(1)[0]
@@ -165,7 +167,7 @@ class AffixModel:
         Args:
             word: Normalised English word.
             lookup: Rendering of a whole English word (the lexicon's best sense), or ``None``.
-            joiner: Glue between the parts (``''`` for a word).
+            joiner: Glue between the parts, the halves of a two-part stem too (``''`` for a word).
 
         Returns:
             ``(rendering, confidence)`` best first: the share of the affix alignment.
@@ -180,7 +182,7 @@ class AffixModel:
                 if affix is None:
                     continue
                 rest = word[:-n] if suffix else word[n:]
-                stem = self._stem(rest, lookup)
+                stem = self._stem(rest, lookup, joiner)
                 if stem:
                     text = joiner.join((stem, affix.target) if suffix else (affix.target, stem))
                     out[text] = max(out.get(text, 0.0), affix.share)

@@ -98,6 +98,7 @@ class WordSenses:
         self.fallback_prior = fallback_prior
         self.cognate_bonus = cognate_bonus
         self._cache: dict[str, list[Sense]] = {}
+        self._best_texts: dict[str, str | None] = {}
         self.missing: set[str] = set()
 
     def __call__(self, word: str) -> list[Sense]:
@@ -139,8 +140,12 @@ class WordSenses:
         return []
 
     def _best_text(self, word: str) -> str | None:
-        senses = self.lexicon.senses(word) or self._related(word)
-        return senses[0].text if senses else None
+        """The best rendering of a whole English word (the affix model's stem lookup)."""
+        # the affix model asks for the same stems and completions for many words
+        if word not in self._best_texts:
+            senses = self.lexicon.senses(word) or self._related(word)
+            self._best_texts[word] = senses[0].text if senses else None
+        return self._best_texts[word]
 
     def _fallback(self, word: str) -> list[tuple[str, float]]:
         found = list(self.transliterations.get(word, ()))[:FALLBACK_SENSES]
