@@ -16,7 +16,13 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from xlnel.dictionary.spelling import SpellingRules
+
 logger = logging.getLogger(__name__)
+
+#: Confidence factor of a rendering left in the English spelling when a respelled one exists
+#: (and of a respelled word that no ending rule covers).
+RESPELL_FACTOR = 0.9
 
 
 @dataclass(frozen=True)
@@ -62,10 +68,13 @@ class CognateRules:
         self.config = config if config is not None else CognateConfig()
         self._rules: dict[str, Counter[str]] = {}
         self._support: Counter[str] = Counter()
+        self.spelling = SpellingRules()
 
     def fit(self, pairs: Iterable[tuple[str, str]]) -> CognateRules:
         """Learn rules from ``(english, target)`` single-word pairs (other pairs are skipped)."""
         cfg = self.config
+        pairs = list(pairs)
+        self.spelling.fit(pairs)
         rules: dict[str, Counter[str]] = defaultdict(Counter)
         seen: set[tuple[str, str]] = set()
         for en, tgt in pairs:
@@ -92,8 +101,10 @@ class CognateRules:
         """Target-language renderings of an English word with their confidence, best first.
 
         The longest English ending with a rule wins; the confidence of a rendering is the share
-        of that ending's cognate pairs showing its target ending. Empty when no rule applies or
-        the word is not alphabetic.
+        of that ending's cognate pairs showing its target ending. Each rendering whose stem the
+        learned spelling rewrites change (:class:`~xlnel.dictionary.spelling.SpellingRules`:
+        *carcin-* -> *karzin-*) comes first in that spelling, then as is; with no ending rule,
+        the respelled word alone. Empty when nothing applies or the word is not alphabetic.
         """
         word = word.casefold()
         if not word.isalpha() or len(word) < self.config.min_word or not self._rules:
@@ -105,6 +116,11 @@ class CognateRules:
                 continue
             total = self._support[ending]
             stem = word[: len(word) - length]
-            return [(stem + target, n / total)
-                    for target, n in counts.most_common(self.config.n_best)]
-        return []
+            respelled = self.spelling.respell(stem, final=False)
+            out: dict[str, float] = {}
+            for target, n in counts.most_common(self.config.n_best):
+                out.setdefault(respelled + target, n / total)
+                out.setdefault(stem + target, RESPELL_FACTOR * n / total)
+            return sorted(out.items(), key=lambda x: -x[1])
+        respelled = self.spelling.respell(word)
+        return [(respelled, RESPELL_FACTOR)] if respelled != word else []

@@ -24,7 +24,7 @@ from xlnel.dictionary.cognates import CognateRules
 from xlnel.dictionary.compose import NameComposer, Rendering, head_nouns, tokenize
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.langdata import LanguageProfile
-from xlnel.dictionary.lexicon import RANK_DECAY, Lexicon, Sense
+from xlnel.dictionary.lexicon import COPY_FACTOR, RANK_DECAY, Lexicon, Sense
 from xlnel.dictionary.morphology import AffixModel, related_forms
 from xlnel.types import Concept
 
@@ -119,6 +119,8 @@ class WordSenses:
             return [Sense(t, 1.0 / (1.0 + RANK_DECAY * i))
                     for i, t in enumerate(self.profile.words[word])]
         senses = self.lexicon.senses(word)
+        if senses and all(s.text.casefold() == word for s in senses):
+            return self._respelled(word, senses)
         if senses:
             return senses
         if word.isdigit() or len(word) == 1:
@@ -130,6 +132,19 @@ class WordSenses:
         out = [Sense(text, self.fallback_prior * score, "transliteration")
                for text, score in self._fallback(word)]
         return out + [Sense(word, COPY_PRIOR, "copy")]
+
+    def _respelled(self, word: str, copies: list[Sense]) -> list[Sense]:
+        """Senses of a word the pairs only copy (*hypoplasia*/*hypoplasia*, often English text
+        in the target's corpus): the cognate rewrites first, at the copy's prior, then the copy
+        a little lower."""
+        if self.cognates is None:
+            return copies
+        prior = copies[0].prior
+        found = [Sense(text, prior * score, "translation")
+                 for text, score in self.cognates.rewrite(word)[:FALLBACK_SENSES] if text != word]
+        if not found:
+            return copies
+        return found + [Sense(s.text, COPY_FACTOR * s.prior, s.kind) for s in copies]
 
     def _related(self, word: str) -> list[Sense]:
         """Senses of the first English relative the lexicon holds (*cornea* for *corneal*)."""
