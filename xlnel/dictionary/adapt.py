@@ -30,6 +30,7 @@ from pydantic import ValidationError
 
 from xlnel.dictionary.builder import build_dictionary, evaluate_translator
 from xlnel.dictionary.cognates import CognateRules
+from xlnel.dictionary.compounds import CompoundForms
 from xlnel.dictionary.corpus_evidence import CorpusEvidence, corpus_texts
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.induction import InductionSettings, induce_entries
@@ -353,6 +354,9 @@ def _word_senses(lexicon: Lexicon, profile: LanguageProfile, concepts: Sequence[
                                "transliteration_pairs": 0, "transliterator": None}
     senses = WordSenses(lexicon, profile, cognates, fallback_prior=settings.fallback_prior,
                         cognate_bonus=settings.cognate_bonus, affixes=affixes)
+    if profile.compound:
+        senses.compounds = CompoundForms().fit(s.text for _, ss in lexicon.items() for s in ss)
+        details["compound_forms"] = len(senses.compounds)
     if seconds > 0 and not is_latin_script(lexicon):
         pairs = transliteration_pairs(lexicon, profile)
         details["transliteration_pairs"] = len(pairs)

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
+from xlnel.dictionary.compounds import CompoundForms
 from xlnel.dictionary.langdata import LanguageProfile
 from xlnel.dictionary.lexicon import RANK_DECAY, Sense
 
@@ -29,6 +30,10 @@ _TEMPLATE_FIELD = re.compile(r"\{(left|right)(?:\|([^}]+))?\}")
 #: English adjective endings: a word ending so is not taken for a noun modifier.
 ADJECTIVE_ENDINGS = ("al", "ic", "ous", "ive", "ary", "ar", "ed", "ing", "ful", "less", "able",
                      "ible", "oid", "ian", "ent", "ant", "ile", "like")
+#: Most final letters in which the inflected forms of a word differ (*rénal*, *rénaux*).
+MAX_INFLECTION = 3
+#: Fewest letters the inflected forms of a word share.
+MIN_INFLECTION_STEM = 3
 #: Fewest names a word must end to count as a noun.
 MIN_HEAD_NAMES = 2
 
@@ -82,13 +87,19 @@ class NameComposer:
         nouns: English words that are nouns (:func:`head_nouns`); with the profile's
             ``noun_modifier`` connector, a noun modifying a head is also rendered joined after it
             by that connector's templates.
+        compounds: For a ``compound`` profile, how target words begin a compound: the head and
+            the nouns right before it are also rendered as one word (*muscle atrophy* ->
+            *Muskelatrophie*, *kidney cysts* -> *Nierenzysten*); without it, every word of a
+            chain is glued as it is.
     """
 
     def __init__(self, profile: LanguageProfile, senses: Callable[[str], Sequence[Sense]],
                  beam: int = 8, senses_per_word: int = 3,
-                 nouns: Collection[str] = frozenset()) -> None:
+                 nouns: Collection[str] = frozenset(),
+                 compounds: CompoundForms | None = None) -> None:
         self.profile = profile
         self.nouns = nouns
+        self.compounds = compounds
         self.senses = senses
         self.beam = beam
         self.senses_per_word = senses_per_word
@@ -183,14 +194,23 @@ class NameComposer:
     # ------------------------------------------------------------------------------- phrases
     def _phrase(self, tokens: list[str]) -> list[_Part]:
         beam: list[_Part] = [_Part((), 0.0, 0, 0)]
+        forms: list[list[str]] = []  # every sense of each rendered word: its inflected forms
+        nouns: list[bool] = []
         for token in tokens:
-            options = list(self.senses(token))[: self.senses_per_word]
+            senses = list(self.senses(token))
+            options = senses[: self.senses_per_word]
             if not options:
                 continue
+            forms.append([s.text for s in senses])
+            nouns.append(token in self.nouns)
             beam = sorted((_Part(p.words + (s.text,), p.logp + math.log(max(s.prior, 1e-6)),
                                  p.n + 1, max(p.kind, _kind(s.kind)))
                            for p in beam for s in options), key=lambda p: -p.logp)[: self.beam]
-        return self._ordered(beam) if beam[0].n else []
+        if not beam[0].n:
+            return []
+        if self.profile.agreement and len(forms) > 1:
+            beam = [_agreeing(p, forms) or p for p in beam]
+        return self._ordered(beam, nouns)
 
     def _noun_modified(self, tokens: list[str]) -> list[_Part]:
         """``head CONNECTOR noun`` for a name whose last modifier is a noun (*kidney cyst* ->
@@ -203,7 +223,7 @@ class NameComposer:
         noun = self._phrase(tokens[-2:-1])
         return self._joined(head, noun, connector) if head and noun else []
 
-    def _ordered(self, beam: list[_Part]) -> list[_Part]:
+    def _ordered(self, beam: list[_Part], nouns: Sequence[bool] = ()) -> list[_Part]:
         order = self.profile.segment_order
         out: list[_Part] = []
         for part in beam:
@@ -214,9 +234,69 @@ class NameComposer:
                 variants.append(part.words[::-1])
             for words in variants:
                 out.append(_Part(words, part.logp, part.n, part.kind))
-                if self.profile.compound and len(words) > 1:
-                    out.append(_Part(("".join(words),), part.logp - 0.1, part.n, part.kind))
+                glued = self._compound(words, nouns) if words == part.words else None
+                if glued is not None:
+                    out.append(_Part(glued, part.logp - 0.1, part.n, part.kind))
         return out
+
+    def _compound(self, words: tuple[str, ...], nouns: Sequence[bool]) -> tuple[str, ...] | None:
+        """Words in English order with the head and the nouns right before it glued into one
+        compound (every word without learned compound forms); ``None`` when nothing is glued."""
+        if not self.profile.compound or len(words) < 2:
+            return None
+        if self.compounds is None:
+            return ("".join(words),)
+        start = len(words) - 1
+        while start > 0 and start - 1 < len(nouns) and nouns[start - 1]:
+            start -= 1
+        if start == len(words) - 1 or any(" " in w for w in words[start:]):
+            return None
+        return (*words[:start], self.compounds.join(words[start:]))
+
+
+def _agreeing(part: _Part, forms: list[list[str]]) -> _Part | None:
+    """The part with each modifier in the form of its word that ends most like the head (the
+    last word in English order), among the forms the pairs list for that English word and that
+    share its stem (:func:`inflections`); ``None`` when no modifier changes."""
+    head = part.words[-1]
+    words = list(part.words)
+    for i, word in enumerate(words[:-1]):
+        words[i] = max(inflections(word, forms[i]), key=lambda w: _echo(w, head))
+    return None if tuple(words) == part.words else _Part(tuple(words), part.logp, part.n,
+                                                         part.kind)
+
+
+def inflections(word: str, senses: Sequence[str], max_ending: int = MAX_INFLECTION) -> list[str]:
+    """``word`` and the senses that differ from it only in their last ``max_ending`` letters
+    (its inflected forms: *petit*, *petite*, *petits*), ``word`` first, then in sense order.
+
+    >>> inflections("petit", ["petit", "petite", "menu", "petits"])
+    ['petit', 'petite', 'petits']
+    """
+    out = [word]
+    for sense in senses:
+        stem = _common_prefix(word, sense)
+        if (sense not in out and " " not in sense and stem >= MIN_INFLECTION_STEM
+                and max(len(word), len(sense)) - stem <= max_ending):
+            out.append(sense)
+    return out
+
+
+def _echo(word: str, head: str) -> int:
+    """How many final letters (at most 3) ``word`` shares with ``head``."""
+    n = 0
+    while n < min(3, len(word), len(head)) and word[-1 - n] == head[-1 - n]:
+        n += 1
+    return n
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def _kind(kind: str) -> int:

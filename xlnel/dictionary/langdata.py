@@ -10,6 +10,8 @@ connectors translated through the lexicon. Keys (all optional)::
     compound: false               # also emit a chain's words glued together (German)
     noun_modifier: of             # connector whose templates also join a noun modifier after its
                                   # head (kidney cyst -> kyste du rein); none when absent
+    agreement: false              # modifiers take the inflected form the pairs list for them
+                                  # that ends most like the head (petit/petite: côte petite)
     drop: [the, a, an]            # English words left out
     transliteration_pattern: '^[\\u30a0-\\u30ff]+$'  # target words that are transliterations
     variants: [definite]          # forms whose result is added as a variant of every rendering
@@ -92,6 +94,7 @@ class LanguageProfile:
     prefixes: frozenset[str] = frozenset()
     lemma_rules: tuple[tuple[re.Pattern[str], str], ...] = ()
     noun_modifier: str | None = None
+    agreement: bool = False
 
     def connector_words(self) -> tuple[str, ...]:
         """Connectors to split names at: the profile's and the English defaults, longest first."""
@@ -147,7 +150,7 @@ def read_profile(path: str | Path, lang: str) -> LanguageProfile:
                           "'no', 'yes')", path)
     known = {"segment_order", "joiner", "compound", "drop", "transliteration_pattern",
              "connectors", "words", "forms", "variants", "prefixes", "lemma_rules",
-             "noun_modifier"}
+             "noun_modifier", "agreement"}
     for section in ("connectors", "words", "forms"):
         if not isinstance(data.get(section, {}), dict):
             raise FormatError(f"{section} must be a mapping, got {data[section]!r}", path)
@@ -175,7 +178,8 @@ def read_profile(path: str | Path, lang: str) -> LanguageProfile:
         forms, _variants(data.get("variants", []), forms, path), str(path),
         _prefixes(data.get("prefixes", []), path),
         _form({"rules": data.get("lemma_rules", [])}, path, "lemma_rules").rules,
-        None if noun_modifier is None else _key(str(noun_modifier)))
+        None if noun_modifier is None else _key(str(noun_modifier)),
+        bool(data.get("agreement", False)))
 
 
 def _prefixes(value: Any, path: str | Path) -> frozenset[str]:

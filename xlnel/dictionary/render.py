@@ -22,6 +22,7 @@ from tqdm import tqdm
 
 from xlnel.dictionary.cognates import CognateRules
 from xlnel.dictionary.compose import NameComposer, Rendering, head_nouns, tokenize
+from xlnel.dictionary.compounds import CompoundForms
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.langdata import LanguageProfile
 from xlnel.dictionary.lexicon import COPY_FACTOR, RANK_DECAY, Lexicon, Sense
@@ -97,6 +98,7 @@ class WordSenses:
         self.corpus_counts = corpus_counts
         self.fallback_prior = fallback_prior
         self.cognate_bonus = cognate_bonus
+        self.compounds: CompoundForms | None = None
         self._cache: dict[str, list[Sense]] = {}
         self._best_texts: dict[str, str | None] = {}
         self.missing: set[str] = set()
@@ -214,7 +216,7 @@ def render_kb(concepts: Sequence[Concept], senses: WordSenses,
     settings = settings if settings is not None else BuildSettings()
     nouns = head_nouns(name for c in concepts for name in c.names)
     composer = NameComposer(senses.profile, senses, settings.beam, settings.senses_per_word,
-                            nouns)
+                            nouns, senses.compounds)
     cache: dict[str, list[Rendering]] = {}
     dictionary = Dictionary()
     for concept in tqdm(concepts, disable=not progress, desc="rendering", unit="concept"):
