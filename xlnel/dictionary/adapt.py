@@ -35,6 +35,7 @@ from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.induction import InductionSettings, induce_entries
 from xlnel.dictionary.langdata import LanguageProfile, load_profile
 from xlnel.dictionary.lexicon import Lexicon
+from xlnel.dictionary.morphemes import MorphemeTable
 from xlnel.dictionary.morphology import AffixModel
 from xlnel.dictionary.pairs import WordPair, load_pairs, normalize_name, split_pairs
 from xlnel.dictionary.render import BuildSettings, WordSenses, kb_words, render_kb
@@ -253,8 +254,9 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
 
     The pairs become a lexicon (every sense); names are composed in the target's word order
     from the language file ``dictionary/languages/<lang>.yaml`` (generic defaults without one);
-    words the lexicon lacks go through cognate ending rules learned from the pairs and, for
-    scripts with enough transliteration pairs, a character model trained within
+    words the lexicon lacks go through cognate ending rules learned from the pairs, for a
+    language written without spaces (``joiner: ''``) morphemes aligned in the pairs
+    (:mod:`xlnel.dictionary.morphemes`) and, for scripts with enough transliteration pairs, a character model trained within
     ``transliteration_seconds`` (saved under ``out_dir/translator``). Writes
     ``out_dir/dictionary.tsv`` (with a ``score`` column) and ``out_dir/report.json``; with a
     corpus, also ``out_dir/attested.tsv``: the entries it attests (a small dictionary of the
@@ -351,15 +353,23 @@ def _word_senses(lexicon: Lexicon, profile: LanguageProfile, concepts: Sequence[
     affixes = AffixModel().fit((w, s.text) for w, ss in lexicon.items() for s in ss)
     details: dict[str, Any] = {"cognate_rules": len(cognates), "affix_alignments": len(affixes),
                                "transliteration_pairs": 0, "transliterator": None}
+    latin = is_latin_script(lexicon)
     senses = WordSenses(lexicon, profile, cognates, fallback_prior=settings.fallback_prior,
-                        cognate_bonus=settings.cognate_bonus, affixes=affixes)
-    if seconds > 0 and not is_latin_script(lexicon):
+                        cognate_bonus=settings.cognate_bonus, affixes=affixes,
+                        keep_copies=latin,
+                        transliteration_factor=settings.transliteration_factor)
+    missing = [w for w in kb_words(concepts) if w.isalpha() and len(w) > 2
+               and not senses.lexicon_senses(w) and w not in profile.words]
+    if not profile.joiner:  # a script without spaces composes words from morphemes
+        senses.morphemes = MorphemeTable().fit(
+            ((w, s.text) for w, ss in lexicon.items() for s in ss), missing,
+            profile.transliteration_pattern)
+        details["morphemes"] = len(senses.morphemes)
+    if seconds > 0 and not latin:
         pairs = transliteration_pairs(lexicon, profile)
         details["transliteration_pairs"] = len(pairs)
         model = train_transliterator(pairs, profile.lang, out / TRANSLATOR_DIR, seconds, progress)
         if model is not None:
-            missing = [w for w in kb_words(concepts) if w.isalpha() and len(w) > 2
-                       and not lexicon.senses(w) and w not in profile.words]
             senses.transliterations = transliterate(model, missing)
             details["transliterator"] = str(out / TRANSLATOR_DIR)
             details["transliterated_words"] = len(missing)

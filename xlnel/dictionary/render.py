@@ -4,7 +4,7 @@ Each English word of a name gets its senses from, in turn: the language file's f
 the bilingual lexicon (all senses, base forms of inflected words too), the senses of an English
 relative the lexicon holds (*cornea* for *corneal*, see :mod:`xlnel.dictionary.morphology`), and
 fallbacks for words the lexicon lacks: cognate ending rules learned from the pairs (Latin-script
-targets), affixes aligned in the pairs, a character transliterator (other scripts, when one is
+targets), affixes aligned in the pairs, morphemes aligned in the pairs (scripts without spaces), a character transliterator (other scripts, when one is
 given) and, last, the English word itself at a low prior. An optional corpus re-ranks senses by
 how often they occur and marks renderings it attests.
 """
@@ -25,6 +25,7 @@ from xlnel.dictionary.compose import NameComposer, Rendering, head_nouns, tokeni
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.langdata import LanguageProfile
 from xlnel.dictionary.lexicon import RANK_DECAY, Lexicon, Sense
+from xlnel.dictionary.morphemes import MorphemeTable
 from xlnel.dictionary.morphology import AffixModel, related_forms
 from xlnel.types import Concept
 
@@ -55,6 +56,9 @@ class BuildSettings:
             ``english_score``): medical texts often use the English term, and for cognate-rich
             languages the English name is sometimes nearer the local term than any rendering.
         english_score: Score of a kept English name.
+        transliteration_factor: Prior factor of a lexicon sense in the language's
+            transliteration script when the word has a native sense too (see
+            :class:`WordSenses`).
     """
 
     n_best: int = 3
@@ -66,6 +70,7 @@ class BuildSettings:
     min_score: float = 0.0
     keep_english: bool = True
     english_score: float = COPY_PRIOR
+    transliteration_factor: float = 0.5
 
 
 class WordSenses:
@@ -81,6 +86,14 @@ class WordSenses:
         fallback_prior: Prior factor of cognate rewrites, affix renderings and
             transliterations.
         affixes: English affixes aligned with target affixes; ``None`` for none.
+        keep_copies: Take a pair whose target copies the English word (``dist``/``dist``) for
+            a translation; ``False`` for a target script the English word is not written in,
+            where such a pair is left untranslated noise and the word goes to the fallbacks.
+        morphemes: Sub-word alignments (:mod:`xlnel.dictionary.morphemes`) composing words the
+            lexicon lacks; ``None`` for none.
+        transliteration_factor: Prior factor of a sense matching the profile's
+            ``transliteration_pattern`` when the word also has a sense that does not (medical
+            names prefer the native term: 骨 over ボーン).
     """
 
     def __init__(self, lexicon: Lexicon, profile: LanguageProfile,
@@ -88,8 +101,13 @@ class WordSenses:
                  transliterations: Mapping[str, Sequence[tuple[str, float]]] | None = None,
                  corpus_counts: Mapping[str, int] | None = None,
                  fallback_prior: float = 0.6, cognate_bonus: float = 1.0,
-                 affixes: AffixModel | None = None) -> None:
+                 affixes: AffixModel | None = None, keep_copies: bool = True,
+                 transliteration_factor: float = 1.0,
+                 morphemes: MorphemeTable | None = None) -> None:
         self.lexicon = lexicon
+        self.morphemes = morphemes
+        self.keep_copies = keep_copies
+        self.transliteration_factor = transliteration_factor
         self.profile = profile
         self.cognates = cognates
         self.affixes = affixes
@@ -105,7 +123,7 @@ class WordSenses:
         """Senses of a normalised English word (or connector phrase), best first."""
         found = self._cache.get(word)
         if found is None:
-            found = self._lookup(word)
+            found = self._native_first(self._lookup(word))
             if self.cognate_bonus and len(found) > 1:
                 found = _rescale(found, [s.prior * (1.0 + self.cognate_bonus * _similarity(
                     word, s.text)) for s in found])
@@ -118,7 +136,7 @@ class WordSenses:
         if word in self.profile.words:
             return [Sense(t, 1.0 / (1.0 + RANK_DECAY * i))
                     for i, t in enumerate(self.profile.words[word])]
-        senses = self.lexicon.senses(word)
+        senses = self.lexicon_senses(word)
         if senses:
             return senses
         if word.isdigit() or len(word) == 1:
@@ -131,10 +149,28 @@ class WordSenses:
                for text, score in self._fallback(word)]
         return out + [Sense(word, COPY_PRIOR, "copy")]
 
+    def lexicon_senses(self, word: str) -> list[Sense]:
+        """The lexicon's senses of a word, without copies unless ``keep_copies``."""
+        senses = self.lexicon.senses(word)
+        if self.keep_copies:
+            return senses
+        return [s for s in senses if s.text.casefold() != word]
+
+    def _native_first(self, senses: list[Sense]) -> list[Sense]:
+        """Senses with transliterations lowered when a native sense exists."""
+        pattern = self.profile.transliteration_pattern
+        if pattern is None or self.transliteration_factor == 1.0 or len(senses) < 2:
+            return senses
+        native = [not pattern.search(s.text) for s in senses]
+        if all(native) or not any(native):
+            return senses
+        return _rescale(senses, [s.prior * (1.0 if n else self.transliteration_factor)
+                                 for s, n in zip(senses, native, strict=True)])
+
     def _related(self, word: str) -> list[Sense]:
         """Senses of the first English relative the lexicon holds (*cornea* for *corneal*)."""
         for form in related_forms(word):
-            senses = self.lexicon.senses(form)
+            senses = self.lexicon_senses(form)
             if senses:
                 return [Sense(s.text, RELATED_FACTOR * s.prior, s.kind) for s in senses]
         return []
@@ -143,7 +179,7 @@ class WordSenses:
         """The best rendering of a whole English word (the affix model's stem lookup)."""
         # the affix model asks for the same stems and completions for many words
         if word not in self._best_texts:
-            senses = self.lexicon.senses(word) or self._related(word)
+            senses = self.lexicon_senses(word) or self._related(word)
             self._best_texts[word] = senses[0].text if senses else None
         return self._best_texts[word]
 
@@ -153,6 +189,8 @@ class WordSenses:
             found += self.cognates.rewrite(word)[:FALLBACK_SENSES]
         if self.affixes is not None:
             found += self.affixes.render(word, self._best_text)[:FALLBACK_SENSES]
+        if self.morphemes is not None:
+            found += self.morphemes.render(word, self._best_text)[:FALLBACK_SENSES]
         return sorted(found, key=lambda x: -x[1])
 
 
