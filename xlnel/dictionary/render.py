@@ -4,8 +4,8 @@ Each English word of a name gets its senses from, in turn: the language file's f
 the bilingual lexicon (all senses, base forms of inflected words too), the senses of an English
 relative the lexicon holds (*cornea* for *corneal*, see :mod:`xlnel.dictionary.morphology`), and
 fallbacks for words the lexicon lacks: cognate ending rules learned from the pairs (Latin-script
-targets), affixes aligned in the pairs, morphemes aligned in the pairs (scripts without spaces), a character transliterator (other scripts, when one is
-given) and, last, the English word itself at a low prior. An optional corpus re-ranks senses by
+targets), affixes and, for scripts without spaces, morphemes aligned in the pairs, a character
+transliterator (other scripts, when one is given) and, last, the English word itself at a low prior. An optional corpus re-ranks senses by
 how often they occur and marks renderings it attests.
 """
 
