@@ -107,6 +107,9 @@ def adapt_cli(
         help="Add corpus n-grams whose back-translation is a KB name.")] = True,
     keep_english: Annotated[bool, typer.Option(
         help="Also keep the English names of the concepts (source kb).")] = True,
+    encoder: Annotated[str | None, typer.Option(
+        help="Multilingual encoder whose nearest LANG pair word renders a word the pairs "
+             "lack (e.g. multilingual-e5-small).")] = None,
 ) -> None:
     """Adapt to a new language: render the KBs into LANG from word PAIRS.
 
@@ -117,7 +120,7 @@ def adapt_cli(
     from xlnel.dictionary.render import BuildSettings
 
     settings = BuildSettings(n_best=n_best, max_names_per_concept=max_names,
-                             keep_english=keep_english)
+                             keep_english=keep_english, encoder=encoder)
     report = _run(lambda: adapt(lang, pairs, kb, out, corpus=corpus or (),
                                 language_file=language_file, settings=settings,
                                 transliteration_seconds=translit_seconds, limit=limit,

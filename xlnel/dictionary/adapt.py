@@ -32,6 +32,7 @@ from xlnel.dictionary.builder import build_dictionary, evaluate_translator
 from xlnel.dictionary.cognates import CognateRules
 from xlnel.dictionary.corpus_evidence import CorpusEvidence, corpus_texts
 from xlnel.dictionary.dictionary import Dictionary
+from xlnel.dictionary.encoder_senses import encoder_embedder, native_targets, nearest_targets
 from xlnel.dictionary.induction import InductionSettings, induce_entries
 from xlnel.dictionary.langdata import LanguageProfile, load_profile
 from xlnel.dictionary.lexicon import Lexicon
@@ -256,8 +257,10 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     from the language file ``dictionary/languages/<lang>.yaml`` (generic defaults without one);
     words the lexicon lacks go through cognate ending rules learned from the pairs, for a
     language written without spaces (``joiner: ''``) morphemes aligned in the pairs
-    (:mod:`xlnel.dictionary.morphemes`) and, for scripts with enough transliteration pairs, a character model trained within
-    ``transliteration_seconds`` (saved under ``out_dir/translator``). Writes
+    (:mod:`xlnel.dictionary.morphemes`), with ``settings.encoder`` the nearest pair word by
+    that encoder (:mod:`xlnel.dictionary.encoder_senses`) and, for scripts with enough
+    transliteration pairs, a character model trained within ``transliteration_seconds``
+    (saved under ``out_dir/translator``). Writes
     ``out_dir/dictionary.tsv`` (with a ``score`` column) and ``out_dir/report.json``; with a
     corpus, also ``out_dir/attested.tsv``: the entries it attests (a small dictionary of the
     forms people write).
@@ -365,6 +368,13 @@ def _word_senses(lexicon: Lexicon, profile: LanguageProfile, concepts: Sequence[
             ((w, s.text) for w, ss in lexicon.items() for s in ss), missing,
             profile.transliteration_pattern)
         details["morphemes"] = len(senses.morphemes)
+    if settings.encoder is not None:
+        targets = native_targets(lexicon, profile.transliteration_pattern)
+        senses.nearest = nearest_targets(missing, targets, encoder_embedder(settings.encoder),
+                                         settings.nearest_min_cosine)
+        senses.nearest_prior = settings.nearest_prior
+        details["encoder"] = {"model": settings.encoder, "target_words": len(targets),
+                              "words_rendered": len(senses.nearest)}
     if seconds > 0 and not latin:
         pairs = transliteration_pairs(lexicon, profile)
         details["transliteration_pairs"] = len(pairs)

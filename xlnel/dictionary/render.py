@@ -5,8 +5,9 @@ the bilingual lexicon (all senses, base forms of inflected words too), the sense
 relative the lexicon holds (*cornea* for *corneal*, see :mod:`xlnel.dictionary.morphology`), and
 fallbacks for words the lexicon lacks: cognate ending rules learned from the pairs (Latin-script
 targets), affixes and, for scripts without spaces, morphemes aligned in the pairs, a character
-transliterator (other scripts, when one is given) and, last, the English word itself at a low prior. An optional corpus re-ranks senses by
-how often they occur and marks renderings it attests.
+transliterator (other scripts, when one is given), optionally the pair word nearest the English
+word by a multilingual encoder, and, last, the English word itself at a low prior. An optional
+corpus re-ranks senses by how often they occur and marks renderings it attests.
 """
 
 from __future__ import annotations
@@ -56,6 +57,10 @@ class BuildSettings:
             ``english_score``): medical texts often use the English term, and for cognate-rich
             languages the English name is sometimes nearer the local term than any rendering.
         english_score: Score of a kept English name.
+        encoder: A multilingual encoder (registered name, Hugging Face id or folder) whose
+            nearest native target word renders a word the lexicon lacks; ``None``: none.
+        nearest_min_cosine: Least cosine of such a target word.
+        nearest_prior: Prior of such a target word.
         transliteration_factor: Prior factor of a lexicon sense in the language's
             transliteration script when the word has a native sense too (see
             :class:`WordSenses`).
@@ -71,6 +76,9 @@ class BuildSettings:
     keep_english: bool = True
     english_score: float = COPY_PRIOR
     transliteration_factor: float = 0.5
+    encoder: str | None = None
+    nearest_min_cosine: float = 0.9
+    nearest_prior: float = 0.5
 
 
 class WordSenses:
@@ -89,6 +97,10 @@ class WordSenses:
         keep_copies: Take a pair whose target copies the English word (``dist``/``dist``) for
             a translation; ``False`` for a target script the English word is not written in,
             where such a pair is left untranslated noise and the word goes to the fallbacks.
+        nearest: ``word -> (target word, cosine)`` from a multilingual encoder
+            (:mod:`xlnel.dictionary.encoder_senses`), a sense of a word the lexicon lacks, with
+            prior ``nearest_prior``; ``None`` for none.
+        nearest_prior: Prior of such a sense.
         morphemes: Sub-word alignments (:mod:`xlnel.dictionary.morphemes`) composing words the
             lexicon lacks; ``None`` for none.
         transliteration_factor: Prior factor of a sense matching the profile's
@@ -103,8 +115,12 @@ class WordSenses:
                  fallback_prior: float = 0.6, cognate_bonus: float = 1.0,
                  affixes: AffixModel | None = None, keep_copies: bool = True,
                  transliteration_factor: float = 1.0,
-                 morphemes: MorphemeTable | None = None) -> None:
+                 morphemes: MorphemeTable | None = None,
+                 nearest: Mapping[str, tuple[str, float]] | None = None,
+                 nearest_prior: float = 0.5) -> None:
         self.lexicon = lexicon
+        self.nearest = nearest or {}
+        self.nearest_prior = nearest_prior
         self.morphemes = morphemes
         self.keep_copies = keep_copies
         self.transliteration_factor = transliteration_factor
@@ -147,6 +163,9 @@ class WordSenses:
         self.missing.add(word)
         out = [Sense(text, self.fallback_prior * score, "transliteration")
                for text, score in self._fallback(word)]
+        if word in self.nearest:
+            out = sorted([*out, Sense(self.nearest[word][0], self.nearest_prior,
+                                      "transliteration")], key=lambda s: -s.prior)
         return out + [Sense(word, COPY_PRIOR, "copy")]
 
     def lexicon_senses(self, word: str) -> list[Sense]:
