@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
+import pytest
 
+from xlnel.dictionary.adapt import adapt
 from xlnel.dictionary.encoder_senses import native_targets, nearest_targets
 from xlnel.dictionary.langdata import LanguageProfile
 from xlnel.dictionary.lexicon import Lexicon
-from xlnel.dictionary.render import WordSenses
+from xlnel.dictionary.render import BuildSettings, WordSenses
+from xlnel.errors import ConfigError
 
 KATAKANA = re.compile("^[\u30a0-\u30ff]+$")
 # hand-made unit vectors: renal is near 腎臓 (cosine 0.96), posterior near nothing
@@ -43,3 +47,11 @@ def test_word_senses_use_the_nearest_target_before_the_copy() -> None:
     found = senses("renal")
     assert [s.text for s in found] == ["腎臓", "renal"]
     assert found[0].prior == 0.5
+
+
+def test_adapt_needs_an_embedder_for_its_encoder(tmp_path: Path) -> None:
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("kidney\t腎臓\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="multilingual-e5-small"):
+        adapt("ja", pairs, ["hpo"], tmp_path / "out",
+              settings=BuildSettings(encoder="multilingual-e5-small"))

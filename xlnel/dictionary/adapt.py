@@ -32,7 +32,7 @@ from xlnel.dictionary.builder import build_dictionary, evaluate_translator
 from xlnel.dictionary.cognates import CognateRules
 from xlnel.dictionary.corpus_evidence import CorpusEvidence, corpus_texts
 from xlnel.dictionary.dictionary import Dictionary
-from xlnel.dictionary.encoder_senses import encoder_embedder, native_targets, nearest_targets
+from xlnel.dictionary.encoder_senses import Embed, native_targets, nearest_targets
 from xlnel.dictionary.induction import InductionSettings, induce_entries
 from xlnel.dictionary.langdata import LanguageProfile, load_profile
 from xlnel.dictionary.lexicon import Lexicon
@@ -250,7 +250,8 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
           corpus: Sequence[str | Path] = (), language_file: str | Path | None = None,
           settings: BuildSettings | None = None, transliteration_seconds: float = 180.0,
           limit: int | None = None, progress: bool = False,
-          induction: InductionSettings | None = None, induce: bool = True) -> dict[str, Any]:
+          induction: InductionSettings | None = None, induce: bool = True,
+          embed: Embed | None = None) -> dict[str, Any]:
     """Render English knowledge bases into ``lang`` from word pairs; write the dictionary.
 
     The pairs become a lexicon (every sense); names are composed in the target's word order
@@ -279,6 +280,7 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         progress: Show progress bars.
         induction: Settings of the corpus induction (defaults when ``None``).
         induce: Add the entries induced from the corpus (when one is given).
+        embed: Text embedder of the encoder named by ``settings.encoder`` (required with it).
 
     Returns:
         The report written to ``report.json``: inputs, counts by source, timings, peak memory.
@@ -288,6 +290,7 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         FormatError: On a malformed pair, knowledge-base, corpus or language file, naming the
             file and line.
         ValueError: On an empty pair file or no knowledge base.
+        ConfigError: When ``settings.encoder`` is set without ``embed``.
         OutputError: When ``out_dir`` is a file, an input, holds one, or holds files of
             something else (checked before any work).
     """
@@ -305,12 +308,15 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
                                                      ATTESTED_FILE),
                               marker=REPORT_FILE)
     settings = settings if settings is not None else BuildSettings()
+    if settings.encoder is not None and embed is None:
+        raise ConfigError(f"settings.encoder is {settings.encoder!r} but no embedder was given "
+                          "(embed=, a text embedder of that encoder)")
     profile = load_profile(lang, language_file)
     concepts, sources = load_concepts(kb_specs, limit)
     lexicon = Lexicon.from_file(pairs_path)
     times = {"read": time.monotonic() - started}
     senses, details = _word_senses(lexicon, profile, concepts, out, settings,
-                                   transliteration_seconds, progress)
+                                   transliteration_seconds, progress, embed)
     times["fallbacks"] = time.monotonic() - started - times["read"]
     texts = list(corpus_texts(corpus))  # read once: for the evidence and for induction
     evidence = CorpusEvidence(texts) if corpus else None
@@ -350,7 +356,8 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
 
 def _word_senses(lexicon: Lexicon, profile: LanguageProfile, concepts: Sequence[Concept],
                  out: Path, settings: BuildSettings, seconds: float,
-                 progress: bool) -> tuple[WordSenses, dict[str, Any]]:
+                 progress: bool, embed: Embed | None = None
+                 ) -> tuple[WordSenses, dict[str, Any]]:
     """Word senses with the fallbacks the pairs support: cognate rules, a transliterator."""
     cognates = CognateRules().fit((w, s.text) for w, ss in lexicon.items() for s in ss)
     affixes = AffixModel().fit((w, s.text) for w, ss in lexicon.items() for s in ss)
@@ -368,10 +375,9 @@ def _word_senses(lexicon: Lexicon, profile: LanguageProfile, concepts: Sequence[
             ((w, s.text) for w, ss in lexicon.items() for s in ss), missing,
             profile.transliteration_pattern)
         details["morphemes"] = len(senses.morphemes)
-    if settings.encoder is not None:
+    if settings.encoder is not None and embed is not None:
         targets = native_targets(lexicon, profile.transliteration_pattern)
-        senses.nearest = nearest_targets(missing, targets, encoder_embedder(settings.encoder),
-                                         settings.nearest_min_cosine)
+        senses.nearest = nearest_targets(missing, targets, embed, settings.nearest_min_cosine)
         senses.nearest_prior = settings.nearest_prior
         details["encoder"] = {"model": settings.encoder, "target_words": len(targets),
                               "words_rendered": len(senses.nearest)}

@@ -20,19 +20,11 @@ from xlnel.dictionary.lexicon import Lexicon
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["encoder_embedder", "native_targets", "nearest_targets"]
+__all__ = ["Embed", "native_targets", "nearest_targets"]
 
-#: Embeds texts into unit-length rows.
+#: Embeds texts into unit-length rows (such as ``xlnel.linkers.encoder.cached_encode`` of an
+#: ``EntityEncoder``; the caller builds it, since the encoders live in a later stage).
 Embed = Callable[[Sequence[str]], np.ndarray]
-
-
-def encoder_embedder(model: str) -> Embed:
-    """The embedder of an encoder (registered name, Hugging Face id or folder) on CPU, its
-    embeddings cached under ``XLNEL_CACHE/embeddings``."""
-    from xlnel.linkers.encoder import EntityEncoder, cached_encode
-
-    encoder = EntityEncoder(model, device="cpu")
-    return lambda texts: cached_encode(encoder, list(texts))
 
 
 def native_targets(lexicon: Lexicon, transliteration: re.Pattern[str] | None,
