@@ -89,6 +89,16 @@ def build_cli(
     typer.echo(f"dictionary saved to {report['out']}", err=True)
 
 
+def _embedder(model: str | None) -> Any:
+    """A CPU text embedder of an encoder, its embeddings cached under XLNEL_CACHE."""
+    if model is None:
+        return None
+    from xlnel.linkers.encoder import EntityEncoder, cached_encode
+
+    encoder = EntityEncoder(model, device="cpu")
+    return lambda texts: cached_encode(encoder, list(texts))
+
+
 def adapt_cli(
     lang: Annotated[str, typer.Option(help="Language code of the pair targets.")],
     pairs: Annotated[Path, typer.Option(help="English-to-LANG word pairs TSV (MUSE format).")],
@@ -107,6 +117,9 @@ def adapt_cli(
         help="Add corpus n-grams whose back-translation is a KB name.")] = True,
     keep_english: Annotated[bool, typer.Option(
         help="Also keep the English names of the concepts (source kb).")] = True,
+    encoder: Annotated[str | None, typer.Option(
+        help="Multilingual encoder whose nearest LANG pair word renders a word the pairs "
+             "lack (e.g. multilingual-e5-small).")] = None,
 ) -> None:
     """Adapt to a new language: render the KBs into LANG from word PAIRS.
 
@@ -117,11 +130,11 @@ def adapt_cli(
     from xlnel.dictionary.render import BuildSettings
 
     settings = BuildSettings(n_best=n_best, max_names_per_concept=max_names,
-                             keep_english=keep_english)
+                             keep_english=keep_english, encoder=encoder)
     report = _run(lambda: adapt(lang, pairs, kb, out, corpus=corpus or (),
                                 language_file=language_file, settings=settings,
                                 transliteration_seconds=translit_seconds, limit=limit,
-                                progress=True, induce=induce))
+                                progress=True, induce=induce, embed=_embedder(encoder)))
     summary = {k: report[k] for k in ("dictionary", "seconds", "peak_memory_mb")}
     typer.echo(json.dumps(summary, ensure_ascii=False, indent=2))
     typer.echo(f"adapted to {lang!r} in {out}", err=True)

@@ -33,9 +33,11 @@ from xlnel.dictionary.cognates import CognateRules
 from xlnel.dictionary.compounds import CompoundForms
 from xlnel.dictionary.corpus_evidence import CorpusEvidence, corpus_texts
 from xlnel.dictionary.dictionary import Dictionary
+from xlnel.dictionary.encoder_senses import Embed, native_targets, nearest_targets
 from xlnel.dictionary.induction import InductionSettings, induce_entries
 from xlnel.dictionary.langdata import LanguageProfile, load_profile
 from xlnel.dictionary.lexicon import Lexicon
+from xlnel.dictionary.morphemes import MorphemeTable
 from xlnel.dictionary.morphology import AffixModel
 from xlnel.dictionary.pairs import WordPair, load_pairs, normalize_name, split_pairs
 from xlnel.dictionary.render import BuildSettings, WordSenses, kb_words, render_kb
@@ -249,14 +251,18 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
           corpus: Sequence[str | Path] = (), language_file: str | Path | None = None,
           settings: BuildSettings | None = None, transliteration_seconds: float = 180.0,
           limit: int | None = None, progress: bool = False,
-          induction: InductionSettings | None = None, induce: bool = True) -> dict[str, Any]:
+          induction: InductionSettings | None = None, induce: bool = True,
+          embed: Embed | None = None) -> dict[str, Any]:
     """Render English knowledge bases into ``lang`` from word pairs; write the dictionary.
 
     The pairs become a lexicon (every sense); names are composed in the target's word order
     from the language file ``dictionary/languages/<lang>.yaml`` (generic defaults without one);
-    words the lexicon lacks go through cognate ending rules learned from the pairs and, for
-    scripts with enough transliteration pairs, a character model trained within
-    ``transliteration_seconds`` (saved under ``out_dir/translator``). Writes
+    words the lexicon lacks go through cognate ending rules learned from the pairs, for a
+    language written without spaces (``joiner: ''``) morphemes aligned in the pairs
+    (:mod:`xlnel.dictionary.morphemes`), with ``settings.encoder`` the nearest pair word by
+    that encoder (:mod:`xlnel.dictionary.encoder_senses`) and, for scripts with enough
+    transliteration pairs, a character model trained within ``transliteration_seconds``
+    (saved under ``out_dir/translator``). Writes
     ``out_dir/dictionary.tsv`` (with a ``score`` column) and ``out_dir/report.json``; with a
     corpus, also ``out_dir/attested.tsv``: the entries it attests (a small dictionary of the
     forms people write).
@@ -275,6 +281,7 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         progress: Show progress bars.
         induction: Settings of the corpus induction (defaults when ``None``).
         induce: Add the entries induced from the corpus (when one is given).
+        embed: Text embedder of the encoder named by ``settings.encoder`` (required with it).
 
     Returns:
         The report written to ``report.json``: inputs, counts by source, timings, peak memory.
@@ -284,6 +291,7 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         FormatError: On a malformed pair, knowledge-base, corpus or language file, naming the
             file and line.
         ValueError: On an empty pair file or no knowledge base.
+        ConfigError: When ``settings.encoder`` is set without ``embed``.
         OutputError: When ``out_dir`` is a file, an input, holds one, or holds files of
             something else (checked before any work).
     """
@@ -301,12 +309,15 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
                                                      ATTESTED_FILE),
                               marker=REPORT_FILE)
     settings = settings if settings is not None else BuildSettings()
+    if settings.encoder is not None and embed is None:
+        raise ConfigError(f"settings.encoder is {settings.encoder!r} but no embedder was given "
+                          "(embed=, a text embedder of that encoder)")
     profile = load_profile(lang, language_file)
     concepts, sources = load_concepts(kb_specs, limit)
     lexicon = Lexicon.from_file(pairs_path)
     times = {"read": time.monotonic() - started}
     senses, details = _word_senses(lexicon, profile, concepts, out, settings,
-                                   transliteration_seconds, progress)
+                                   transliteration_seconds, progress, embed)
     times["fallbacks"] = time.monotonic() - started - times["read"]
     texts = list(corpus_texts(corpus))  # read once: for the evidence and for induction
     evidence = CorpusEvidence(texts) if corpus else None
@@ -346,24 +357,39 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
 
 def _word_senses(lexicon: Lexicon, profile: LanguageProfile, concepts: Sequence[Concept],
                  out: Path, settings: BuildSettings, seconds: float,
-                 progress: bool) -> tuple[WordSenses, dict[str, Any]]:
+                 progress: bool, embed: Embed | None = None
+                 ) -> tuple[WordSenses, dict[str, Any]]:
     """Word senses with the fallbacks the pairs support: cognate rules, a transliterator."""
     cognates = CognateRules().fit((w, s.text) for w, ss in lexicon.items() for s in ss)
     affixes = AffixModel().fit((w, s.text) for w, ss in lexicon.items() for s in ss)
     details: dict[str, Any] = {"cognate_rules": len(cognates), "affix_alignments": len(affixes),
                                "transliteration_pairs": 0, "transliterator": None}
+    latin = is_latin_script(lexicon)
     senses = WordSenses(lexicon, profile, cognates, fallback_prior=settings.fallback_prior,
-                        cognate_bonus=settings.cognate_bonus, affixes=affixes)
+                        cognate_bonus=settings.cognate_bonus, affixes=affixes,
+                        keep_copies=latin,
+                        transliteration_factor=settings.transliteration_factor)
     if profile.compound:
         senses.compounds = CompoundForms().fit(s.text for _, ss in lexicon.items() for s in ss)
         details["compound_forms"] = len(senses.compounds)
-    if seconds > 0 and not is_latin_script(lexicon):
+    missing = [w for w in kb_words(concepts) if w.isalpha() and len(w) > 2
+               and not senses.lexicon_senses(w) and w not in profile.words]
+    if not profile.joiner:  # a script without spaces composes words from morphemes
+        senses.morphemes = MorphemeTable().fit(
+            ((w, s.text) for w, ss in lexicon.items() for s in ss), missing,
+            profile.transliteration_pattern)
+        details["morphemes"] = len(senses.morphemes)
+    if settings.encoder is not None and embed is not None:
+        targets = native_targets(lexicon, profile.transliteration_pattern)
+        senses.nearest = nearest_targets(missing, targets, embed, settings.nearest_min_cosine)
+        senses.nearest_prior = settings.nearest_prior
+        details["encoder"] = {"model": settings.encoder, "target_words": len(targets),
+                              "words_rendered": len(senses.nearest)}
+    if seconds > 0 and not latin:
         pairs = transliteration_pairs(lexicon, profile)
         details["transliteration_pairs"] = len(pairs)
         model = train_transliterator(pairs, profile.lang, out / TRANSLATOR_DIR, seconds, progress)
         if model is not None:
-            missing = [w for w in kb_words(concepts) if w.isalpha() and len(w) > 2
-                       and not lexicon.senses(w) and w not in profile.words]
             senses.transliterations = transliterate(model, missing)
             details["transliterator"] = str(out / TRANSLATOR_DIR)
             details["transliterated_words"] = len(missing)

@@ -4,9 +4,10 @@ Each English word of a name gets its senses from, in turn: the language file's f
 the bilingual lexicon (all senses, base forms of inflected words too), the senses of an English
 relative the lexicon holds (*cornea* for *corneal*, see :mod:`xlnel.dictionary.morphology`), and
 fallbacks for words the lexicon lacks: cognate ending rules learned from the pairs (Latin-script
-targets), affixes aligned in the pairs, a character transliterator (other scripts, when one is
-given) and, last, the English word itself at a low prior. An optional corpus re-ranks senses by
-how often they occur and marks renderings it attests.
+targets), affixes and, for scripts without spaces, morphemes aligned in the pairs, a character
+transliterator (other scripts, when one is given), optionally the pair word nearest the English
+word by a multilingual encoder, and, last, the English word itself at a low prior. An optional
+corpus re-ranks senses by how often they occur and marks renderings it attests.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from xlnel.dictionary.compounds import CompoundForms
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.langdata import LanguageProfile
 from xlnel.dictionary.lexicon import COPY_FACTOR, RANK_DECAY, Lexicon, Sense
+from xlnel.dictionary.morphemes import MorphemeTable
 from xlnel.dictionary.morphology import AffixModel, related_forms
 from xlnel.types import Concept
 
@@ -56,6 +58,13 @@ class BuildSettings:
             ``english_score``): medical texts often use the English term, and for cognate-rich
             languages the English name is sometimes nearer the local term than any rendering.
         english_score: Score of a kept English name.
+        encoder: A multilingual encoder (registered name, Hugging Face id or folder) whose
+            nearest native target word renders a word the lexicon lacks; ``None``: none.
+        nearest_min_cosine: Least cosine of such a target word.
+        nearest_prior: Prior of such a target word.
+        transliteration_factor: Prior factor of a lexicon sense in the language's
+            transliteration script when the word has a native sense too (see
+            :class:`WordSenses`).
     """
 
     n_best: int = 3
@@ -67,6 +76,10 @@ class BuildSettings:
     min_score: float = 0.0
     keep_english: bool = True
     english_score: float = COPY_PRIOR
+    transliteration_factor: float = 0.5
+    encoder: str | None = None
+    nearest_min_cosine: float = 0.9
+    nearest_prior: float = 0.5
 
 
 class WordSenses:
@@ -82,6 +95,18 @@ class WordSenses:
         fallback_prior: Prior factor of cognate rewrites, affix renderings and
             transliterations.
         affixes: English affixes aligned with target affixes; ``None`` for none.
+        keep_copies: Take a pair whose target copies the English word (``dist``/``dist``) for
+            a translation; ``False`` for a target script the English word is not written in,
+            where such a pair is left untranslated noise and the word goes to the fallbacks.
+        nearest: ``word -> (target word, cosine)`` from a multilingual encoder
+            (:mod:`xlnel.dictionary.encoder_senses`), a sense of a word the lexicon lacks, with
+            prior ``nearest_prior``; ``None`` for none.
+        nearest_prior: Prior of such a sense.
+        morphemes: Sub-word alignments (:mod:`xlnel.dictionary.morphemes`) composing words the
+            lexicon lacks; ``None`` for none.
+        transliteration_factor: Prior factor of a sense matching the profile's
+            ``transliteration_pattern`` when the word also has a sense that does not (medical
+            names prefer the native term: 骨 over ボーン).
     """
 
     def __init__(self, lexicon: Lexicon, profile: LanguageProfile,
@@ -89,8 +114,17 @@ class WordSenses:
                  transliterations: Mapping[str, Sequence[tuple[str, float]]] | None = None,
                  corpus_counts: Mapping[str, int] | None = None,
                  fallback_prior: float = 0.6, cognate_bonus: float = 1.0,
-                 affixes: AffixModel | None = None) -> None:
+                 affixes: AffixModel | None = None, keep_copies: bool = True,
+                 transliteration_factor: float = 1.0,
+                 morphemes: MorphemeTable | None = None,
+                 nearest: Mapping[str, tuple[str, float]] | None = None,
+                 nearest_prior: float = 0.5) -> None:
         self.lexicon = lexicon
+        self.nearest = nearest or {}
+        self.nearest_prior = nearest_prior
+        self.morphemes = morphemes
+        self.keep_copies = keep_copies
+        self.transliteration_factor = transliteration_factor
         self.profile = profile
         self.cognates = cognates
         self.affixes = affixes
@@ -107,7 +141,7 @@ class WordSenses:
         """Senses of a normalised English word (or connector phrase), best first."""
         found = self._cache.get(word)
         if found is None:
-            found = self._lookup(word)
+            found = self._native_first(self._lookup(word))
             if self.cognate_bonus and len(found) > 1:
                 found = _rescale(found, [s.prior * (1.0 + self.cognate_bonus * _similarity(
                     word, s.text)) for s in found])
@@ -120,7 +154,7 @@ class WordSenses:
         if word in self.profile.words:
             return [Sense(t, 1.0 / (1.0 + RANK_DECAY * i))
                     for i, t in enumerate(self.profile.words[word])]
-        senses = self.lexicon.senses(word)
+        senses = self.lexicon_senses(word)
         if senses and all(s.text.casefold() == word for s in senses):
             return self._respelled(word, senses)
         if senses:
@@ -133,6 +167,9 @@ class WordSenses:
         self.missing.add(word)
         out = [Sense(text, self.fallback_prior * score, "transliteration")
                for text, score in self._fallback(word)]
+        if word in self.nearest:
+            out = sorted([*out, Sense(self.nearest[word][0], self.nearest_prior,
+                                      "transliteration")], key=lambda s: -s.prior)
         return out + [Sense(word, COPY_PRIOR, "copy")]
 
     def _respelled(self, word: str, copies: list[Sense]) -> list[Sense]:
@@ -148,10 +185,28 @@ class WordSenses:
             return copies
         return found + [Sense(s.text, COPY_FACTOR * s.prior, s.kind) for s in copies]
 
+    def lexicon_senses(self, word: str) -> list[Sense]:
+        """The lexicon's senses of a word, without copies unless ``keep_copies``."""
+        senses = self.lexicon.senses(word)
+        if self.keep_copies:
+            return senses
+        return [s for s in senses if s.text.casefold() != word]
+
+    def _native_first(self, senses: list[Sense]) -> list[Sense]:
+        """Senses with transliterations lowered when a native sense exists."""
+        pattern = self.profile.transliteration_pattern
+        if pattern is None or self.transliteration_factor == 1.0 or len(senses) < 2:
+            return senses
+        native = [not pattern.search(s.text) for s in senses]
+        if all(native) or not any(native):
+            return senses
+        return _rescale(senses, [s.prior * (1.0 if n else self.transliteration_factor)
+                                 for s, n in zip(senses, native, strict=True)])
+
     def _related(self, word: str) -> list[Sense]:
         """Senses of the first English relative the lexicon holds (*cornea* for *corneal*)."""
         for form in related_forms(word):
-            senses = self.lexicon.senses(form)
+            senses = self.lexicon_senses(form)
             if senses:
                 return [Sense(s.text, RELATED_FACTOR * s.prior, s.kind) for s in senses]
         return []
@@ -160,7 +215,7 @@ class WordSenses:
         """The best rendering of a whole English word (the affix model's stem lookup)."""
         # the affix model asks for the same stems and completions for many words
         if word not in self._best_texts:
-            senses = self.lexicon.senses(word) or self._related(word)
+            senses = self.lexicon_senses(word) or self._related(word)
             self._best_texts[word] = senses[0].text if senses else None
         return self._best_texts[word]
 
@@ -170,6 +225,8 @@ class WordSenses:
             found += self.cognates.rewrite(word)[:FALLBACK_SENSES]
         if self.affixes is not None:
             found += self.affixes.render(word, self._best_text)[:FALLBACK_SENSES]
+        if self.morphemes is not None:
+            found += self.morphemes.render(word, self._best_text)[:FALLBACK_SENSES]
         return sorted(found, key=lambda x: -x[1])
 
 
