@@ -402,11 +402,6 @@ def adapt_new_language_english_hpo() -> str:
     return adapt_table("adapt_new_language_english_hpo.json")
 
 
-def adapt_new_language_ja() -> str:
-    """The adapt-to-a-new-language benchmark run on Japanese alone."""
-    return adapt_table("adapt_new_language_ja.json")
-
-
 def adapt_new_language_ja_encoder() -> str:
     """Japanese alone, built with the encoder fallback (``xlnel adapt --encoder``)."""
     return adapt_table("adapt_new_language_ja_encoder.json")
@@ -546,7 +541,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             ablations, r_sweep, r_sweep_cv, cascade_host_time, alternative_linkers,
                             top_k_recall, filter_speed, dense_index_speed, config_reference,
                             options_reference, serve_load, adapt_new_language,
-                            adapt_new_language_english_hpo, adapt_new_language_ja,
+                            adapt_new_language_english_hpo,
                             adapt_new_language_ja_encoder,
                             dictionary_coverage, dictionary_e2e,
                             accuracy_cv, decision_variants, reference_figures, protocol_bc5cdr)
