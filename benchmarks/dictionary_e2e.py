@@ -23,10 +23,13 @@ English words of the word pairs (:func:`xlnel.dictionary.induction.drop_common`)
 ``--min-single-score S`` the one-word built names scoring below S; the filtered entries are
 written beside the built file and used as ``built``. ``--prune K`` sets ``dft.prune`` of the
 built and both variants: each fold removes the built names its DFT posts hold K times or more
-and never as a gold mention (:func:`xlnel.dictionary.dft.prune_unlinked_names`).
+and never as a gold mention (:func:`xlnel.dictionary.dft.prune_unlinked_names`). ``--set
+KEY=VALUE`` (repeatable) overrides the config of every variant, as ``xlnel train --set``
+(``filter.options.provenance=false`` leaves out the filter's features of the entries' sources).
 
     python -m benchmarks dictionary_e2e [--communities diabetes ...] [--built PATH]
-        [--common-top N] [--min-single-score S] [--prune K] [--result NAME]
+        [--common-top N] [--min-single-score S] [--prune K] [--set KEY=VALUE ...]
+        [--result NAME]
 
 writes ``benchmarks/results/dictionary_e2e.json`` (or ``NAME.json``).
 """
@@ -44,6 +47,7 @@ from typing import Any
 
 from benchmarks import _oof
 from benchmarks._common import write_result
+from xlnel.config import parse_overrides
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.induction import common_words, drop_common
 from xlnel.dictionary.langdata import load_profile
@@ -58,13 +62,17 @@ PAIRS = (("built", "reference"), ("both", "reference"), ("both", "built"))
 WORD_PAIRS = Path("../shared/data/muse/en-he.txt")
 
 
-def variants(built: Path, prune: int = 0) -> dict[str, dict[str, Any]]:
-    """Config overrides of each dictionary variant (``prune``: ``dft.prune`` of the built)."""
+def variants(built: Path, prune: int = 0,
+             common: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """Config overrides of each dictionary variant (``prune``: ``dft.prune`` of the built;
+    ``common``: overrides of every variant)."""
     pruning = {"dft.prune": prune} if prune else {}
-    return {"reference": {"dictionary.kb": [REFERENCE], "dictionary.extra": []},
-            "built": {"dictionary.kb": [], "dictionary.extra": [str(built)], **pruning},
+    shared = common or {}
+    return {"reference": {"dictionary.kb": [REFERENCE], "dictionary.extra": [], **shared},
+            "built": {"dictionary.kb": [], "dictionary.extra": [str(built)], **pruning,
+                      **shared},
             "both": {"dictionary.kb": [REFERENCE], "dictionary.extra": [str(built)],
-                     **pruning}}
+                     **pruning, **shared}}
 
 
 def filtered(built: Path, top: int, min_single_score: float) -> Path:
@@ -135,7 +143,10 @@ def main() -> None:
                         help="Results file name (benchmarks/results/NAME.json).")
     parser.add_argument("--prune", type=int, default=0,
                         help="dft.prune of the built and both variants (0: off).")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="Config override of every variant (repeatable).")
     args = parser.parse_args()
+    common = parse_overrides(args.set)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if not args.built.is_file():
         raise SystemExit(f"{args.built} not found: run python -m benchmarks dictionary_coverage")
@@ -148,7 +159,7 @@ def main() -> None:
     results: dict[str, Any] = {}
     for community in args.communities:
         runs = {}
-        for name, overrides in variants(args.built, args.prune).items():
+        for name, overrides in variants(args.built, args.prune, common).items():
             mark = time.perf_counter()
             runs[name] = run_variant(community, overrides)
             logging.info("%s %s: %.0f s", community, name, time.perf_counter() - mark)
@@ -156,13 +167,14 @@ def main() -> None:
         results[community] = compare(runs)
     if len(by_community) > 1:
         results["pooled"] = compare({name: join([r[name] for r in by_community.values()])
-                                     for name in variants(args.built, args.prune)})
+                                     for name in variants(args.built, args.prune, common)})
     write_result(args.result, {
         "benchmark": "dictionary_e2e", "level": "span (strict)",
         "protocol": f"{_oof.FOLDS}-fold cross-validation by document over all visible posts "
                     f"(seed {_oof.SEED}); out-of-fold predictions pooled",
         "settings": {"common_top": args.common_top,
-                     "min_single_score": args.min_single_score, "dft_prune": args.prune},
+                     "min_single_score": args.min_single_score, "dft_prune": args.prune,
+                     "set": common},
         "dictionaries": {"reference": REFERENCE,
                          "built": f"{args.built} (sha256 {digest}), from "
                                   "python -m benchmarks dictionary_coverage",
