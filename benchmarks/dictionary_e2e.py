@@ -14,7 +14,9 @@ Every visible post of a community is dealt into 5 folds by document (:mod:`_oof`
 applies DFT to its training posts, fits the filter and predicts its held-out posts. Reported per
 community and pooled over the three: strict span precision, recall and F1 of the out-of-fold
 predictions with a 95% document-bootstrap interval, and paired document bootstraps (1,000
-resamples) of built - reference, both - reference and both - built. Out-of-fold runs are cached
+resamples) of built - reference, both - reference and both - built; and where gold spans are
+lost: the HRM span recall of the candidates, and the spans with an exact match (matcher score 1),
+gold or not, and how many of them were linked. Out-of-fold runs are cached
 under ``XLNEL_CACHE`` (default ``/tmp``) in ``dictionary-e2e``, keyed by the content of the
 dictionary files each variant reads (the reference runs are shared by every built file).
 
@@ -52,7 +54,12 @@ from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.induction import common_words, drop_common
 from xlnel.dictionary.langdata import load_profile
 from xlnel.dictionary.pairs import read_pairs
-from xlnel.evaluation import bootstrap_counts, document_counts, paired_bootstrap_counts
+from xlnel.evaluation import (
+    bootstrap_counts,
+    document_counts,
+    hrm_recall,
+    paired_bootstrap_counts,
+)
 from xlnel.normalization import normalize_string
 
 COMMUNITIES = ("diabetes", "sclerosis", "depression")
@@ -105,9 +112,28 @@ def run_variant(community: str, overrides: dict[str, Any]) -> _oof.OutOfFold:
 
 
 def scores(oof: _oof.OutOfFold) -> dict[str, Any]:
-    """Strict span scores with a 95% document-bootstrap interval of F1."""
+    """Strict span scores with a 95% document-bootstrap interval of F1, and where the gold
+    spans were lost: the share with a candidate (HRM span recall), and the gold spans and
+    candidate spans with an exact match (matcher score 1) and how many of each were linked."""
     ci = bootstrap_counts(document_counts(oof.gold, oof.pred, "span"), seed=0)
-    return {**ci.scores.to_dict(), "f1_ci": list(ci.f1_ci)}
+    hrm = hrm_recall(oof.gold, {d.id: c for d, c in zip(oof.gold, oof.candidates, strict=True)},
+                     "span")
+    return {**ci.scores.to_dict(), "f1_ci": list(ci.f1_ci), "hrm_span_recall": hrm.recall,
+            "candidates": hrm.candidates, "exact": exact_matches(oof)}
+
+
+def exact_matches(oof: _oof.OutOfFold) -> dict[str, int]:
+    """Spans with an exact match: all of them and the gold ones, and how many were linked."""
+    out = dict.fromkeys(("spans", "spans_linked", "gold", "gold_linked"), 0)
+    for gold, cands, pred in zip(oof.gold, oof.candidates, oof.pred, strict=True):
+        exact = {(c.span.start, c.span.end) for c in cands if c.score >= 1.0}
+        linked = {(e.start, e.end) for e in pred.entities}
+        spans = {(e.start, e.end) for e in gold.entities}
+        out["spans"] += len(exact)
+        out["spans_linked"] += len(exact & linked)
+        out["gold"] += len(exact & spans)
+        out["gold_linked"] += len(exact & spans & linked)
+    return out
 
 
 def paired(a: _oof.OutOfFold, b: _oof.OutOfFold) -> dict[str, Any]:
@@ -123,6 +149,7 @@ def join(runs: list[_oof.OutOfFold]) -> _oof.OutOfFold:
     for i, r in enumerate(runs):
         out.gold += [replace(d, id=f"{i}:{d.id}") for d in r.gold]
         out.pred += [replace(d, id=f"{i}:{d.id}") for d in r.pred]
+        out.candidates += r.candidates
     return out
 
 
