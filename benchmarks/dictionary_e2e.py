@@ -14,7 +14,9 @@ Every visible post of a community is dealt into 5 folds by document (:mod:`_oof`
 applies DFT to its training posts, fits the filter and predicts its held-out posts. Reported per
 community and pooled over the three: strict span precision, recall and F1 of the out-of-fold
 predictions with a 95% document-bootstrap interval, and paired document bootstraps (1,000
-resamples) of built - reference, both - reference and both - built. Out-of-fold runs are cached
+resamples) of built - reference, both - reference and both - built; and where gold spans are
+lost: the HRM span recall of the candidates, and the spans with an exact match (matcher score 1),
+gold or not, and how many of them were linked. Out-of-fold runs are cached
 under ``XLNEL_CACHE`` (default ``/tmp``) in ``dictionary-e2e``, keyed by the content of the
 dictionary files each variant reads (the reference runs are shared by every built file).
 
@@ -23,10 +25,13 @@ English words of the word pairs (:func:`xlnel.dictionary.induction.drop_common`)
 ``--min-single-score S`` the one-word built names scoring below S; the filtered entries are
 written beside the built file and used as ``built``. ``--prune K`` sets ``dft.prune`` of the
 built and both variants: each fold removes the built names its DFT posts hold K times or more
-and never as a gold mention (:func:`xlnel.dictionary.dft.prune_unlinked_names`).
+and never as a gold mention (:func:`xlnel.dictionary.dft.prune_unlinked_names`). ``--set
+KEY=VALUE`` (repeatable) overrides the config of every variant, as ``xlnel train --set``
+(``filter.options.provenance=false`` leaves out the filter's features of the entries' sources).
 
     python -m benchmarks dictionary_e2e [--communities diabetes ...] [--built PATH]
-        [--common-top N] [--min-single-score S] [--prune K] [--result NAME]
+        [--common-top N] [--min-single-score S] [--prune K] [--set KEY=VALUE ...]
+        [--result NAME]
 
 writes ``benchmarks/results/dictionary_e2e.json`` (or ``NAME.json``).
 """
@@ -44,11 +49,17 @@ from typing import Any
 
 from benchmarks import _oof
 from benchmarks._common import write_result
+from xlnel.config import parse_overrides
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.induction import common_words, drop_common
 from xlnel.dictionary.langdata import load_profile
 from xlnel.dictionary.pairs import read_pairs
-from xlnel.evaluation import bootstrap_counts, document_counts, paired_bootstrap_counts
+from xlnel.evaluation import (
+    bootstrap_counts,
+    document_counts,
+    hrm_recall,
+    paired_bootstrap_counts,
+)
 from xlnel.normalization import normalize_string
 
 COMMUNITIES = ("diabetes", "sclerosis", "depression")
@@ -58,13 +69,17 @@ PAIRS = (("built", "reference"), ("both", "reference"), ("both", "built"))
 WORD_PAIRS = Path("../shared/data/muse/en-he.txt")
 
 
-def variants(built: Path, prune: int = 0) -> dict[str, dict[str, Any]]:
-    """Config overrides of each dictionary variant (``prune``: ``dft.prune`` of the built)."""
+def variants(built: Path, prune: int = 0,
+             common: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """Config overrides of each dictionary variant (``prune``: ``dft.prune`` of the built;
+    ``common``: overrides of every variant)."""
     pruning = {"dft.prune": prune} if prune else {}
-    return {"reference": {"dictionary.kb": [REFERENCE], "dictionary.extra": []},
-            "built": {"dictionary.kb": [], "dictionary.extra": [str(built)], **pruning},
+    shared = common or {}
+    return {"reference": {"dictionary.kb": [REFERENCE], "dictionary.extra": [], **shared},
+            "built": {"dictionary.kb": [], "dictionary.extra": [str(built)], **pruning,
+                      **shared},
             "both": {"dictionary.kb": [REFERENCE], "dictionary.extra": [str(built)],
-                     **pruning}}
+                     **pruning, **shared}}
 
 
 def filtered(built: Path, top: int, min_single_score: float) -> Path:
@@ -97,9 +112,28 @@ def run_variant(community: str, overrides: dict[str, Any]) -> _oof.OutOfFold:
 
 
 def scores(oof: _oof.OutOfFold) -> dict[str, Any]:
-    """Strict span scores with a 95% document-bootstrap interval of F1."""
+    """Strict span scores with a 95% document-bootstrap interval of F1, and where the gold
+    spans were lost: the share with a candidate (HRM span recall), and the gold spans and
+    candidate spans with an exact match (matcher score 1) and how many of each were linked."""
     ci = bootstrap_counts(document_counts(oof.gold, oof.pred, "span"), seed=0)
-    return {**ci.scores.to_dict(), "f1_ci": list(ci.f1_ci)}
+    hrm = hrm_recall(oof.gold, {d.id: c for d, c in zip(oof.gold, oof.candidates, strict=True)},
+                     "span")
+    return {**ci.scores.to_dict(), "f1_ci": list(ci.f1_ci), "hrm_span_recall": hrm.recall,
+            "candidates": hrm.candidates, "exact": exact_matches(oof)}
+
+
+def exact_matches(oof: _oof.OutOfFold) -> dict[str, int]:
+    """Spans with an exact match: all of them and the gold ones, and how many were linked."""
+    out = dict.fromkeys(("spans", "spans_linked", "gold", "gold_linked"), 0)
+    for gold, cands, pred in zip(oof.gold, oof.candidates, oof.pred, strict=True):
+        exact = {(c.span.start, c.span.end) for c in cands if c.score >= 1.0}
+        linked = {(e.start, e.end) for e in pred.entities}
+        spans = {(e.start, e.end) for e in gold.entities}
+        out["spans"] += len(exact)
+        out["spans_linked"] += len(exact & linked)
+        out["gold"] += len(exact & spans)
+        out["gold_linked"] += len(exact & spans & linked)
+    return out
 
 
 def paired(a: _oof.OutOfFold, b: _oof.OutOfFold) -> dict[str, Any]:
@@ -115,6 +149,7 @@ def join(runs: list[_oof.OutOfFold]) -> _oof.OutOfFold:
     for i, r in enumerate(runs):
         out.gold += [replace(d, id=f"{i}:{d.id}") for d in r.gold]
         out.pred += [replace(d, id=f"{i}:{d.id}") for d in r.pred]
+        out.candidates += r.candidates
     return out
 
 
@@ -135,7 +170,10 @@ def main() -> None:
                         help="Results file name (benchmarks/results/NAME.json).")
     parser.add_argument("--prune", type=int, default=0,
                         help="dft.prune of the built and both variants (0: off).")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="Config override of every variant (repeatable).")
     args = parser.parse_args()
+    common = parse_overrides(args.set)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if not args.built.is_file():
         raise SystemExit(f"{args.built} not found: run python -m benchmarks dictionary_coverage")
@@ -148,7 +186,7 @@ def main() -> None:
     results: dict[str, Any] = {}
     for community in args.communities:
         runs = {}
-        for name, overrides in variants(args.built, args.prune).items():
+        for name, overrides in variants(args.built, args.prune, common).items():
             mark = time.perf_counter()
             runs[name] = run_variant(community, overrides)
             logging.info("%s %s: %.0f s", community, name, time.perf_counter() - mark)
@@ -156,13 +194,14 @@ def main() -> None:
         results[community] = compare(runs)
     if len(by_community) > 1:
         results["pooled"] = compare({name: join([r[name] for r in by_community.values()])
-                                     for name in variants(args.built, args.prune)})
+                                     for name in variants(args.built, args.prune, common)})
     write_result(args.result, {
         "benchmark": "dictionary_e2e", "level": "span (strict)",
         "protocol": f"{_oof.FOLDS}-fold cross-validation by document over all visible posts "
                     f"(seed {_oof.SEED}); out-of-fold predictions pooled",
         "settings": {"common_top": args.common_top,
-                     "min_single_score": args.min_single_score, "dft_prune": args.prune},
+                     "min_single_score": args.min_single_score, "dft_prune": args.prune,
+                     "set": common},
         "dictionaries": {"reference": REFERENCE,
                          "built": f"{args.built} (sha256 {digest}), from "
                                   "python -m benchmarks dictionary_coverage",

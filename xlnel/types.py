@@ -49,12 +49,26 @@ class Concept:
 
 @dataclass(frozen=True)
 class Candidate:
-    """One dictionary name proposed for a span by a candidate generator."""
+    """One dictionary name proposed for a span by a candidate generator.
+
+    Attributes:
+        span: The span.
+        concept_id: The concept the name stands for.
+        name: The dictionary name.
+        score: The matcher's similarity of span and name.
+        source: Where the name's dictionary entry came from (``kb``, ``annotation``,
+            ``translated`` ...; the most trusted one when several entries of the concept
+            normalise to the name); ``None`` when the generator does not say.
+        entry_score: The dictionary builder's confidence in a generated entry; ``None`` for
+            names taken as given (knowledge base, annotations) or when not known.
+    """
 
     span: Span
     concept_id: str
     name: str
     score: float
+    source: str | None = None
+    entry_score: float | None = None
 
 
 #: Values of :attr:`Link.id_kind`.

@@ -202,3 +202,76 @@ def test_extended_option_round_trips(tmp_path, docs_and_candidates):
     g = GradientBoostingFilter.load(tmp_path / "f", cfg, "en")
     for a, b in zip(f.score_batch(docs, cands), g.score_batch(docs, cands), strict=True):
         np.testing.assert_allclose(a, b)
+
+
+def test_provenance_features_hand_worked():
+    from xlnel.filtering.features import (
+        PAIR_FEATURES,
+        PROVENANCE_FEATURES,
+        FeatureExtractor,
+        Priors,
+    )
+    from xlnel.types import Document
+
+    ex = FeatureExtractor("en", frozenset(), provenance=True)
+    assert ex.feature_names[-len(PROVENANCE_FEATURES):] == PROVENANCE_FEATURES
+    assert ex.feature_names[-len(PROVENANCE_FEATURES) - len(PAIR_FEATURES):
+                            -len(PROVENANCE_FEATURES)] == PAIR_FEATURES
+    doc = Document(id="d", text="so tired of sugar")
+    tired, sugar = Span(3, 8, "tired"), Span(12, 17, "sugar")
+    cands = [Candidate(tired, "C1", "tired", 1.0, "translated", 0.4),
+             Candidate(tired, "C2", "tire", 0.8, "corpus", 0.9),
+             Candidate(sugar, "C3", "sugar", 1.0, "composed", 0.5),
+             Candidate(sugar, "C4", "sugars", 0.9, "kb"),
+             Candidate(sugar, "C5", "suga", 0.7, "annotation"),
+             Candidate(sugar, "C6", "sugar x", 0.6)]  # no source: taken as given
+    rows = ex.transform(doc, cands, Priors())
+    assert rows.shape == (6, len(ex.feature_names))
+    prov = {name: rows[:, -len(PROVENANCE_FEATURES) + i].tolist()
+            for i, name in enumerate(PROVENANCE_FEATURES)}
+    assert prov["entry_generated"] == [1, 1, 1, 0, 0, 0]
+    assert prov["entry_annotation"] == [0, 0, 0, 0, 1, 0]
+    assert prov["entry_score"] == pytest.approx([0.4, 0.9, 0.5, -1, -1, -1])
+    # "tired" has only generated names; "sugar"'s best given name scores 0.9
+    assert prov["best_given_score"] == pytest.approx([0, 0, 0.9, 0.9, 0.9, 0.9])
+    # the other columns do not depend on the option
+    plain = FeatureExtractor("en", frozenset()).transform(doc, cands, Priors())
+    np.testing.assert_array_equal(rows[:, :-len(PROVENANCE_FEATURES)], plain)
+
+
+def test_provenance_is_on_by_default_and_listed_in_the_saved_filter(tmp_path,
+                                                                    docs_and_candidates):
+    import json
+
+    docs, cands = docs_and_candidates
+    assert all(c.source == "kb" for one in cands for c in one)  # the fixture's generator says
+    cfg = FilterConfig(name="xlnel.gbdt.v1", options={"folds": 2, "max_iter": 20})
+    f = GradientBoostingFilter(cfg, "en").fit(docs, cands)
+    assert "entry_generated" in f.feature_names
+    f.save(tmp_path / "f")
+    meta = json.loads((tmp_path / "f" / "filter.json").read_text(encoding="utf-8"))
+    assert meta["options"]["provenance"] is True and "best_given_score" in meta["features"]
+
+
+def test_a_filter_saved_without_provenance_loads_and_predicts(tmp_path, docs_and_candidates):
+    """A filter saved before the option existed lists neither it nor its features."""
+    import json
+
+    docs, cands = docs_and_candidates
+    options = {"folds": 2, "max_iter": 20}
+    old = GradientBoostingFilter(FilterConfig(name="xlnel.gbdt.v1",
+                                              options={**options, "provenance": False}), "en")
+    old.fit(docs, cands).save(tmp_path / "f")
+    meta_path = tmp_path / "f" / "filter.json"
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    del meta["options"]["provenance"]
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    loaded = GradientBoostingFilter.load(tmp_path / "f", FilterConfig(name="xlnel.gbdt.v1",
+                                                                      options=options), "en")
+    assert not loaded.extractor.provenance
+    for a, b in zip(old.score_batch(docs, cands), loaded.score_batch(docs, cands), strict=True):
+        np.testing.assert_allclose(a, b)
+    # asking for the features it was not trained with still fails
+    with pytest.raises(ArtifactError, match="other features"):
+        GradientBoostingFilter.load(tmp_path / "f", FilterConfig(
+            name="xlnel.gbdt.v1", options={**options, "provenance": True}), "en")

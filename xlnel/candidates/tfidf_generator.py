@@ -11,7 +11,14 @@ from pathlib import Path
 import numpy as np
 
 from xlnel.candidates.base import CandidateGenerator, register_generator
-from xlnel.candidates.names import index_names
+from xlnel.candidates.names import (
+    Provenance,
+    Target,
+    index_names,
+    read_provenance,
+    target_rows,
+    write_provenance,
+)
 from xlnel.candidates.spans import generate_spans
 from xlnel.candidates.stopwords import load_stopwords
 from xlnel.candidates.tfidf import MatcherConfig, TfidfMatcher
@@ -34,7 +41,8 @@ class TfidfCandidateGenerator(CandidateGenerator):
     """Spans of 1..k words matched to normalised dictionary names (high-recall matching).
 
     Names that normalise to the same string are indexed once; each indexed string keeps the
-    (concept id, original name) pairs it stands for, so a match yields one candidate per concept.
+    (concept id, original name) pairs it stands for, so a match yields one candidate per concept,
+    with the source and builder score of that concept's entry.
     """
 
     registered_name = "xlnel.tfidf_char.v1"
@@ -50,6 +58,8 @@ class TfidfCandidateGenerator(CandidateGenerator):
         self.stopwords = load_stopwords(lang, config.stopwords)
         self.matcher = TfidfMatcher(matcher_config(config))
         self._targets: list[list[tuple[str, str]]] = []  # per indexed string: (concept, name)
+        self._provenance: list[list[Provenance]] = []  # parallel to _targets; may be empty
+        self._rows: list[list[Target]] = []  # both joined, what a match yields
 
     def fit(self, dictionary: Dictionary) -> TfidfCandidateGenerator:
         """Index every name of ``dictionary``.
@@ -59,7 +69,8 @@ class TfidfCandidateGenerator(CandidateGenerator):
         """
         names = index_names(dictionary, self.lang)
         self.matcher.fit(names.keys)
-        self._targets = names.targets
+        self._targets, self._provenance = names.targets, names.provenance
+        self._rows = target_rows(self._targets, self._provenance)
         return self
 
     def spans(self, document: Document) -> list[Span]:
@@ -81,17 +92,20 @@ class TfidfCandidateGenerator(CandidateGenerator):
         keys: dict[str, int] = {}
         span_keys = [[keys.setdefault(normalize_string(s.text, self.lang), len(keys))
                       for s in one] for one in doc_spans]
-        targets = self._targets
-        # (concept id, name, score) of each distinct span text, shared by its spans
-        found = [[(cid, name, m.score) for m in row for cid, name in targets[m.name_index]]
+        rows = self._rows
+        # (concept id, name, score, source, entry score) of each distinct span text, shared
+        # by its spans
+        found = [[(cid, name, m.score, source, entry_score) for m in row
+                  for cid, name, source, entry_score in rows[m.name_index]]
                  for row in self.matcher.search(list(keys))]
         out: list[list[Candidate]] = []
         for one, ks in zip(doc_spans, span_keys, strict=True):
             cands: list[Candidate] = []
             for span, k in zip(one, ks, strict=True):
-                cands += [Candidate(span, cid, name, score) for cid, name, score in found[k]]
+                cands += [Candidate(span, *hit) for hit in found[k]]
             out.append(cands)
         return out
+
 
     def pair_scores(self, texts: Sequence[str], names: Sequence[str]) -> np.ndarray:
         """The matcher's score of each (span text, name) pair, as :meth:`generate_batch`
@@ -100,20 +114,26 @@ class TfidfCandidateGenerator(CandidateGenerator):
                                         [normalize_string(n, self.lang) for n in names])
 
     def save(self, directory: Path) -> None:
-        """Write the matcher and the indexed strings' targets."""
+        """Write the matcher, the indexed strings' targets and their provenance."""
         directory.mkdir(parents=True, exist_ok=True)
         self.matcher.save(directory / "matcher")
         (directory / "targets.json").write_text(
             json.dumps(self._targets, ensure_ascii=False), encoding="utf-8")
+        write_provenance(directory, self._provenance)
 
     @classmethod
     def load(cls, directory: Path, config: CandidatesConfig,
              lang: str) -> TfidfCandidateGenerator:
-        """Read a generator written by :meth:`save`; search settings come from ``config``."""
+        """Read a generator written by :meth:`save`; search settings come from ``config``.
+
+        A folder without ``provenance.json`` loads too; its candidates then carry no source.
+        """
         if not (directory / "targets.json").is_file():
             raise ArtifactError(f"saved candidate generator in {directory} lacks targets.json")
         gen = cls(config, lang)
         gen.matcher = TfidfMatcher.load(directory / "matcher", matcher_config(config))
         raw = json.loads((directory / "targets.json").read_text(encoding="utf-8"))
         gen._targets = [[(cid, name) for cid, name in t] for t in raw]
+        gen._provenance = read_provenance(directory, gen._targets)
+        gen._rows = target_rows(gen._targets, gen._provenance)
         return gen

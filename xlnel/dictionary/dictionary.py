@@ -14,6 +14,9 @@ from xlnel.types import Concept
 #: built from English names (``translated`` word for word, ``composed`` from several words,
 #: ``transliterated`` in part by the character fallback, ``corpus``: attested in a corpus).
 SOURCES = ("kb", "translated", "annotation", "composed", "transliterated", "corpus")
+#: Sources of names the builder generated (from English names or a corpus); the others
+#: (``kb``, ``annotation``) are names taken as given.
+GENERATED_SOURCES = frozenset({"translated", "composed", "transliterated", "corpus"})
 #: Header of a dictionary TSV; a fourth ``score`` column is optional.
 HEADER = ("name", "concept_id", "source")
 

@@ -3,6 +3,11 @@
 It trains in seconds on a CPU, so it serves the embedded default and fast sweeps. Priors are
 learnt out of fold on the training documents; the decision threshold is chosen on out-of-fold
 predictions too, never on scores of documents the model was fitted on.
+
+Option ``provenance`` (on by default) adds the source and builder score of each candidate's
+dictionary entry to the features (:data:`~xlnel.filtering.features.PROVENANCE_FEATURES`), so
+generated names are told from knowledge-base and annotation names. The saved ``filter.json``
+lists the features; a filter saved without the option loads with it off.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier
@@ -34,9 +39,11 @@ _TREES = "trees.npz"
 _PCA = "encoder_pca.npz"
 _Model: TypeAlias = "TreeEnsemble | HistGradientBoostingClassifier"
 
+#: Options a saved filter may not list, with the value its features were computed with.
+_ABSENT = {"provenance": False}
 _DEFAULTS = {"folds": 5, "max_iter": 300, "learning_rate": 0.08, "max_leaf_nodes": 31,
              "l2_regularization": 1.0, "seed": 0, "unit": "auto",
-             "window": 0, "extended": False,
+             "window": 0, "extended": False, "provenance": True,
              "encoder": None, "encoder_pca": 0, "encoder_context_words": 24}
 
 
@@ -77,7 +84,8 @@ class GradientBoostingFilter(CandidateFilter):
         self.per_span = (self.options["unit"] == "span" or
                          (self.options["unit"] == "auto" and config.select_level == "span"))
         self.extractor = FeatureExtractor(lang, load_stopwords(lang), int(self.options["window"]),
-                                          bool(self.options["extended"]))
+                                          bool(self.options["extended"]),
+                                          bool(self.options["provenance"]))
         #: Frozen-encoder columns (option ``encoder``: a model name, hub id or folder).
         self.encoder_features: EncoderFeatures | None = None
         if self.options["encoder"]:
@@ -243,7 +251,7 @@ class GradientBoostingFilter(CandidateFilter):
             if not (directory / name).is_file():
                 raise ArtifactError(f"saved filter in {directory} lacks {name}")
         meta = json.loads((directory / "filter.json").read_text(encoding="utf-8"))
-        f = cls(config, lang)
+        f = cls(_with_absent_options(config, meta.get("options", {})), lang)
         if meta.get("features") != list(f.feature_names):
             raise ArtifactError(f"filter in {directory} was trained with other features "
                                 f"(xlnel {meta.get('xlnel_version')}); retrain it")
@@ -257,6 +265,15 @@ class GradientBoostingFilter(CandidateFilter):
         f.priors = Priors(raw["mention"], raw["name"], raw["context"], raw.get("window", {}))
         f.threshold = meta["threshold"] if config.threshold is None else config.threshold
         return f
+
+
+def _with_absent_options(config: FilterConfig, saved: dict[str, Any]) -> FilterConfig:
+    """``config`` with the value each option in :data:`_ABSENT` had for a filter whose saved
+    options lack it (unless ``config`` sets it), so its feature columns are rebuilt."""
+    absent = {k: v for k, v in _ABSENT.items() if k not in saved and k not in config.options}
+    if not absent:
+        return config
+    return config.model_copy(update={"options": {**config.options, **absent}})
 
 
 def _positive_proba(model: _Model, x: np.ndarray) -> np.ndarray:

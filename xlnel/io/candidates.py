@@ -18,24 +18,28 @@ __all__ = ["read_candidates", "read_scores", "write_candidates", "write_scores"]
 
 
 def write_candidates(path: Path, candidates: Sequence[Sequence[Candidate]]) -> None:
-    """Candidates per document as JSON lines of ``[start, end, text, prefix, cid, name, score]``."""
+    """Candidates per document as JSON lines of ``[start, end, text, prefix, cid, name, score,
+    source, entry_score]``."""
     with atomic_write(path) as f:
         for cands in candidates:
             rows = [[c.span.start, c.span.end, c.span.text, c.span.stripped_prefix,
-                     c.concept_id, c.name, c.score] for c in cands]
+                     c.concept_id, c.name, c.score, c.source, c.entry_score] for c in cands]
             f.write(json.dumps(rows, ensure_ascii=False) + "\n")
 
 
 def read_candidates(path: Path) -> list[list[Candidate]]:
-    """Candidates written by :func:`write_candidates`."""
+    """Candidates written by :func:`write_candidates` (rows without ``source`` and
+    ``entry_score`` give ``None`` for both)."""
     out: list[list[Candidate]] = []
     with open(path, encoding="utf-8") as f:
         for line in f:
             spans: dict[tuple[int, int, str], Span] = {}
             cands = []
-            for start, end, text, prefix, cid, name, score in json.loads(line):
+            for start, end, text, prefix, cid, name, score, *origin in json.loads(line):
                 span = spans.setdefault((start, end, prefix), Span(start, end, text, prefix))
-                cands.append(Candidate(span, cid, name, float(score)))
+                source, entry_score = origin or (None, None)
+                cands.append(Candidate(span, cid, name, float(score), source,
+                                       None if entry_score is None else float(entry_score)))
             out.append(cands)
     return out
 

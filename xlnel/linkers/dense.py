@@ -34,7 +34,14 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from xlnel.candidates.base import CandidateGenerator, register_generator
-from xlnel.candidates.names import index_names
+from xlnel.candidates.names import (
+    Provenance,
+    Target,
+    index_names,
+    read_provenance,
+    target_rows,
+    write_provenance,
+)
 from xlnel.candidates.spans import generate_spans, tokenize
 from xlnel.candidates.stopwords import load_stopwords
 from xlnel.candidates.tfidf_generator import TfidfCandidateGenerator
@@ -137,6 +144,8 @@ class DenseCandidateGenerator(CandidateGenerator):
         self.encoder: EntityEncoder | None = None
         self._keys: list[str] = []
         self._targets: list[list[tuple[str, str]]] = []  # per indexed string: (concept, name)
+        self._provenance: list[list[Provenance]] = []  # parallel to _targets; may be empty
+        self._rows: list[list[Target]] = []  # both joined, what a match yields
         self._index: Any = None
         self._small: Any = None  # annotation index, rows -> ids of self._keys
         self._small_ids = np.zeros(0, dtype=np.int64)
@@ -164,6 +173,8 @@ class DenseCandidateGenerator(CandidateGenerator):
         names = index_names(dictionary, self.lang)
         annotated = {i for i, sources in enumerate(names.sources) if "annotation" in sources}
         self._keys, self._targets = names.keys, names.targets
+        self._provenance = names.provenance
+        self._rows = target_rows(self._targets, self._provenance)
         logger.info("dense index: embedding %d names with %s", len(self._keys),
                     self.options.model)
         t0 = time.perf_counter()
@@ -227,8 +238,9 @@ class DenseCandidateGenerator(CandidateGenerator):
 
     def _candidates(self, span: Span, hits: Hits) -> list[Candidate]:
         th = self.config.threshold
-        return [Candidate(span, cid, name, score) for i, score in hits if score >= th
-                for cid, name in self._targets[i]]
+        return [Candidate(span, cid, name, score, source, entry_score)
+                for i, score in hits if score >= th
+                for cid, name, source, entry_score in self._rows[i]]
 
     def _search_spans(self, spans: Sequence[Span], found: dict[str, Hits]) -> list[Hits]:
         """Hits of each span; distinct normalised texts are searched once (memo ``found``)."""
@@ -325,6 +337,7 @@ class DenseCandidateGenerator(CandidateGenerator):
         (directory / "targets.json").write_text(
             json.dumps([[k, t] for k, t in zip(self._keys, self._targets, strict=True)],
                        ensure_ascii=False), encoding="utf-8")
+        write_provenance(directory, self._provenance)
         faiss_index.write_index(self._index, directory / "index.faiss")
         if self._small is not None:
             faiss_index.write_index(self._small, directory / "annotations.faiss")
@@ -359,6 +372,8 @@ class DenseCandidateGenerator(CandidateGenerator):
         raw = json.loads((directory / "targets.json").read_text(encoding="utf-8"))
         gen._keys = [k for k, _ in raw]
         gen._targets = [[(cid, name) for cid, name in t] for _, t in raw]
+        gen._provenance = read_provenance(directory, gen._targets)
+        gen._rows = target_rows(gen._targets, gen._provenance)
         gen._index = faiss_index.read_index(directory / "index.faiss")
         faiss_index.set_search_params(gen._index, o.nprobe, o.ef_search)
         if (directory / "annotations.faiss").is_file() and o.switch_threshold is not None:

@@ -1,0 +1,32 @@
+"""The loss accounting of benchmarks/dictionary_e2e.py on a hand-made out-of-fold run."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from benchmarks import _oof
+from benchmarks.dictionary_e2e import exact_matches, join
+from xlnel.types import Candidate, Document, Link, Span
+
+
+def _run() -> _oof.OutOfFold:
+    text = "sugar and morning pain"
+    gold = Document("d", text, (Link(0, 5, "sugar"), Link(18, 22, "pain")))
+    sugar, morning, pain = Span(0, 5, "sugar"), Span(10, 17, "morning"), Span(18, 22, "pain")
+    cands = [Candidate(sugar, "C1", "sugar", 1.0, "corpus", 0.9),
+             Candidate(sugar, "C2", "sugars", 0.8),
+             Candidate(morning, "C3", "morning", 1.0, "corpus", 0.3),
+             Candidate(pain, "C4", "pains", 0.7)]
+    pred = Document("d", text, (Link(0, 5, "sugar", ("C1",)), Link(10, 17, "morning", ("C3",))))
+    return _oof.OutOfFold([gold], [cands], [np.ones(4)], [0.5], [pred], [])
+
+
+def test_exact_matches_count_spans_not_candidates():
+    # two spans match exactly (sugar, morning), both linked; one of them is gold
+    assert exact_matches(_run()) == {"spans": 2, "spans_linked": 2, "gold": 1, "gold_linked": 1}
+
+
+def test_join_keeps_the_candidates_of_every_run():
+    joined = join([_run(), _run()])
+    assert [d.id for d in joined.gold] == ["0:d", "1:d"]
+    assert exact_matches(joined) == {"spans": 4, "spans_linked": 4, "gold": 2, "gold_linked": 2}
