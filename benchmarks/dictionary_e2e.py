@@ -27,7 +27,8 @@ written beside the built file and used as ``built``. ``--prune K`` sets ``dft.pr
 built and both variants: each fold removes the built names its DFT posts hold K times or more
 and never as a gold mention (:func:`xlnel.dictionary.dft.prune_unlinked_names`). ``--set
 KEY=VALUE`` (repeatable) overrides the config of every variant, as ``xlnel train --set``
-(``filter.options.provenance=false`` leaves out the filter's features of the entries' sources).
+(every variant's filter has ``filter.options.provenance`` on, as ``configs/pipelines/built.yaml``
+and ``both.yaml``; ``--set filter.options.provenance=false`` leaves those features out).
 
     python -m benchmarks dictionary_e2e [--communities diabetes ...] [--built PATH]
         [--common-top N] [--min-single-score S] [--prune K] [--set KEY=VALUE ...]
@@ -74,7 +75,7 @@ def variants(built: Path, prune: int = 0,
     """Config overrides of each dictionary variant (``prune``: ``dft.prune`` of the built;
     ``common``: overrides of every variant)."""
     pruning = {"dft.prune": prune} if prune else {}
-    shared = common or {}
+    shared = {"filter.options.provenance": True, **(common or {})}
     return {"reference": {"dictionary.kb": [REFERENCE], "dictionary.extra": [], **shared},
             "built": {"dictionary.kb": [], "dictionary.extra": [str(built)], **pruning,
                       **shared},

@@ -239,13 +239,15 @@ def test_provenance_features_hand_worked():
     np.testing.assert_array_equal(rows[:, :-len(PROVENANCE_FEATURES)], plain)
 
 
-def test_provenance_is_on_by_default_and_listed_in_the_saved_filter(tmp_path,
-                                                                    docs_and_candidates):
+def test_provenance_is_listed_in_the_saved_filter(tmp_path, docs_and_candidates):
     import json
 
     docs, cands = docs_and_candidates
     assert all(c.source == "kb" for one in cands for c in one)  # the fixture's generator says
-    cfg = FilterConfig(name="xlnel.gbdt.v1", options={"folds": 2, "max_iter": 20})
+    assert "entry_generated" not in GradientBoostingFilter(
+        FilterConfig(name="xlnel.gbdt.v1"), "en").fit(docs, cands).feature_names  # off by default
+    cfg = FilterConfig(name="xlnel.gbdt.v1",
+                       options={"folds": 2, "max_iter": 20, "provenance": True})
     f = GradientBoostingFilter(cfg, "en").fit(docs, cands)
     assert "entry_generated" in f.feature_names
     f.save(tmp_path / "f")

@@ -4,9 +4,10 @@ It trains in seconds on a CPU, so it serves the embedded default and fast sweeps
 learnt out of fold on the training documents; the decision threshold is chosen on out-of-fold
 predictions too, never on scores of documents the model was fitted on.
 
-Option ``provenance`` (on by default) adds the source and builder score of each candidate's
-dictionary entry to the features (:data:`~xlnel.filtering.features.PROVENANCE_FEATURES`), so
-generated names are told from knowledge-base and annotation names. The saved ``filter.json``
+Option ``provenance`` (off by default; on in the pipelines over a built dictionary) adds the
+source and builder score of each candidate's dictionary entry to the features
+(:data:`~xlnel.filtering.features.PROVENANCE_FEATURES`), so generated names are told from
+knowledge-base and annotation names. The saved ``filter.json``
 lists the features; a filter saved without the option loads with it off.
 """
 
@@ -43,7 +44,7 @@ _Model: TypeAlias = "TreeEnsemble | HistGradientBoostingClassifier"
 _ABSENT = {"provenance": False}
 _DEFAULTS = {"folds": 5, "max_iter": 300, "learning_rate": 0.08, "max_leaf_nodes": 31,
              "l2_regularization": 1.0, "seed": 0, "unit": "auto",
-             "window": 0, "extended": False, "provenance": True,
+             "window": 0, "extended": False, "provenance": False,
              "encoder": None, "encoder_pca": 0, "encoder_context_words": 24}
 
 
