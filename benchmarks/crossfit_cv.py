@@ -15,6 +15,13 @@ is compared with ``shipped`` on the same documents by the paired document bootst
 F1 (:func:`xlnel.evaluation.paired_bootstrap_counts`, 1,000 resamples, two-sided p) and, with
 folds, by the 95% t-interval of the per-fold differences.
 
+``prior_exposure`` (cross-fitted variants) measures the one way cross-fitting feeds the filter's
+count priors differently: a name annotated only in fold k's documents proposes candidates in
+the other folds' documents, and a span there whose every candidate names such a name (a span
+that would otherwise have no candidate) enters the mention prior a fold-k document is trained
+with. Per cell, summed: the filter's distinct training spans, how many have a text so counted,
+and the same for the spans that are gold mentions.
+
     python -m benchmarks crossfit_cv [--K 5] [--folds 5] [--cache DIR] [--work DIR]
         [--variants NAME ...] [NAME ...]
 
@@ -33,10 +40,16 @@ from typing import Any
 
 from benchmarks._common import read_figures, write_result
 from benchmarks.cv_accuracy import BC5CDR, CAMONI, SEED
-from xlnel.config import load_config  # noqa: E402
+from xlnel.config import PipelineConfig, load_config  # noqa: E402
+from xlnel.dictionary.dft import add_gold_names, crossfit_folds  # noqa: E402
+from xlnel.dictionary.dictionary import Dictionary  # noqa: E402
 from xlnel.evaluation import bootstrap_counts, paired_bootstrap_counts  # noqa: E402
 from xlnel.experiments import run_experiment  # noqa: E402
+from xlnel.experiments.runner import plan_cells  # noqa: E402
+from xlnel.experiments.stages import CellStages, StageCache, TrainingData  # noqa: E402
 from xlnel.experiments.summary import metric_value, pooled_counts, t_interval  # noqa: E402
+from xlnel.normalization import normalize_string  # noqa: E402
+from xlnel.types import Candidate, Document, Span  # noqa: E402
 
 NAME = "crossfit_cv"
 
@@ -81,6 +94,65 @@ def compare(base: Sequence[Mapping[str, Any]], other: Sequence[Mapping[str, Any]
     return out
 
 
+def _gold_names(documents: Sequence[Document], unlinked: str) -> set[str]:
+    names = Dictionary()
+    add_gold_names(names, documents, unlinked)
+    return set(names.names)
+
+
+def _spans_only_from(cands: Sequence[Candidate], names: set[str]) -> set[str]:
+    """Texts of the spans whose every candidate names one of ``names`` (without those names
+    the span would have no candidate, so it would not be counted in the priors)."""
+    by_span: dict[Span, bool] = {}
+    for c in cands:
+        by_span[c.span] = by_span.get(c.span, True) and c.name in names
+    return {span.text for span, only in by_span.items() if only}
+
+
+def _cell_exposure(cfg: PipelineConfig, stages: CellStages) -> list[int]:
+    """[spans, exposed spans, gold spans, exposed gold spans] of one cross-fitted cell."""
+    dft = cfg.dft
+    docs = stages.dictionary().filter_documents
+    cands = stages.candidates().filter
+    ids = {d.id for d in docs}
+    always = set(stages.data.base_dictionary(cfg).names) | _gold_names(
+        [d for d in stages.train_documents() if d.id not in ids], dft.unlinked)
+    folds = crossfit_folds(len(docs), dft.crossfit, dft.seed)
+    names = [_gold_names([docs[i] for i in f], dft.unlinked) for f in folds]
+    out = [0, 0, 0, 0]
+    for k, fold in enumerate(folds):
+        others = set().union(*(n for j, n in enumerate(names) if j != k))
+        exclusive = names[k] - others - always
+        exposed = {normalize_string(text, cfg.lang) for j, f in enumerate(folds) if j != k
+                   for i in f for text in _spans_only_from(cands[i], exclusive)}
+        for i in fold:
+            gold = {(e.start, e.end) for e in docs[i].entities}
+            for span in {c.span for c in cands[i]}:
+                hit = normalize_string(span.text, cfg.lang) in exposed
+                is_gold = (span.start, span.end) in gold
+                out[0] += 1
+                out[1] += hit
+                out[2] += is_gold
+                out[3] += hit and is_gold
+    return out
+
+
+def prior_exposure(corpus: str, overrides: Mapping[str, Any], folds: int, cache: Path
+                   ) -> dict[str, Any]:
+    """Training spans whose prior counts candidates from their own fold's names (see the
+    module docstring), summed over the cells of a cross-fitted variant."""
+    config = BC5CDR if corpus == "bc5cdr" else CAMONI[corpus]
+    grid = {key: [value] for key, value in overrides.items()}
+    data, total = TrainingData(), [0, 0, 0, 0]
+    for _, cfg in plan_cells(config, grid, [SEED], folds=None if corpus == "bc5cdr" else folds):
+        counts = _cell_exposure(cfg, CellStages(cfg, StageCache(cache), data))
+        total = [a + b for a, b in zip(total, counts, strict=True)]
+    spans, exposed, gold, gold_exposed = total
+    return {"spans": spans, "exposed": exposed, "gold_spans": gold,
+            "gold_exposed": gold_exposed, "share": exposed / spans if spans else 0.0,
+            "gold_share": gold_exposed / gold if gold else 0.0}
+
+
 def run_corpus(corpus: str, k: int, names: Sequence[str], folds: int, work: Path,
                cache: Path) -> dict[str, Any]:
     """Every variant of ``names`` on one corpus, compared with ``shipped``."""
@@ -101,6 +173,8 @@ def run_corpus(corpus: str, k: int, names: Sequence[str], folds: int, work: Path
             "thresholds": [r["threshold"] for r in recs],
             "cell_seconds": round(sum(r["seconds"]["total"] for r in recs), 1),
             "seconds": round(time.perf_counter() - t0, 1)}
+        if table[name].get("dft.crossfit"):
+            out[name]["prior_exposure"] = prior_exposure(corpus, table[name], folds, cache)
         first = out[name]["levels"][levels(corpus)[0]]
         print(corpus, name, round(first["f1"], 4), round(first["delta_f1"], 4), first["p"],
               flush=True)
