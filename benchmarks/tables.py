@@ -274,7 +274,7 @@ def r_sweep_cv() -> str:
 
 
 def crossfit_cv() -> str:
-    """Cross-fitted DFT against the shipped configs (paired bootstrap on the same documents)."""
+    """Cross-fitted DFT against DFT with a share R only (paired bootstrap, same documents)."""
     rows = []
     for corpus, by_variant in _load("crossfit_cv.json")["corpora"].items():
         first = "concept" if corpus == "bc5cdr" else "span"
@@ -283,13 +283,13 @@ def crossfit_cv() -> str:
             for level in (first, "document") if corpus == "bc5cdr" else (first,):
                 s = r["levels"][level]
                 low, high = s["f1_ci"]
-                delta = "" if name == "shipped" else (
+                delta = "" if name == "r-share" else (
                     f"{s['delta_f1']:+.3f} [{s['delta_f1_ci'][0]:+.3f}, "
                     f"{s['delta_f1_ci'][1]:+.3f}] (p {s['p']:.3f})")
                 rows.append([label, name, str(r["dft"]["R"]), str(r["dft"]["crossfit"]), level,
                              f"{pct(s['f1'])} [{pct(low)}, {pct(high)}]", delta])
     return _table(["corpus", "variant", "R", "crossfit", "level", "F1 [95% CI]",
-                   "minus shipped (paired bootstrap)"], rows, ["crossfit_cv.json"])
+                   "minus r-share (paired bootstrap)"], rows, ["crossfit_cv.json"])
 
 
 def cascade_host_time() -> str:
