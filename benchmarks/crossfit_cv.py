@@ -179,6 +179,9 @@ def run_corpus(corpus: str, k: int, names: Sequence[str], folds: int, work: Path
             "filter_documents_mean": sum(r["dft"]["filter_documents"] for r in recs)
             / len(recs),
             "thresholds": [r["threshold"] for r in recs],
+            "hrm_recall": {level: sum(r["metrics"]["hrm"][level]["found"] for r in recs)
+                           / sum(r["metrics"]["hrm"][level]["total"] for r in recs)
+                           for level in recs[0]["metrics"]["hrm"]},
             "cell_seconds": round(sum(r["seconds"]["total"] for r in recs), 1),
             "seconds": round(time.perf_counter() - t0, 1)}
         if table[name].get("dft.crossfit"):
