@@ -80,8 +80,9 @@ def _cache_dir() -> Path:
 
 def _fold_key(cfg: PipelineConfig, corpus: str, k: int) -> str:
     c = cfg.model_dump(mode="json")
-    # pruning off does not enter the key: runs without it share their cached folds
-    dft = {key: v for key, v in c["dft"].items() if not (key == "prune" and v == 0)}
+    # pruning and cross-fitting off do not enter the key: runs without them share their folds
+    dft = {key: v for key, v in c["dft"].items()
+           if not (key in ("prune", "crossfit") and v == 0)}
     parts = [corpus, k, FOLDS, SEED, c["lang"], c["data"], c["dictionary"], dft,
              c["candidates"]]
     if cfg.dictionary.extra:  # extra dictionary files are keyed by content, not only by path
@@ -94,6 +95,9 @@ def _fold_key(cfg: PipelineConfig, corpus: str, k: int) -> str:
 def folds(corpus: str, overrides: dict[str, Any] | None = None) -> list[Fold]:
     """Every fold of ``corpus`` with its candidates (cached)."""
     cfg = corpus_config(corpus, overrides)
+    if cfg.dft.crossfit:
+        raise ValueError("dft.crossfit is measured through the training recipe "
+                         "(benchmarks/crossfit_cv.py), not these folds")
     out = []
     base: Dictionary | None = None
     for k, (train, test) in enumerate(fold_documents(corpus)):

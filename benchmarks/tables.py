@@ -273,6 +273,25 @@ def r_sweep_cv() -> str:
                    "(paired bootstrap)"], rows, ["r_sweep_cv.json", "r_sweep_cv_confirm.json"])
 
 
+def crossfit_cv() -> str:
+    """Cross-fitted DFT against DFT with a share R only (paired bootstrap, same documents)."""
+    rows = []
+    for corpus, by_variant in _load("crossfit_cv.json")["corpora"].items():
+        first = "concept" if corpus == "bc5cdr" else "span"
+        label = "BC5CDR dev" if corpus == "bc5cdr" else _CAMONI[corpus]
+        for name, r in by_variant.items():
+            for level in (first, "document") if corpus == "bc5cdr" else (first,):
+                s = r["levels"][level]
+                low, high = s["f1_ci"]
+                delta = "" if name == "r-share" else (
+                    f"{s['delta_f1']:+.3f} [{s['delta_f1_ci'][0]:+.3f}, "
+                    f"{s['delta_f1_ci'][1]:+.3f}] (p {s['p']:.3f})")
+                rows.append([label, name, str(r["dft"]["R"]), str(r["dft"]["crossfit"]), level,
+                             f"{pct(s['f1'])} [{pct(low)}, {pct(high)}]", delta])
+    return _table(["corpus", "variant", "R", "crossfit", "level", "F1 [95% CI]",
+                   "minus r-share (paired bootstrap)"], rows, ["crossfit_cv.json"])
+
+
 def cascade_host_time() -> str:
     """Host-side time per document of the cascade filter, one thread."""
     d = _load("cascade_host_time.json")
@@ -538,7 +557,8 @@ TABLES: dict[str, Callable[[], str]] = {
     f.__name__: f for f in (hrm_recall, end_to_end, link_throughput, transformer_throughput,
                             matcher_scale,
                             matcher_vs_peers_mesh, matcher_variants_mesh, matcher_vs_peers_3m,
-                            ablations, r_sweep, r_sweep_cv, cascade_host_time, alternative_linkers,
+                            ablations, r_sweep, r_sweep_cv, crossfit_cv, cascade_host_time,
+                            alternative_linkers,
                             top_k_recall, filter_speed, dense_index_speed, config_reference,
                             options_reference, serve_load, adapt_new_language,
                             adapt_new_language_english_hpo,

@@ -65,7 +65,8 @@ def test_shipped_gbdt_configs_are_the_gbdt_pipeline_on_their_corpus(
         joined = load_config(ROOT / "configs" / "pipelines" / "gbdt.yaml",
                              {"include": str(corpus)}).model_dump()
         # decisions chosen per corpus by cross-validation (docs/results.md)
-        for part, key in (("linker", "propagate"), ("linker", "abbreviations"), ("dft", "R")):
+        for part, key in (("linker", "propagate"), ("linker", "abbreviations"), ("dft", "R"),
+                          ("dft", "crossfit")):
             shipped[part][key] = joined[part][key]
         assert shipped == joined, corpus.stem
 

@@ -46,7 +46,8 @@ def _link_keys(docs):
             for d in docs]
 
 
-@pytest.mark.parametrize("overrides", [{}, {"filter.threshold": 0.3, "dft.R": 0.0}])
+@pytest.mark.parametrize("overrides", [{}, {"filter.threshold": 0.3, "dft.R": 0.0},
+                                       {"dft.crossfit": 2}, {"dft.crossfit": 3, "dft.R": 0.0}])
 def test_train_and_experiment_predict_the_same_links(tmp_path, tiny_config, overrides):
     config = load_config(tiny_config, overrides)
     train(config, tmp_path / "pipe")
@@ -112,3 +113,18 @@ def test_a_cached_experiment_reads_what_it_stored(tmp_path, tiny_config):
                      for d in ("a", "b"))
     assert first["metrics"] == second["metrics"]
     assert all(second["cached"].values()) and not any(first["cached"].values())
+
+
+def test_crossfit_enters_the_keys_only_when_on(tiny_config):
+    keys = step_keys(load_config(tiny_config))
+    assert step_keys(load_config(tiny_config, {"dft.crossfit": 0})) == keys
+    on = step_keys(load_config(tiny_config, {"dft.crossfit": 2}))
+    assert all(on[s] != keys[s] for s in ("dictionary", "generator", "candidates", "filter"))
+    # R 0 without cross-fitting splits nothing, so the seed does not count; with it, it deals
+    # the folds
+    r0 = {"dft.R": 0.0}
+    assert (step_keys(load_config(tiny_config, {**r0, "dft.seed": 1}))
+            == step_keys(load_config(tiny_config, r0)))
+    r0 = {"dft.R": 0.0, "dft.crossfit": 2}
+    assert (step_keys(load_config(tiny_config, {**r0, "dft.seed": 1}))["candidates"]
+            != step_keys(load_config(tiny_config, r0))["candidates"])

@@ -77,22 +77,35 @@ class DictionaryConfig(_Section):
 
 class DFTConfig(_Section):
     """Dictionary fine-tuning: the share R of training documents whose gold pairs join the
-    dictionary (and which the filter then does not see).
+    dictionary (and which the filter then does not see), or cross-fitting (``crossfit``).
 
     Attributes:
         R: Share of training documents reserved for the dictionary, 0 to 1 inclusive.
-        seed: Seed of the by-document split.
+        seed: Seed of the by-document split and of the cross-fitting folds.
         unlinked: What to do with gold mentions without a concept id: ``name`` adds the mention
             with its own text as concept id (as in a names-only dictionary), ``skip`` leaves
             them out.
         prune: When > 0, generated dictionary entries whose name occurs at least this many
-            times in the reserved documents and never as a gold mention are removed (0: off).
+            times in the documents whose names join the dictionary and never as a gold mention
+            are removed (0: off).
+        crossfit: Cross-fitting folds K (0: off, else at least 2): the gold pairs of every
+            training document join the dictionary, and the documents outside the share R also
+            train the filter, on candidates generated fold by fold (K seeded folds by
+            document) with a dictionary that lacks the fold's own gold names. R still reserves
+            a share that feeds only the dictionary; ``R: 0`` gives every document to both.
     """
 
     R: float = Field(default=0.2, ge=0.0, le=1.0)
     seed: int = 0
     unlinked: Literal["name", "skip"] = "name"
     prune: int = Field(default=0, ge=0)
+    crossfit: int = Field(default=0, ge=0)
+
+    @model_validator(mode="after")
+    def _crossfit_folds(self) -> DFTConfig:
+        if self.crossfit == 1:
+            raise ValueError("dft.crossfit must be 0 (off) or at least 2 folds, got 1")
+        return self
 
 
 class CandidatesConfig(_Section):

@@ -1,4 +1,11 @@
-"""Dictionary fine-tuning (DFT): a share R of the annotated documents feeds the dictionary."""
+"""Dictionary fine-tuning (DFT): a share R of the annotated documents feeds the dictionary.
+
+With cross-fitting (``crossfit`` K >= 2) every training document feeds the dictionary and the
+documents outside the share R also train the filter: they are dealt into K folds, and the
+filter's candidates of fold k's documents are generated with a dictionary that holds the gold
+names of every training document outside fold k (:func:`crossfit_dictionaries`), so no
+document's candidates come from its own gold names.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +13,7 @@ import logging
 import random
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from xlnel.dictionary.dictionary import Dictionary
@@ -45,14 +52,26 @@ class DFTResult:
     entries_added: int
     concepts_added: int
     entries_pruned: int = 0
+    #: Cross-fitting folds K (0: off); with K, every document's names are in the dictionary.
+    crossfit: int = 0
+
+
+def _check(unlinked: str, crossfit: int) -> None:
+    if unlinked not in ("name", "skip"):
+        raise ValueError(f"unlinked must be 'name' or 'skip', got {unlinked!r}")
+    if crossfit < 0 or crossfit == 1:
+        raise ValueError(f"crossfit must be 0 (off) or at least 2 folds, got {crossfit}")
 
 
 def fine_tune_dictionary(dictionary: Dictionary, documents: Sequence[Document], R: float,
-                         seed: int = 0, unlinked: str = "name", prune: int = 0
-                         ) -> tuple[list[Document], DFTResult]:
+                         seed: int = 0, unlinked: str = "name", prune: int = 0,
+                         crossfit: int = 0) -> tuple[list[Document], DFTResult]:
     """Reserve R of ``documents`` and add their gold (mention, concept) pairs to ``dictionary``.
 
     Composite mentions (several concept ids) are skipped: their text names no single concept.
+    With ``crossfit`` K >= 2 the gold pairs of *all* ``documents`` join the dictionary (the
+    reserved share R then only feeds the dictionary, the rest feeds it and the filter); the
+    filter's candidates must then come from :func:`crossfit_dictionaries`.
 
     Args:
         dictionary: Extended in place; new entries have source ``annotation``.
@@ -62,19 +81,38 @@ def fine_tune_dictionary(dictionary: Dictionary, documents: Sequence[Document], 
         unlinked: ``name``: a mention without concept id becomes its own concept (its text);
             ``skip``: such mentions are left out.
         prune: When > 0, generated entries (those with a score) whose name occurs at least
-            ``prune`` times in the reserved documents and never as a gold mention are removed
-            (see :func:`prune_unlinked_names`).
+            ``prune`` times in the documents whose names join and never as a gold mention are
+            removed (see :func:`prune_unlinked_names`).
+        crossfit: Cross-fitting folds K, 0 for off.
 
     Returns:
         The documents left for training the filter, and a summary.
+
+    Raises:
+        ValueError: If ``unlinked`` or ``crossfit`` is not valid, or as
+            :func:`split_documents`.
     """
-    if unlinked not in ("name", "skip"):
-        raise ValueError(f"unlinked must be 'name' or 'skip', got {unlinked!r}")
+    _check(unlinked, crossfit)
     dft_docs, rest = split_documents(documents, R, seed)
+    named = list(documents) if crossfit else dft_docs
+    seen, added, new_concepts, pruned = add_gold_names(dictionary, named, unlinked, prune)
+    result = DFTResult(len(dft_docs), len(rest), seen, added, new_concepts, pruned, crossfit)
+    logger.info("DFT: %s", result)
+    return rest, result
+
+
+def add_gold_names(dictionary: Dictionary, documents: Sequence[Document], unlinked: str,
+                   prune: int = 0) -> tuple[int, int, int, int]:
+    """Add the gold (mention, concept) pairs of ``documents`` to ``dictionary`` and prune it.
+
+    Returns:
+        Pairs seen, entries added, concepts added, entries pruned (see
+        :func:`fine_tune_dictionary`, which documents the arguments).
+    """
     known = dictionary.concept_ids()
     seen = added = 0
     new_concepts: set[str] = set()
-    for doc in dft_docs:
+    for doc in documents:
         for ent in doc.entities:
             if len(ent.concept_ids) > 1:
                 continue
@@ -88,10 +126,42 @@ def fine_tune_dictionary(dictionary: Dictionary, documents: Sequence[Document], 
                 added += 1
                 if cid not in known:
                     new_concepts.add(cid)
-    pruned = prune_unlinked_names(dictionary, dft_docs, prune) if prune > 0 else 0
-    result = DFTResult(len(dft_docs), len(rest), seen, added, len(new_concepts), pruned)
-    logger.info("DFT: %s", result)
-    return rest, result
+    pruned = prune_unlinked_names(dictionary, documents, prune) if prune > 0 else 0
+    return seen, added, len(new_concepts), pruned
+
+
+def crossfit_folds(n: int, k: int, seed: int) -> list[list[int]]:
+    """The positions ``0..n-1`` dealt into ``k`` folds by a ``random.Random(seed)`` shuffle,
+    each fold in ascending order; folds left empty (``n`` < ``k``) are dropped."""
+    order = list(range(n))
+    random.Random(seed).shuffle(order)
+    folds = [sorted(order[j::k]) for j in range(k)]
+    return [f for f in folds if f]
+
+
+def crossfit_dictionaries(base: Dictionary, documents: Sequence[Document],
+                          filter_documents: Sequence[Document], k: int, seed: int = 0,
+                          unlinked: str = "name", prune: int = 0
+                          ) -> Iterator[tuple[list[int], Dictionary]]:
+    """The out-of-fold dictionaries of cross-fitted DFT, one fold at a time.
+
+    ``filter_documents`` (those :func:`fine_tune_dictionary` left for the filter) are dealt
+    into ``k`` folds (:func:`crossfit_folds`); each fold comes with a copy of ``base`` (the
+    dictionary before DFT) extended with the gold names of every document of ``documents``
+    (all training documents) outside the fold, pruned as :func:`fine_tune_dictionary` prunes.
+
+    Yields:
+        (positions of the fold's documents in ``filter_documents``, its dictionary).
+    """
+    _check(unlinked, k)
+    for fold in crossfit_folds(len(filter_documents), k, seed):
+        held_out = {filter_documents[i].id for i in fold}
+        dictionary = Dictionary(base)
+        named = [d for d in documents if d.id not in held_out]
+        add_gold_names(dictionary, named, unlinked, prune)
+        logger.info("cross-fitting: fold of %d documents, dictionary of %d entries", len(fold),
+                    len(dictionary))
+        yield fold, dictionary
 
 
 _WORD = re.compile(r"\w+")

@@ -7,11 +7,14 @@ files it reads, the xlnel version and the keys of the stages it consumes
 (:func:`xlnel.training.step_keys`):
 
 - ``dictionary`` (dictionary after DFT, documents left for the filter): ``lang``, ``data.*``,
-  ``dictionary.*``, ``dft.*`` (``dft.seed`` only when 0 < R < 1) and the KB and corpus files
-  (``data.folds`` and ``data.fold`` among them, so each cross-validation fold has its own);
+  ``dictionary.*``, ``dft.*`` (``dft.seed`` only when 0 < R < 1 or with ``dft.crossfit``;
+  ``dft.crossfit`` only when on) and the KB and corpus files (``data.folds`` and ``data.fold``
+  among them, so each cross-validation fold has its own);
 - ``tagger`` (only with ``ner.name``): ``lang``, ``data.*``, ``ner.*``;
 - ``generator`` (fitted matcher): dictionary + ``candidates.*``;
-- ``candidates`` (of the filter's and the test documents): generator (+ tagger);
+- ``candidates`` (of the filter's and the test documents): generator (+ tagger); with
+  ``dft.crossfit`` the filter's come from out-of-fold dictionaries, which depend on the same
+  parts as the dictionary and generator;
 - ``filter`` (fitted filter): candidates + ``filter.*`` except ``filter.threshold``;
 - ``scores`` (filter scores of the test candidates, chosen threshold): filter.
 

@@ -9,7 +9,9 @@ step          config parts             output
 dictionary    data, kb, dft            the dictionary after DFT, the filter's documents
 tagger        data, ner                the fitted mention tagger (only with ``ner.name``)
 generator     lang, candidates         the fitted matcher; needs ``dictionary``
-candidates    (upstream only)          candidates of the filter's (and test) documents
+candidates    (upstream only)          candidates of the filter's (and test) documents;
+                                       with ``dft.crossfit``, the filter's come fold by
+                                       fold from out-of-fold dictionaries
 filter        filter (not threshold)   the fitted filter, its threshold chosen
 ============  =======================  ==================================================
 
@@ -113,7 +115,7 @@ def _make_dictionary(run: TrainingRun) -> FineTuned:
     dictionary = run.data.base_dictionary(run.config)
     dft = run.config.dft
     rest, result = steps.fine_tune_dictionary(dictionary, run.documents()[0], dft.R,
-                                              dft.seed, dft.unlinked, dft.prune)
+                                              dft.seed, dft.unlinked, dft.prune, dft.crossfit)
     return FineTuned(dictionary, rest, result)
 
 
@@ -154,7 +156,11 @@ def _make_candidates(run: TrainingRun) -> StepCandidates:
     gen, tagger = run.generator(), run.tagger()
     filter_docs = run.dictionary().filter_documents
     show = run.progress and bool(filter_docs)
-    train = candidates_of(gen, tagger, filter_docs, show, "candidates (filter training)")
+    if run.config.dft.crossfit:
+        train = steps.crossfit_candidates(run.config, run.data.base_dictionary(run.config),
+                                          run.documents()[0], filter_docs, tagger, show)
+    else:
+        train = candidates_of(gen, tagger, filter_docs, show, "candidates (filter training)")
     test = None
     if run.evaluate:
         test = candidates_of(gen, tagger, run.documents()[1], run.progress,
@@ -226,13 +232,16 @@ def config_parts(config: PipelineConfig) -> dict[str, Any]:
     """The parts of a config that steps name in :attr:`Step.config`, as JSON values.
 
     ``data`` and ``kb`` include the size and modification time of the files they name;
-    ``dft`` drops the seed when R is 0 or 1 (the split then takes none or all documents,
-    whatever the seed); ``filter`` leaves out the threshold (see the module docstring).
+    ``dft`` drops the seed when no split or fold depends on it (R 1, or R 0 without
+    cross-fitting) and ``crossfit`` when it is off (so configs without it keep their keys);
+    ``filter`` leaves out the threshold (see the module docstring).
     """
     c = config.model_dump(mode="json")
     dft = dict(c["dft"])
-    if config.dft.R in (0.0, 1.0):
+    if config.dft.R == 1.0 or (config.dft.R == 0.0 and not config.dft.crossfit):
         dft["seed"] = 0
+    if not config.dft.crossfit:
+        del dft["crossfit"]
     return {
         "lang": c["lang"],
         "data": {"lang": c["lang"], "data": c["data"],

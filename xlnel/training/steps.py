@@ -10,20 +10,21 @@ from pathlib import Path
 from xlnel.candidates.base import CandidateGenerator, generator_class
 from xlnel.config import PipelineConfig, load_config
 from xlnel.dictionary.concepts import ConceptTable
-from xlnel.dictionary.dft import fine_tune_dictionary, split_documents
+from xlnel.dictionary.dft import crossfit_dictionaries, fine_tune_dictionary, split_documents
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.errors import ConfigError
 from xlnel.evaluation.folds import fold_split
 from xlnel.filtering.base import CandidateFilter, filter_class
 from xlnel.io import load_kb, read_documents
 from xlnel.ner.base import SpanTagger, tagger_class
+from xlnel.runtime import candidates_of
 from xlnel.types import Candidate, Document
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["build_dictionary", "build_dictionary_and_concepts", "check_input_files",
-           "fine_tune_dictionary", "fit_filter", "fit_generator", "fit_tagger",
-           "load_pretrained_tagger", "load_training_documents"]
+           "crossfit_candidates", "fine_tune_dictionary", "fit_filter", "fit_generator",
+           "fit_tagger", "load_pretrained_tagger", "load_training_documents"]
 
 
 # --------------------------------------------------------------------------- the documents
@@ -150,6 +151,33 @@ def fit_generator(config: PipelineConfig, dictionary: Dictionary) -> CandidateGe
     generator = generator_class(config.candidates.generator)(config.candidates, config.lang)
     generator.fit(dictionary)
     return generator
+
+
+def crossfit_candidates(config: PipelineConfig, base: Dictionary,
+                        documents: Sequence[Document], filter_documents: Sequence[Document],
+                        tagger: SpanTagger | None, progress: bool = False
+                        ) -> list[list[Candidate]]:
+    """Candidates of ``filter_documents`` under cross-fitted DFT (``dft.crossfit`` folds).
+
+    Each fold's documents get their candidates from a generator fitted on ``base`` (the
+    dictionary before DFT) plus the gold names of the training ``documents`` outside the fold
+    (:func:`xlnel.dictionary.dft.crossfit_dictionaries`).
+
+    Returns:
+        The candidates of every filter document, in the order of ``filter_documents``.
+    """
+    dft = config.dft
+    out: list[list[Candidate]] = [[] for _ in filter_documents]
+    folds = crossfit_dictionaries(base, documents, filter_documents, dft.crossfit, dft.seed,
+                                  dft.unlinked, dft.prune)
+    for k, (fold, dictionary) in enumerate(folds):
+        generator = fit_generator(config, dictionary)
+        fold_docs = [filter_documents[i] for i in fold]
+        desc = f"candidates (filter training, fold {k + 1}/{dft.crossfit})"
+        for i, cands in zip(fold, candidates_of(generator, tagger, fold_docs, progress, desc),
+                            strict=True):
+            out[i] = cands
+    return out
 
 
 def fit_filter(config: PipelineConfig, documents: Sequence[Document],
