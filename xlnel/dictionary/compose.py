@@ -12,6 +12,7 @@ the template's prior, so long names are not punished for their length.
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
@@ -275,7 +276,7 @@ def inflections(word: str, senses: Sequence[str], max_ending: int = MAX_INFLECTI
     """
     out = [word]
     for sense in senses:
-        stem = _common_prefix(word, sense)
+        stem = len(os.path.commonprefix([word, sense]))
         if (sense not in out and " " not in sense and stem >= MIN_INFLECTION_STEM
                 and max(len(word), len(sense)) - stem <= max_ending):
             out.append(sense)
@@ -286,15 +287,6 @@ def _echo(word: str, head: str) -> int:
     """How many final letters (at most 3) ``word`` shares with ``head``."""
     n = 0
     while n < min(3, len(word), len(head)) and word[-1 - n] == head[-1 - n]:
-        n += 1
-    return n
-
-
-def _common_prefix(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
         n += 1
     return n
 
