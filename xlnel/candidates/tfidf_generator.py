@@ -106,7 +106,6 @@ class TfidfCandidateGenerator(CandidateGenerator):
             out.append(cands)
         return out
 
-
     def pair_scores(self, texts: Sequence[str], names: Sequence[str]) -> np.ndarray:
         """The matcher's score of each (span text, name) pair, as :meth:`generate_batch`
         would give it had the name been in the dictionary."""
