@@ -22,7 +22,8 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def _git_commit() -> str | None:
-    """The checkout's HEAD commit (with ``+dirty`` for uncommitted changes), if in git."""
+    """The checkout's HEAD commit (with ``+dirty`` for uncommitted changes), if in git; outside
+    git (a copy of the tree on a lent machine), ``$XLNEL_COMMIT`` when set."""
     root = Path(__file__).resolve().parent.parent
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
@@ -32,7 +33,7 @@ def _git_commit() -> str | None:
                                 ".", ":(exclude)benchmarks/results"],
                                cwd=root, capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
-        return None
+        return os.environ.get("XLNEL_COMMIT")
     return head + ("+dirty" if dirty.strip() else "")
 
 
@@ -70,8 +71,16 @@ def provenance() -> dict[str, Any]:
         "xlnel_version": xlnel.__version__,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                    "platform": platform.platform()},
+                    "platform": platform.platform(), **_accelerator()},
     }
+
+
+def _accelerator() -> dict[str, str]:
+    """``{"gpu": name}`` when this process has loaded torch and sees a CUDA device."""
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.cuda.is_available():
+        return {}
+    return {"gpu": f"{torch.cuda.get_device_name(0)}, torch {torch.__version__}"}
 
 
 def envelope(results: dict[str, Any], settings: dict[str, Any] | None = None,

@@ -10,25 +10,38 @@ every recorded level; HRM recall; wall seconds.
 BC5CDR (``configs/bc5cdr.yaml``): trained on train.pubtator, scored on dev.pubtator, with 95%
 document-bootstrap intervals at levels span, concept and document.
 
-    python -m benchmarks cv_accuracy [--folds 5] [--cache DIR] [--work DIR] [NAME ...]
+    python -m benchmarks cv_accuracy [--folds 5] [--cache DIR] [--work DIR]
+        [--filter PIPELINE.yaml] [--set KEY=VALUE ...] [--name RESULT] [--no-protocol] [NAME ...]
 
 NAME is among diabetes, sclerosis, depression, bc5cdr (default: all). Runs resume from
-``WORK/NAME/runs.jsonl``; the stage cache (default ``/tmp/xlnel-cv-cache``) is shared with
-``benchmarks/r_sweep_cv.py``. Run with ``OMP_NUM_THREADS=1``.
+``WORK/NAME/runs.jsonl``, and a finished NAME from ``WORK/NAME/summary.json`` (so several
+processes can each run one NAME and a last call gathers them into one file); the stage cache
+(default ``/tmp/xlnel-cv-cache``) is shared with ``benchmarks/r_sweep_cv.py``. Run with
+``OMP_NUM_THREADS=1``.
+
+``--filter`` swaps the shipped configs' filter for the ``filter`` section of a pipeline file
+(its ``name`` and ``options``; the corpus's ``select_level`` and the configs' DFT, candidates and
+linker settings stay), for example ``configs/pipelines/transformer.yaml`` on a lent GPU
+(``benchmarks/device/README.md``); ``--set`` overrides further keys of every config (for
+example ``candidates.workers``); ``--name`` names the results file.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from benchmarks._common import write_result
 from xlnel.analysis.protocol import matcher_scorer, protocol_sample  # noqa: E402
-from xlnel.config import PipelineConfig  # noqa: E402
+from xlnel.config import PipelineConfig, parse_overrides, resolve_includes  # noqa: E402
+from xlnel.errors import ConfigError  # noqa: E402
 from xlnel.experiments import run_experiment  # noqa: E402
 from xlnel.experiments.runner import plan_cells  # noqa: E402
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData  # noqa: E402
@@ -39,6 +52,7 @@ from xlnel.experiments.summary import (  # noqa: E402
     pooled_counts,
     t_interval,
 )
+from xlnel.io._atomic import atomic_write  # noqa: E402
 
 CAMONI = {c: f"configs/camoni-{c}.yaml" for c in ("diabetes", "sclerosis", "depression")}
 BC5CDR = "configs/bc5cdr.yaml"
@@ -48,6 +62,23 @@ SEED = 0
 PROTOCOL_SEEDS = range(5)
 
 FoldMeasure = Callable[[PipelineConfig, CellStages], dict[str, Any]]
+Overrides = Mapping[str, Any]
+
+
+def filter_overrides(pipeline: Path | None) -> dict[str, Any]:
+    """Dotted overrides giving the shipped configs the filter of ``pipeline`` (none for None).
+
+    Raises:
+        ConfigError: The file's ``filter`` section (includes resolved) names no filter.
+    """
+    if pipeline is None:
+        return {}
+    raw = yaml.safe_load(pipeline.read_text(encoding="utf-8")) or {}
+    section = resolve_includes(raw, pipeline.parent, str(pipeline)).get("filter") or {}
+    if "name" not in section:
+        raise ConfigError(f"{pipeline}: the filter section names no filter")
+    return {"filter.name": section["name"],
+            "filter.options": dict(section.get("options") or {})}
 
 
 def protocol_galperin2022(config: PipelineConfig, stages: CellStages) -> dict[str, Any]:
@@ -120,10 +151,11 @@ def per_fold(records: Sequence[Mapping[str, Any]], extra: Sequence[dict[str, Any
     return rows
 
 
-def extra_measures(planned: Sequence[tuple[Any, PipelineConfig]], cache: StageCache
-                   ) -> list[dict[str, Any]]:
-    """:data:`EXTRA_FOLD_MEASURES` of every planned cell (empty dicts when there are none)."""
-    if not EXTRA_FOLD_MEASURES:
+def extra_measures(planned: Sequence[tuple[Any, PipelineConfig]], cache: StageCache,
+                   enabled: bool = True) -> list[dict[str, Any]]:
+    """:data:`EXTRA_FOLD_MEASURES` of every planned cell (empty dicts when there are none or
+    ``enabled`` is false)."""
+    if not EXTRA_FOLD_MEASURES or not enabled:
         return [{} for _ in planned]
     data = TrainingData()
     out = []
@@ -134,11 +166,12 @@ def extra_measures(planned: Sequence[tuple[Any, PipelineConfig]], cache: StageCa
 
 
 def cross_validate(config: str, folds: int, work: Path, cache: Path,
-                   grid: Mapping[str, Sequence[Any]] | None = None
+                   grid: Mapping[str, Sequence[Any]] | None = None,
+                   overrides: Overrides | None = None
                    ) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
     """Run (or resume) the cross-validation; returns (axes, fold records) per grid point."""
-    records = run_experiment(config, grid or {}, [SEED], work, cache_dir=cache, progress=True,
-                             folds=folds)
+    records = run_experiment(config, grid or {}, [SEED], work, overrides=dict(overrides or {}),
+                             cache_dir=cache, progress=True, folds=folds)
     points: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
     for r in records:
         points.setdefault(repr(sorted(r["axes"].items())), (r["axes"], []))[1].append(r)
@@ -157,29 +190,33 @@ def summary(records: Sequence[Mapping[str, Any]], extra: Sequence[dict[str, Any]
             "cell_seconds": round(sum(r["seconds"]["total"] for r in records), 1)}
 
 
-def camoni(name: str, folds: int, work: Path, cache: Path) -> dict[str, Any]:
+def camoni(name: str, folds: int, work: Path, cache: Path, overrides: Overrides,
+           protocol: bool = True) -> dict[str, Any]:
     """The cross-validation of one Camoni community."""
     t0 = time.perf_counter()
-    ((_, records),) = cross_validate(CAMONI[name], folds, work / name, cache)
-    planned = plan_cells(CAMONI[name], {}, [SEED], folds=folds)
-    out = {"config": CAMONI[name], **summary(records, extra_measures(planned, StageCache(cache)))}
+    ((_, records),) = cross_validate(CAMONI[name], folds, work / name, cache,
+                                     overrides=overrides)
+    planned = plan_cells(CAMONI[name], {}, [SEED], dict(overrides), folds=folds)
+    extra = extra_measures(planned, StageCache(cache), protocol)
+    out = {"config": CAMONI[name], **summary(records, extra)}
     out["seconds"] = round(time.perf_counter() - t0, 1)
     return out
 
 
-def bc5cdr(work: Path, cache: Path) -> dict[str, Any]:
+def bc5cdr(work: Path, cache: Path, overrides: Overrides, protocol: bool = True
+           ) -> dict[str, Any]:
     """BC5CDR trained on train, scored on dev, with document-bootstrap intervals."""
     t0 = time.perf_counter()
-    (record,) = run_experiment(BC5CDR, {}, [SEED], work / "bc5cdr", cache_dir=cache,
-                               progress=True)
+    (record,) = run_experiment(BC5CDR, {}, [SEED], work / "bc5cdr", dict(overrides),
+                               cache_dir=cache, progress=True)
     levels: dict[str, Any] = {}
     for level in BC5CDR_LEVELS:
         got = pooled_counts([record], level)
         if got is None:
             continue
         levels[level] = {**record["metrics"][level], "ci": bootstrap_interval(got[1])}
-    (_, cfg), = plan_cells(BC5CDR, {}, [SEED])
-    extra = extra_measures([(None, cfg)], StageCache(cache))
+    (_, cfg), = plan_cells(BC5CDR, {}, [SEED], dict(overrides))
+    extra = extra_measures([(None, cfg)], StageCache(cache), protocol)
     return {"config": BC5CDR, "train": "train.pubtator", "scored_on": "dev.pubtator",
             "documents": record["test_documents"], "levels": levels,
             "galperin2022": protocol_summary(extra),
@@ -188,31 +225,62 @@ def bc5cdr(work: Path, cache: Path) -> dict[str, Any]:
             "seconds": round(time.perf_counter() - t0, 1)}
 
 
+def resumed(work: Path, name: str, key: Mapping[str, Any],
+            run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """``run()``, or the summary a finished run with the same ``key`` left in
+    ``WORK/NAME/summary.json``; a new summary is written there."""
+    path = work / name / "summary.json"
+    if path.is_file():
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        if saved.get("key") == key:
+            return dict(saved["result"])
+    result = run()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_write(path) as f:
+        json.dump({"key": key, "result": result}, f)
+    return result
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("names", nargs="*", default=[*CAMONI, "bc5cdr"])
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/xlnel-cv-accuracy"))
+    parser.add_argument("--filter", type=Path, default=None,
+                        help="pipeline file whose filter replaces the shipped configs' filter")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a key of every config (repeatable)")
+    parser.add_argument("--name", default="cv_accuracy", help="results file name")
+    parser.add_argument("--no-protocol", action="store_true",
+                        help="skip the galperin2022 protocol scores")
     args = parser.parse_args(argv)
+    overrides = {**filter_overrides(args.filter), **parse_overrides(args.set)}
+    protocol = not args.no_protocol
+    key = {"folds": args.folds, "overrides": overrides, "protocol": protocol}
     results: dict[str, Any] = {}
     for name in args.names:
         if name == "bc5cdr":
-            results[name] = bc5cdr(args.work, args.cache)
+            results[name] = resumed(args.work, name, key, lambda: bc5cdr(
+                args.work, args.cache, overrides, protocol))
         else:
-            results[name] = camoni(name, args.folds, args.work, args.cache)
+            results[name] = resumed(args.work, name, key, lambda n=name: camoni(
+                n, args.folds, args.work, args.cache, overrides, protocol))
         print(name, "done", flush=True)
-    write_result("cv_accuracy", {
+    filter_desc = ("xlnel.gbdt.v1 (shipped configs)" if not overrides else
+                   f"the shipped configs with the overrides {overrides}"
+                   + ("" if args.filter is None else f" (filter of {args.filter})"))
+    write_result(args.name, {
         "protocol": f"{args.folds}-fold cross-validation by document over data.train "
                     "(folds seeded by data.split_seed; test_fraction not used), seed "
                     f"{SEED}; intervals: 95% t over folds, 95% document bootstrap (pooled "
                     "out-of-fold counts, and BC5CDR dev)",
-        "filter": "xlnel.gbdt.v1 (shipped configs)",
+        "filter": filter_desc,
         "threads": os.environ.get("OMP_NUM_THREADS", "default"),
-        "timing": "seconds: wall time of this run on a 2-core machine shared with other jobs; "
-                  "per_fold[i].seconds are the stage times of the fold and cached tells which "
-                  "stages came from the stage cache (filled by an earlier run of the same "
-                  "cells), so cached stages cost only their loading",
+        "timing": "seconds: wall time of this run (per NAME, from WORK/NAME/summary.json when "
+                  "resumed); per_fold[i].seconds are the stage times of the fold and cached "
+                  "tells which stages came from the stage cache (filled by an earlier run of "
+                  "the same cells), so cached stages cost only their loading",
         "results": results,
     })
 
