@@ -63,6 +63,9 @@ PROTOCOL_SEEDS = range(5)
 
 FoldMeasure = Callable[[PipelineConfig, CellStages], dict[str, Any]]
 Overrides = Mapping[str, Any]
+RUNTIME_KEYS = frozenset({"candidates.workers"})
+"""Overrides that change how fast a run goes, not its figures: a summary made with other values
+of them is reused."""
 
 
 def filter_overrides(pipeline: Path | None) -> dict[str, Any]:
@@ -257,7 +260,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     overrides = {**filter_overrides(args.filter), **parse_overrides(args.set)}
     protocol = not args.no_protocol
-    key = {"folds": args.folds, "overrides": overrides, "protocol": protocol}
+    key = {"folds": args.folds, "protocol": protocol,
+           "overrides": {k: v for k, v in overrides.items() if k not in RUNTIME_KEYS}}
     results: dict[str, Any] = {}
     for name in args.names:
         if name == "bc5cdr":

@@ -5,13 +5,14 @@
 # and summaries finished so far are in $W/work; carried back as .carry/work, a later call resumes
 # from them (the protocol scores are skipped: they would need the fold filters again).
 # Usage (after `source benchmarks/device/setup.sh`): bash benchmarks/device/run_cv.sh LIMIT NAME...
+# (WORKERS: candidate workers per process, THREADS: its OpenMP threads; 4 each by default).
 limit=$1; shift
 W=${W:-/tmp/w}; mkdir -p "$W"
 [ -d .carry/work ] && [ ! -d "$W/work" ] && cp -r .carry/work "$W/work"
 args=(--filter configs/pipelines/transformer.yaml --no-protocol --name cv_accuracy_gpu
-      --work "$W/work" --cache "$W/cache" --set candidates.workers=4)
+      --work "$W/work" --cache "$W/cache" --set "candidates.workers=${WORKERS:-4}")
 for n in "$@"; do
-  ( OMP_NUM_THREADS=4 timeout "$limit" python -m benchmarks cv_accuracy "${args[@]}" "$n" \
+  ( OMP_NUM_THREADS=${THREADS:-4} timeout "$limit" python -m benchmarks cv_accuracy "${args[@]}" "$n" \
       > "$W/$n.log" 2>&1; echo "$n rc=$?" >> "$W/rc.txt" ) &
 done
 wait
