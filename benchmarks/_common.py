@@ -22,8 +22,11 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def _git_commit() -> str | None:
-    """The checkout's HEAD commit (with ``+dirty`` for uncommitted changes), if in git; outside
-    git (a copy of the tree on a lent machine), ``$XLNEL_COMMIT`` when set."""
+    """``$XLNEL_COMMIT`` when set (a copy of the tree on a lent machine, whose own git state is
+    not the commit it holds), else the checkout's HEAD commit (with ``+dirty`` for uncommitted
+    changes), if in git."""
+    if os.environ.get("XLNEL_COMMIT"):
+        return os.environ["XLNEL_COMMIT"]
     root = Path(__file__).resolve().parent.parent
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
@@ -33,7 +36,7 @@ def _git_commit() -> str | None:
                                 ".", ":(exclude)benchmarks/results"],
                                cwd=root, capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
-        return os.environ.get("XLNEL_COMMIT")
+        return None
     return head + ("+dirty" if dirty.strip() else "")
 
 

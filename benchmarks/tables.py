@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -492,6 +493,40 @@ def accuracy_cv() -> str:
                    "F1 mean over folds ± 95% t", "galperin2022 F1"], rows, ["cv_accuracy.json"])
 
 
+def _gpu_rows(data: dict[str, Any], cpu: dict[str, Any], label: str) -> list[Row]:
+    """Rows of :func:`accuracy_cv_gpu` for the names of one results file."""
+    rows = []
+    for name, r in data.items():
+        if name == "bc5cdr":
+            levels, base = r["levels"], cpu.get("bc5cdr", {}).get("levels", {})
+            where = f"train → dev, {r['documents']} abstracts"
+            corpus = "BC5CDR dev"
+        else:
+            levels = {"span": r["pooled"]["span"]}
+            base = {"span": cpu[name]["pooled"]["span"]} if name in cpu else {}
+            where = f"{r['folds']}-fold CV, {r['documents']} posts"
+            corpus = f"Camoni {name}"
+        for level, lv in levels.items():
+            rows.append([corpus, where, label, level, pct(lv["precision"]), pct(lv["recall"]),
+                         _ci(lv), pct(base[level]["f1"]) if level in base else "–"])
+    return rows
+
+
+def accuracy_cv_gpu() -> str:
+    """The shipped configs with the GPU cross-encoder filter, beside the shipped GBDT."""
+    cpu = _load("cv_accuracy.json")["results"]
+    rows = _gpu_rows(_load("cv_accuracy_gpu.json")["results"], cpu, "shipped config")
+    bc5 = _envelope("cv_accuracy_gpu_bc5cdr.json")
+    words = shlex.split(bc5["command"])
+    sets = [v for k, v in zip(words, words[1:], strict=False) if k == "--set"
+            and not v.startswith("candidates.workers")]
+    rows += _gpu_rows(bc5["results"]["results"], cpu, "shipped config, " + ", ".join(sets))
+    return _table(["corpus", "protocol", "config", "level", "P", "R", "F1 [95% CI]",
+                   "GBDT F1 (shipped)"], rows,
+                  ["cv_accuracy_gpu.json", "cv_accuracy_gpu_bc5cdr.json",
+                   "cv_accuracy.json"])
+
+
 def decision_variants() -> str:
     """Decision variants on the cached cells of cv_accuracy, against the shipped decisions."""
     rows = []
@@ -564,7 +599,8 @@ TABLES: dict[str, Callable[[], str]] = {
                             adapt_new_language_english_hpo,
                             adapt_new_language_ja_encoder,
                             dictionary_coverage, dictionary_e2e,
-                            accuracy_cv, decision_variants, reference_figures, protocol_bc5cdr)
+                            accuracy_cv, accuracy_cv_gpu, decision_variants, reference_figures,
+                            protocol_bc5cdr)
 }
 
 
