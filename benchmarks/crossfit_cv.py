@@ -42,13 +42,14 @@ from typing import Any
 from benchmarks._common import read_figures, write_result
 from benchmarks.cv_accuracy import BC5CDR, CAMONI, SEED
 from xlnel.config import PipelineConfig, load_config  # noqa: E402
-from xlnel.dictionary.dft import add_gold_names, crossfit_folds  # noqa: E402
+from xlnel.dictionary.dft import add_gold_names  # noqa: E402
 from xlnel.dictionary.dictionary import Dictionary  # noqa: E402
 from xlnel.evaluation import bootstrap_counts, paired_bootstrap_counts  # noqa: E402
 from xlnel.experiments import run_experiment  # noqa: E402
 from xlnel.experiments.runner import plan_cells  # noqa: E402
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData  # noqa: E402
 from xlnel.experiments.summary import metric_value, pooled_counts, t_interval  # noqa: E402
+from xlnel.folds import deal  # noqa: E402
 from xlnel.normalization import normalize_string  # noqa: E402
 from xlnel.types import Candidate, Document, Span  # noqa: E402
 
@@ -125,7 +126,7 @@ def _cell_exposure(cfg: PipelineConfig, stages: CellStages) -> list[int]:
     ids = {d.id for d in docs}
     always = set(stages.data.base_dictionary(cfg).names) | _gold_names(
         [d for d in stages.train_documents() if d.id not in ids], dft.unlinked)
-    folds = crossfit_folds(len(docs), dft.crossfit, dft.seed)
+    folds = deal(len(docs), dft.crossfit, dft.seed)
     names = [_gold_names([docs[i] for i in f], dft.unlinked) for f in folds]
     out = [0, 0, 0, 0]
     for k, fold in enumerate(folds):

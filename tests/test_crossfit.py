@@ -10,8 +10,9 @@ import pytest
 
 import xlnel.training.steps as steps
 from xlnel.config import load_config
-from xlnel.dictionary.dft import crossfit_dictionaries, crossfit_folds, fine_tune_dictionary
+from xlnel.dictionary.dft import crossfit_dictionaries, fine_tune_dictionary
 from xlnel.dictionary.dictionary import Dictionary
+from xlnel.folds import deal
 from xlnel.types import Document, Link
 
 # Made-up words: each document's own name, found in no knowledge base.
@@ -39,13 +40,13 @@ def _base() -> Dictionary:
 
 
 def test_crossfit_folds_partition_the_positions_by_seed():
-    folds = crossfit_folds(8, 3, seed=0)
+    folds = deal(8, 3, seed=0)
     assert sorted(i for f in folds for i in f) == list(range(8))
     assert sorted(len(f) for f in folds) == [2, 3, 3]
     assert all(f == sorted(f) for f in folds)
-    assert crossfit_folds(8, 3, seed=0) == folds
-    assert crossfit_folds(8, 3, seed=1) != folds
-    assert crossfit_folds(2, 5, seed=0) in ([[0], [1]], [[1], [0]])  # empty folds dropped
+    assert deal(8, 3, seed=0) == folds
+    assert deal(8, 3, seed=1) != folds
+    assert deal(2, 5, seed=0) in ([[0], [1]], [[1], [0]])  # empty folds dropped
 
 
 def test_final_dictionary_holds_every_document_name():

@@ -36,3 +36,10 @@ def test_folds_are_deterministic_and_follow_the_seed():
 def test_bad_folds(n, k, fold, message):
     with pytest.raises(ValueError, match=message):
         fold_split(list(range(n)), k, fold, seed=0)
+
+
+def test_assign_folds_and_crossfit_deal_the_same_folds():
+    from xlnel.folds import deal
+
+    fold_of = assign_folds(23, 4, 3)
+    assert deal(23, 4, 3) == [[i for i in range(23) if fold_of[i] == j] for j in range(4)]

@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from xlnel.dictionary.dictionary import Dictionary
+from xlnel.folds import deal
 from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
@@ -130,15 +131,6 @@ def add_gold_names(dictionary: Dictionary, documents: Sequence[Document], unlink
     return seen, added, len(new_concepts), pruned
 
 
-def crossfit_folds(n: int, k: int, seed: int) -> list[list[int]]:
-    """The positions ``0..n-1`` dealt into ``k`` folds by a ``random.Random(seed)`` shuffle,
-    each fold in ascending order; folds left empty (``n`` < ``k``) are dropped."""
-    order = list(range(n))
-    random.Random(seed).shuffle(order)
-    folds = [sorted(order[j::k]) for j in range(k)]
-    return [f for f in folds if f]
-
-
 def crossfit_dictionaries(base: Dictionary, documents: Sequence[Document],
                           filter_documents: Sequence[Document], k: int, seed: int = 0,
                           unlinked: str = "name", prune: int = 0
@@ -146,7 +138,7 @@ def crossfit_dictionaries(base: Dictionary, documents: Sequence[Document],
     """The out-of-fold dictionaries of cross-fitted DFT, one fold at a time.
 
     ``filter_documents`` (those :func:`fine_tune_dictionary` left for the filter) are dealt
-    into ``k`` folds (:func:`crossfit_folds`); each fold comes with a copy of ``base`` (the
+    into ``k`` folds (:func:`xlnel.folds.deal`); each fold comes with a copy of ``base`` (the
     dictionary before DFT) extended with the gold names of every document of ``documents``
     (all training documents) outside the fold, pruned as :func:`fine_tune_dictionary` prunes.
 
@@ -154,7 +146,7 @@ def crossfit_dictionaries(base: Dictionary, documents: Sequence[Document],
         (positions of the fold's documents in ``filter_documents``, its dictionary).
     """
     _check(unlinked, k)
-    for fold in crossfit_folds(len(filter_documents), k, seed):
+    for fold in deal(len(filter_documents), k, seed):
         held_out = {filter_documents[i].id for i in fold}
         dictionary = Dictionary(base)
         named = [d for d in documents if d.id not in held_out]

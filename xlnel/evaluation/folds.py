@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from typing import TypeVar
+
+from xlnel.folds import deal
 
 T = TypeVar("T")
 
@@ -12,7 +13,7 @@ T = TypeVar("T")
 def assign_folds(n: int, k: int, seed: int) -> list[int]:
     """The fold (``0..k-1``) of each of ``n`` documents, in input order.
 
-    The positions are shuffled with ``random.Random(seed)`` and dealt round-robin, so the fold
+    The positions are shuffled and dealt round-robin (:func:`xlnel.folds.deal`), so the fold
     sizes differ by at most one and the same ``(n, k, seed)`` always gives the same folds.
 
     Raises:
@@ -22,11 +23,10 @@ def assign_folds(n: int, k: int, seed: int) -> list[int]:
         raise ValueError(f"cross-validation needs at least 2 folds, got {k}")
     if n < k:
         raise ValueError(f"{k} folds need at least {k} documents, got {n}")
-    order = list(range(n))
-    random.Random(seed).shuffle(order)
     folds = [0] * n
-    for position, index in enumerate(order):
-        folds[index] = position % k
+    for j, members in enumerate(deal(n, k, seed)):
+        for index in members:
+            folds[index] = j
     return folds
 
 
