@@ -1,4 +1,4 @@
-"""An optional fallback for words the lexicon lacks: the nearest target word by an encoder.
+"""Optional encoder help: the nearest target word of a word the lexicon lacks, and sense choice.
 
 The targets of the word pairs are the target-language words we know; a multilingual encoder
 (multilingual-e5-small, offline) places an English word the pairs lack near target words of the
@@ -6,13 +6,19 @@ same meaning (*renal* near 腎臓, *neoplasm* near 腫瘍). The nearest target, 
 reaches a floor, becomes a sense of the word. Only targets in the language's own script are
 searched: a transliteration is what the character model already gives, and a copied English
 word is no rendering.
+
+The same encoder also weighs the senses the pairs give a word: the pairs list every sense of
+*mild* (*doux*, *légère*) or *seizure* (差押え, 押収, 発作) in an order that is no guide to the
+medical one, and the sense nearer the English word by cosine is more often the one a medical
+name uses (:func:`sense_cosines`).
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -20,8 +26,10 @@ from xlnel.dictionary.lexicon import Lexicon
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Embed", "native_targets", "nearest_targets"]
+__all__ = ["Embed", "native_characters", "native_targets", "nearest_targets", "sense_cosines"]
 
+#: Code points below this are Latin letters (ASCII, Latin-1, Latin Extended).
+LATIN_END = 0x250
 #: Embeds texts into unit-length rows (such as ``xlnel.linkers.encoder.cached_encode`` of an
 #: ``EntityEncoder``; the caller builds it, since the encoders live in a later stage).
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -31,7 +39,8 @@ def native_targets(lexicon: Lexicon, transliteration: re.Pattern[str] | None,
                    max_length: int = 8) -> list[str]:
     """Distinct one-word targets of the lexicon written in the target's own script.
 
-    Left out: targets with a space, targets of ASCII characters only (copied English words),
+    Left out: targets with a space, targets with a Latin letter (copied English words, names
+    in other Latin-script languages: *régional*),
     targets matching the language's transliteration pattern and targets longer than
     ``max_length`` characters.
     """
@@ -39,10 +48,30 @@ def native_targets(lexicon: Lexicon, transliteration: re.Pattern[str] | None,
     for _, senses in lexicon.items():
         for sense in senses:
             text = sense.text
-            if not (" " in text or text.isascii() or len(text) > max_length
+            if not (" " in text or _has_latin(text) or len(text) > max_length
                     or (transliteration is not None and transliteration.search(text))):
                 out.add(text)
     return sorted(out)
+
+
+def _has_latin(text: str) -> bool:
+    return any(ch.isalpha() and ord(ch) < LATIN_END for ch in text)
+
+
+def native_characters(targets: Iterable[str], transliteration: re.Pattern[str] | None,
+                      min_targets: int = 3) -> list[str]:
+    """The characters written in at least ``min_targets`` native targets, as words of their own.
+
+    For a script written without spaces, the pairs list compounds (骨格 *skeleton*, 骨折
+    *fracture*) more often than the one-character words they are built from (骨 *bone*);
+    those characters are targets too. Latin letters and characters matching the
+    transliteration pattern are left out.
+    """
+    counts: Counter[str] = Counter()
+    for text in targets:
+        counts.update({ch for ch in text if ch.isalpha() and ord(ch) >= LATIN_END
+                       and not (transliteration is not None and transliteration.search(ch))})
+    return sorted(ch for ch, n in counts.items() if n >= min_targets)
 
 
 def nearest_targets(words: Iterable[str], targets: Sequence[str], embed: Embed,
@@ -75,4 +104,30 @@ def nearest_targets(words: Iterable[str], targets: Sequence[str], embed: Embed,
                 out[word] = (targets[int(best[row])], cosine)
     logger.info("%d of %d English words have a target word at cosine >= %.2f among %d",
                 len(out), len(words), min_cosine, len(targets))
+    return out
+
+
+def sense_cosines(senses: Mapping[str, Sequence[str]], embed: Embed
+                  ) -> dict[str, dict[str, float]]:
+    """The cosine of each English word with each of its target senses.
+
+    Args:
+        senses: English word -> its senses (target-language texts).
+        embed: Text embedder returning unit-length rows.
+
+    Returns:
+        ``word -> {sense: cosine}`` for the words with at least one sense.
+    """
+    words = sorted(w for w, texts in senses.items() if texts)
+    if not words:
+        return {}
+    texts = sorted({t for w in words for t in senses[w]})
+    index = {t: i for i, t in enumerate(texts)}
+    text_vectors, word_vectors = embed(texts), embed(words)
+    out: dict[str, dict[str, float]] = {}
+    for row, word in enumerate(words):
+        rows = [index[t] for t in senses[word]]
+        cosines = text_vectors[rows] @ word_vectors[row]
+        out[word] = {t: float(c) for t, c in zip(senses[word], cosines, strict=True)}
+    logger.info("cosines of %d English words with their %d senses", len(words), len(texts))
     return out
