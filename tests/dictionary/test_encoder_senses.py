@@ -14,7 +14,6 @@ from xlnel.dictionary.encoder_senses import (
     native_characters,
     native_targets,
     nearest_targets,
-    sense_cosines,
 )
 from xlnel.dictionary.langdata import LanguageProfile
 from xlnel.dictionary.lexicon import Lexicon
@@ -46,12 +45,6 @@ def test_native_characters_are_those_of_several_targets() -> None:
     targets = ["骨格", "骨折", "骨髄", "歯科", "ボーン", "x線"]
     assert native_characters(targets, KATAKANA) == ["骨"]
     assert native_characters(targets, KATAKANA, min_targets=1) == sorted("骨格折髄歯科線")
-
-
-def test_sense_cosines_per_word() -> None:
-    found = sense_cosines({"renal": ["腎臓", "腫瘍"], "posterior": []}, embed)
-    assert list(found) == ["renal"]
-    assert found["renal"] == pytest.approx({"腎臓": 0.96, "腫瘍": 0.28})
 
 
 def test_nearest_targets_keep_only_close_words() -> None:

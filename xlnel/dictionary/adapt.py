@@ -38,7 +38,6 @@ from xlnel.dictionary.encoder_senses import (
     native_characters,
     native_targets,
     nearest_targets,
-    sense_cosines,
 )
 from xlnel.dictionary.induction import InductionSettings, induce_entries
 from xlnel.dictionary.langdata import LanguageProfile, load_profile
@@ -68,8 +67,6 @@ TRAIN_REPORT_FILE = "train_report.json"
 TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE = "translator", "dictionary.tsv", "report.json"
 #: The entries of ``dictionary.tsv`` that a given corpus attests (source ``corpus``).
 ATTESTED_FILE = "attested.tsv"
-#: Most lexicon senses of a word weighed by the encoder.
-SCORED_SENSES = 6
 
 
 def write_json(path: str | Path, payload: Mapping[str, Any]) -> None:
@@ -393,11 +390,7 @@ def _word_senses(lexicon: Lexicon, profile: LanguageProfile, concepts: Sequence[
             profile.transliteration_pattern)
         details["morphemes"] = len(senses.morphemes)
     if settings.encoder is not None and embed is not None:
-        if settings.sense_temperature is not None:
-            senses.sense_cosines = _sense_cosines(senses, concepts, embed)
-            senses.sense_temperature = settings.sense_temperature
-        details["encoder"] = {"model": settings.encoder,
-                              "words_weighed": len(senses.sense_cosines)}
+        details["encoder"] = {"model": settings.encoder}
         if not latin:  # a Latin-script copy is not told from a native word by its script
             targets = native_targets(lexicon, profile.transliteration_pattern)
             if not profile.joiner:  # words are compounds: their characters are words too
@@ -417,17 +410,3 @@ def _word_senses(lexicon: Lexicon, profile: LanguageProfile, concepts: Sequence[
             details["transliterator"] = str(out / TRANSLATOR_DIR)
             details["transliterated_words"] = len(missing)
     return senses, details
-
-
-def _sense_cosines(senses: WordSenses, concepts: Sequence[Concept], embed: Embed
-                   ) -> dict[str, dict[str, float]]:
-    """The encoder's cosines of the KB words with two senses or more (copies left out) with
-    those senses."""
-    options: dict[str, list[str]] = {}
-    for word in kb_words(concepts):
-        # a copy of the English word embeds next to it whatever it means in the target
-        found = [s.text for s in senses.lexicon_senses(word)[:SCORED_SENSES]
-                 if s.text.casefold() != word]
-        if len(found) > 1:
-            options[word] = found
-    return sense_cosines(options, embed)

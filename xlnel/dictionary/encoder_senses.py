@@ -1,4 +1,4 @@
-"""Optional encoder help: the nearest target word of a word the lexicon lacks, and sense choice.
+"""An optional fallback for words the lexicon lacks: the nearest target word by an encoder.
 
 The targets of the word pairs are the target-language words we know; a multilingual encoder
 (multilingual-e5-small, offline) places an English word the pairs lack near target words of the
@@ -6,11 +6,6 @@ same meaning (*renal* near 腎臓, *neoplasm* near 腫瘍). The nearest target, 
 reaches a floor, becomes a sense of the word. Only targets in the language's own script are
 searched: a transliteration is what the character model already gives, and a copied English
 word is no rendering.
-
-The same encoder also weighs the senses the pairs give a word: the pairs list every sense of
-*mild* (*doux*, *légère*) or *seizure* (差押え, 押収, 発作) in an order that is no guide to the
-medical one, and the sense nearer the English word by cosine is more often the one a medical
-name uses (:func:`sense_cosines`).
 """
 
 from __future__ import annotations
@@ -18,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -26,7 +21,7 @@ from xlnel.dictionary.lexicon import Lexicon
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Embed", "native_characters", "native_targets", "nearest_targets", "sense_cosines"]
+__all__ = ["Embed", "native_characters", "native_targets", "nearest_targets"]
 
 #: Code points below this are Latin letters (ASCII, Latin-1, Latin Extended).
 LATIN_END = 0x250
@@ -106,28 +101,3 @@ def nearest_targets(words: Iterable[str], targets: Sequence[str], embed: Embed,
                 len(out), len(words), min_cosine, len(targets))
     return out
 
-
-def sense_cosines(senses: Mapping[str, Sequence[str]], embed: Embed
-                  ) -> dict[str, dict[str, float]]:
-    """The cosine of each English word with each of its target senses.
-
-    Args:
-        senses: English word -> its senses (target-language texts).
-        embed: Text embedder returning unit-length rows.
-
-    Returns:
-        ``word -> {sense: cosine}`` for the words with at least one sense.
-    """
-    words = sorted(w for w, texts in senses.items() if texts)
-    if not words:
-        return {}
-    texts = sorted({t for w in words for t in senses[w]})
-    index = {t: i for i, t in enumerate(texts)}
-    text_vectors, word_vectors = embed(texts), embed(words)
-    out: dict[str, dict[str, float]] = {}
-    for row, word in enumerate(words):
-        rows = [index[t] for t in senses[word]]
-        cosines = text_vectors[rows] @ word_vectors[row]
-        out[word] = {t: float(c) for t, c in zip(senses[word], cosines, strict=True)}
-    logger.info("cosines of %d English words with their %d senses", len(words), len(texts))
-    return out

@@ -75,8 +75,6 @@ class BuildSettings:
             :class:`WordSenses`).
         number_factor: Prior factor of a sense pooled from the word's other number (see
             :class:`WordSenses`); 0 pools none.
-        sense_temperature: With ``encoder``, how much the encoder's cosine of a word with
-            each of its senses reorders them (see :class:`WordSenses`); ``None``: not at all.
     """
 
     n_best: int = 3
@@ -93,7 +91,6 @@ class BuildSettings:
     nearest_min_cosine: float = 0.9
     nearest_prior: float = 0.5
     number_factor: float = 0.9
-    sense_temperature: float | None = 0.02
 
 
 class WordSenses:
@@ -123,12 +120,6 @@ class WordSenses:
             names prefer the native term: 骨 over ボーン).
         number_factor: Prior factor of a sense the pairs give the word's other number
             (singular or plural) pooled with its own; 0 pools none.
-
-    Attributes:
-        sense_cosines: ``word -> {sense: cosine}`` by a multilingual encoder
-            (:func:`~xlnel.dictionary.encoder_senses.sense_cosines`); a word's sense priors
-            are multiplied by ``exp((cosine - best cosine) / sense_temperature)``. Empty: none.
-        sense_temperature: How far apart by cosine senses must be to reorder them.
     """
 
     def __init__(self, lexicon: Lexicon, profile: LanguageProfile,
@@ -156,8 +147,6 @@ class WordSenses:
         self.cognate_bonus = cognate_bonus
         self.compounds: CompoundForms | None = None
         self.number_factor = number_factor
-        self.sense_cosines: Mapping[str, Mapping[str, float]] = {}
-        self.sense_temperature = 0.02
         self._cache: dict[str, list[Sense]] = {}
         self._best_texts: dict[str, str | None] = {}
         self.missing: set[str] = set()
@@ -170,20 +159,10 @@ class WordSenses:
             if self.cognate_bonus and len(found) > 1:
                 found = _rescale(found, [s.prior * (1.0 + self.cognate_bonus * _similarity(
                     word, s.text)) for s in found])
-            if word in self.sense_cosines and len(found) > 1:
-                found = self._by_encoder(found, self.sense_cosines[word])
             if self.corpus_counts is not None:
                 found = _rerank(found, self.corpus_counts)
             self._cache[word] = found
         return found
-
-    def _by_encoder(self, senses: list[Sense], cosines: Mapping[str, float]) -> list[Sense]:
-        """Senses with priors times ``exp((cosine - best cosine) / sense_temperature)``; a
-        sense without a cosine counts as the farthest one."""
-        low = min(cosines.values())
-        top = max(cosines.values())
-        return _rescale(senses, [s.prior * math.exp(
-            (cosines.get(s.text, low) - top) / self.sense_temperature) for s in senses])
 
     def _lookup(self, word: str) -> list[Sense]:
         if word in self.profile.words:
