@@ -10,7 +10,11 @@ import numpy as np
 import pytest
 
 from xlnel.dictionary.adapt import adapt
-from xlnel.dictionary.encoder_senses import native_targets, nearest_targets
+from xlnel.dictionary.encoder_senses import (
+    native_characters,
+    native_targets,
+    nearest_targets,
+)
 from xlnel.dictionary.langdata import LanguageProfile
 from xlnel.dictionary.lexicon import Lexicon
 from xlnel.dictionary.render import BuildSettings, WordSenses
@@ -30,6 +34,17 @@ def test_native_targets_leave_out_copies_transliterations_and_phrases() -> None:
     lexicon = Lexicon([("kidney", "腎臓"), ("kidney", "キドニー"), ("tumor", "腫瘍"),
                        ("tumor", "tumor"), ("tumor board", "腫瘍 委員会")])
     assert native_targets(lexicon, KATAKANA) == ["腎臓", "腫瘍"]
+
+
+def test_native_targets_leave_out_words_with_latin_letters() -> None:
+    lexicon = Lexicon([("regional", "régional"), ("regional", "地域"), ("x", "x線")])
+    assert native_targets(lexicon, KATAKANA) == ["地域"]
+
+
+def test_native_characters_are_those_of_several_targets() -> None:
+    targets = ["骨格", "骨折", "骨髄", "歯科", "ボーン", "x線"]
+    assert native_characters(targets, KATAKANA) == ["骨"]
+    assert native_characters(targets, KATAKANA, min_targets=1) == sorted("骨格折髄歯科線")
 
 
 def test_nearest_targets_keep_only_close_words() -> None:

@@ -14,7 +14,7 @@ from xlnel.dictionary.corpus_evidence import CorpusEvidence
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.langdata import LanguageProfile, load_profile
 from xlnel.dictionary.lexicon import Lexicon
-from xlnel.dictionary.render import BuildSettings, WordSenses, render_kb
+from xlnel.dictionary.render import BuildSettings, WordSenses, number_forms, render_kb
 from xlnel.errors import FormatError
 from xlnel.types import Concept
 
@@ -127,6 +127,29 @@ def test_unknown_word_goes_through_the_fallbacks(lexicon: Lexicon, zz: LanguageP
     assert senses.missing == {"pancreatitis", "insulin", "xylophone"}
 
 
+def test_senses_pooled_with_the_other_number(zz: LanguageProfile) -> None:
+    lexicon = Lexicon([("bone", "ossa"), ("bone", "ossik"), ("bone", "osto"), ("bones", "osto"),
+                       ("bones", "bones"), ("ovary", "ovo"), ("ovaries", "ovarj")])
+    pooled = WordSenses(lexicon, zz, cognate_bonus=0.0, number_factor=0.9)
+    bone = {s.text: s.prior for s in pooled("bone")}
+    # the plural's first sense raises the singular's third one; the plural's copy is no sense
+    assert bone == pytest.approx({"ossa": 1.0, "osto": 0.9, "ossik": 1 / 1.35})
+    assert [s.text for s in pooled("ovary")] == ["ovo", "ovarj"]
+    assert [s.text for s in WordSenses(lexicon, zz, cognate_bonus=0.0)("bone")] == [
+        "ossa", "ossik", "osto"]
+    assert number_forms("bones") == ["bone"] and number_forms("boxes") == ["boxe", "box"]
+    assert number_forms("ovary") == ["ovaries"] and number_forms("virus") == ["viruses"]
+
+
+def test_a_missing_word_takes_the_senses_of_its_classical_number(zz: LanguageProfile) -> None:
+    lexicon = Lexicon([("phalanges", "falangi"), ("region", "regio"), ("regia", "reale")])
+    senses = WordSenses(lexicon, zz, cognate_bonus=0.0, number_factor=0.9)
+    assert [(s.text, s.prior) for s in senses("phalanx")] == [("falangi", pytest.approx(0.9))]
+    assert [s.text for s in senses("region")] == ["regio"]  # a word the pairs hold
+    assert number_forms("phalanx", classical=True) == ["phalanges", "phalanxes"]
+    assert number_forms("septum", classical=True) == ["septa", "septums"]
+
+
 def test_language_without_a_file_gets_generic_defaults(lexicon: Lexicon) -> None:
     profile = load_profile("qq-none")
     assert profile.source == "default" and profile.segment_order == "both"
@@ -222,3 +245,16 @@ def test_transliteration_pairs_and_script(tmp_path: Path) -> None:
     assert pairs == [("insulin", "インスリン"), ("dose", "ドーズ")]
     assert not is_latin_script(lexicon) and is_latin_script(Lexicon([("red", "rouge")]))
     assert train_transliterator(pairs, "kk", tmp_path / "tr", seconds=1.0) is None  # too few
+
+
+def test_adapt_learns_no_cognate_rules_for_another_script(tmp_path: Path) -> None:
+    # the Latin pairs are noise among native ones: their endings would garble English words
+    latin = [f"{w}itis\t{w}ito" for w in ("nephr", "arthr", "col", "gastr", "dermat", "gingiv")]
+    native = [f"{w}\t{'ネフロ' * (i + 1)}" for i, w in enumerate(("kidney", "red", "cell", "blue",
+                                                                  "green", "liver", "heart"))]
+    pairs = write(tmp_path / "pairs.tsv", "\n".join(native * 2 + latin) + "\n")
+    kb = write(tmp_path / "kb.tsv", "concept_id\tname\nC1\tRed cell\nC2\tPancreatitis\n")
+    report = adapt("kk", pairs, [f"tsv:{kb}"], tmp_path / "out", transliteration_seconds=0)
+    assert report["cognate_rules"] == 0
+    dictionary = Dictionary.load(tmp_path / "out" / "dictionary.tsv")
+    assert dictionary.source_of("pancreatito", "C2") is None

@@ -33,7 +33,12 @@ from xlnel.dictionary.cognates import CognateRules
 from xlnel.dictionary.compounds import CompoundForms
 from xlnel.dictionary.corpus_evidence import CorpusEvidence, corpus_texts
 from xlnel.dictionary.dictionary import Dictionary
-from xlnel.dictionary.encoder_senses import Embed, native_targets, nearest_targets
+from xlnel.dictionary.encoder_senses import (
+    Embed,
+    native_characters,
+    native_targets,
+    nearest_targets,
+)
 from xlnel.dictionary.induction import InductionSettings, induce_entries
 from xlnel.dictionary.langdata import LanguageProfile, load_profile
 from xlnel.dictionary.lexicon import Lexicon
@@ -360,15 +365,20 @@ def _word_senses(lexicon: Lexicon, profile: LanguageProfile, concepts: Sequence[
                  progress: bool, embed: Embed | None = None
                  ) -> tuple[WordSenses, dict[str, Any]]:
     """Word senses with the fallbacks the pairs support: cognate rules, a transliterator."""
-    cognates = CognateRules().fit((w, s.text) for w, ss in lexicon.items() for s in ss)
+    latin = is_latin_script(lexicon)
+    # in another script, the few Latin-script pairs are English noise (copies, names): their
+    # cognate and spelling rules (-s dropped) would only garble the English words they rewrite
+    cognates = CognateRules()
+    if latin:
+        cognates.fit((w, s.text) for w, ss in lexicon.items() for s in ss)
     affixes = AffixModel().fit((w, s.text) for w, ss in lexicon.items() for s in ss)
     details: dict[str, Any] = {"cognate_rules": len(cognates), "affix_alignments": len(affixes),
                                "transliteration_pairs": 0, "transliterator": None}
-    latin = is_latin_script(lexicon)
     senses = WordSenses(lexicon, profile, cognates, fallback_prior=settings.fallback_prior,
                         cognate_bonus=settings.cognate_bonus, affixes=affixes,
                         keep_copies=latin,
-                        transliteration_factor=settings.transliteration_factor)
+                        transliteration_factor=settings.transliteration_factor,
+                        number_factor=settings.number_factor)
     if profile.compound:
         senses.compounds = CompoundForms().fit(s.text for _, ss in lexicon.items() for s in ss)
         details["compound_forms"] = len(senses.compounds)
@@ -380,11 +390,17 @@ def _word_senses(lexicon: Lexicon, profile: LanguageProfile, concepts: Sequence[
             profile.transliteration_pattern)
         details["morphemes"] = len(senses.morphemes)
     if settings.encoder is not None and embed is not None:
-        targets = native_targets(lexicon, profile.transliteration_pattern)
-        senses.nearest = nearest_targets(missing, targets, embed, settings.nearest_min_cosine)
-        senses.nearest_prior = settings.nearest_prior
-        details["encoder"] = {"model": settings.encoder, "target_words": len(targets),
-                              "words_rendered": len(senses.nearest)}
+        details["encoder"] = {"model": settings.encoder}
+        if not latin:  # a Latin-script copy is not told from a native word by its script
+            targets = native_targets(lexicon, profile.transliteration_pattern)
+            if not profile.joiner:  # words are compounds: their characters are words too
+                chars = native_characters(targets, profile.transliteration_pattern)
+                targets = sorted(set(targets) | set(chars))
+            senses.nearest = nearest_targets(missing, targets, embed,
+                                             settings.nearest_min_cosine)
+            senses.nearest_prior = settings.nearest_prior
+            details["encoder"].update(target_words=len(targets),
+                                      words_rendered=len(senses.nearest))
     if seconds > 0 and not latin:
         pairs = transliteration_pairs(lexicon, profile)
         details["transliteration_pairs"] = len(pairs)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
@@ -20,8 +21,10 @@ from xlnel.dictionary.lexicon import Lexicon
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Embed", "native_targets", "nearest_targets"]
+__all__ = ["Embed", "native_characters", "native_targets", "nearest_targets"]
 
+#: Code points below this are Latin letters (ASCII, Latin-1, Latin Extended).
+LATIN_END = 0x250
 #: Embeds texts into unit-length rows (such as ``xlnel.linkers.encoder.cached_encode`` of an
 #: ``EntityEncoder``; the caller builds it, since the encoders live in a later stage).
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -31,7 +34,8 @@ def native_targets(lexicon: Lexicon, transliteration: re.Pattern[str] | None,
                    max_length: int = 8) -> list[str]:
     """Distinct one-word targets of the lexicon written in the target's own script.
 
-    Left out: targets with a space, targets of ASCII characters only (copied English words),
+    Left out: targets with a space, targets with a Latin letter (copied English words, names
+    in other Latin-script languages: *régional*),
     targets matching the language's transliteration pattern and targets longer than
     ``max_length`` characters.
     """
@@ -39,10 +43,30 @@ def native_targets(lexicon: Lexicon, transliteration: re.Pattern[str] | None,
     for _, senses in lexicon.items():
         for sense in senses:
             text = sense.text
-            if not (" " in text or text.isascii() or len(text) > max_length
+            if not (" " in text or _has_latin(text) or len(text) > max_length
                     or (transliteration is not None and transliteration.search(text))):
                 out.add(text)
     return sorted(out)
+
+
+def _has_latin(text: str) -> bool:
+    return any(ch.isalpha() and ord(ch) < LATIN_END for ch in text)
+
+
+def native_characters(targets: Iterable[str], transliteration: re.Pattern[str] | None,
+                      min_targets: int = 3) -> list[str]:
+    """The characters written in at least ``min_targets`` native targets, as words of their own.
+
+    For a script written without spaces, the pairs list compounds (骨格 *skeleton*, 骨折
+    *fracture*) more often than the one-character words they are built from (骨 *bone*);
+    those characters are targets too. Latin letters and characters matching the
+    transliteration pattern are left out.
+    """
+    counts: Counter[str] = Counter()
+    for text in targets:
+        counts.update({ch for ch in text if ch.isalpha() and ord(ch) >= LATIN_END
+                       and not (transliteration is not None and transliteration.search(ch))})
+    return sorted(ch for ch, n in counts.items() if n >= min_targets)
 
 
 def nearest_targets(words: Iterable[str], targets: Sequence[str], embed: Embed,
@@ -76,3 +100,4 @@ def nearest_targets(words: Iterable[str], targets: Sequence[str], embed: Embed,
     logger.info("%d of %d English words have a target word at cosine >= %.2f among %d",
                 len(out), len(words), min_cosine, len(targets))
     return out
+

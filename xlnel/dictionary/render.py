@@ -37,6 +37,14 @@ logger = logging.getLogger(__name__)
 COPY_PRIOR = 0.15
 #: Most transliterations or cognate rewrites of one word kept.
 FALLBACK_SENSES = 2
+#: Greek and Latin number endings of English medical words, both ways (*phalanx* /
+#: *phalanges*, *epiphysis* / *epiphyses*, *vertebra* / *vertebrae*, *septum* / *septa*).
+CLASSICAL_PLURALS = (("anx", "anges"), ("anges", "anx"), ("ynx", "ynges"), ("ynges", "ynx"),
+                     ("ix", "ices"), ("ex", "ices"), ("ices", "ix"), ("ices", "ex"),
+                     ("is", "es"), ("es", "is"), ("um", "a"), ("us", "i"), ("i", "us"),
+                     ("a", "ae"), ("ae", "a"), ("a", "um"))
+#: Shortest word whose classical number endings are tried (*axis* is not *axes*' only form).
+MIN_CLASSICAL = 6
 #: Prior factor of a sense borrowed from an English relative (*corneal* from *cornea*).
 RELATED_FACTOR = 0.8
 
@@ -65,6 +73,8 @@ class BuildSettings:
         transliteration_factor: Prior factor of a lexicon sense in the language's
             transliteration script when the word has a native sense too (see
             :class:`WordSenses`).
+        number_factor: Prior factor of a sense pooled from the word's other number (see
+            :class:`WordSenses`); 0 pools none.
     """
 
     n_best: int = 3
@@ -80,6 +90,7 @@ class BuildSettings:
     encoder: str | None = None
     nearest_min_cosine: float = 0.9
     nearest_prior: float = 0.5
+    number_factor: float = 0.9
 
 
 class WordSenses:
@@ -107,6 +118,8 @@ class WordSenses:
         transliteration_factor: Prior factor of a sense matching the profile's
             ``transliteration_pattern`` when the word also has a sense that does not (medical
             names prefer the native term: 骨 over ボーン).
+        number_factor: Prior factor of a sense the pairs give the word's other number
+            (singular or plural) pooled with its own; 0 pools none.
     """
 
     def __init__(self, lexicon: Lexicon, profile: LanguageProfile,
@@ -118,7 +131,7 @@ class WordSenses:
                  transliteration_factor: float = 1.0,
                  morphemes: MorphemeTable | None = None,
                  nearest: Mapping[str, tuple[str, float]] | None = None,
-                 nearest_prior: float = 0.5) -> None:
+                 nearest_prior: float = 0.5, number_factor: float = 0.0) -> None:
         self.lexicon = lexicon
         self.nearest = nearest or {}
         self.nearest_prior = nearest_prior
@@ -133,6 +146,7 @@ class WordSenses:
         self.fallback_prior = fallback_prior
         self.cognate_bonus = cognate_bonus
         self.compounds: CompoundForms | None = None
+        self.number_factor = number_factor
         self._cache: dict[str, list[Sense]] = {}
         self._best_texts: dict[str, str | None] = {}
         self.missing: set[str] = set()
@@ -186,11 +200,32 @@ class WordSenses:
         return found + [Sense(s.text, COPY_FACTOR * s.prior, s.kind) for s in copies]
 
     def lexicon_senses(self, word: str) -> list[Sense]:
-        """The lexicon's senses of a word, without copies unless ``keep_copies``."""
+        """The lexicon's senses of a word, pooled with those of its other number, without
+        copies unless ``keep_copies``."""
         senses = self.lexicon.senses(word)
+        if self.number_factor:
+            senses = self._pooled(word, senses)
         if self.keep_copies:
             return senses
         return [s for s in senses if s.text.casefold() != word]
+
+    def _pooled(self, word: str, senses: list[Sense]) -> list[Sense]:
+        """Senses with those the pairs give the word's singular or plural (*seizures* ->
+        *crises* for *seizure*, *phalanges* for *phalanx*), at ``number_factor`` times their
+        prior: the pairs list the senses of each form apart, and a form's first sense is often
+        the other's last or missing (*bone*: *osseuse*, *osseux*, *os*; *bones*: *os*)."""
+        best = {s.text: s for s in senses}
+        # classical forms are guessed only for a word the pairs lack: *region* is no *regia*
+        for form in number_forms(word, classical=not senses):
+            for s in self.lexicon.senses(form):
+                if s.text.casefold() == form and (senses or not self.keep_copies):
+                    # a copy of the other form is a sense only of a word with none of its
+                    # own, in the same script (*phalanx*: *phalanges*)
+                    continue
+                prior = self.number_factor * s.prior
+                if s.text not in best or best[s.text].prior < prior:
+                    best[s.text] = Sense(s.text, prior, s.kind)
+        return sorted(best.values(), key=lambda s: -s.prior)
 
     def _native_first(self, senses: list[Sense]) -> list[Sense]:
         """Senses with transliterations lowered when a native sense exists."""
@@ -228,6 +263,26 @@ class WordSenses:
         if self.morphemes is not None:
             found += self.morphemes.render(word, self._best_text)[:FALLBACK_SENSES]
         return sorted(found, key=lambda x: -x[1])
+
+
+def number_forms(word: str, classical: bool = False) -> list[str]:
+    """Guesses at the English singular or plural of a word (the lexicon tells which exist);
+    with ``classical``, Greek and Latin ones first (*phalanx* -> *phalanges*).
+
+    >>> number_forms("bone"), number_forms("bones"), number_forms("phalanx", classical=True)
+    (['bones'], ['bone'], ['phalanges', 'phalanxes'])
+    """
+    out = [word[: len(word) - len(a)] + b for a, b in CLASSICAL_PLURALS
+           if classical and len(word) >= MIN_CLASSICAL and word.endswith(a)]
+    if word.endswith("ies") and len(word) > 4:
+        return [*out, word[:-3] + "y"]
+    if word.endswith("es") and word[-3] in "sxhz":
+        return [*out, word[:-1], word[:-2]]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return [*out, word[:-1]]
+    if word.endswith("y") and word[-2:-1] not in ("a", "e", "o", "u"):
+        return [*out, word[:-1] + "ies"]
+    return [*out, word + ("es" if word.endswith(("s", "x", "sh", "ch", "z")) else "s")]
 
 
 def _similarity(word: str, text: str) -> float:
