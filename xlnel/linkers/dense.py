@@ -47,7 +47,7 @@ from xlnel.candidates.stopwords import load_stopwords
 from xlnel.candidates.tfidf_generator import TfidfCandidateGenerator
 from xlnel.config import CandidatesConfig, validate_options
 from xlnel.dictionary.dictionary import Dictionary
-from xlnel.errors import ArtifactError
+from xlnel.errors import ArtifactError, ConfigError
 from xlnel.linkers import faiss_index
 from xlnel.linkers.encoder import ENCODER_FILE, EntityEncoder, Pooling, cached_encode
 from xlnel.normalization import normalize_string
@@ -137,6 +137,9 @@ class DenseCandidateGenerator(CandidateGenerator):
     trained_keys = TfidfCandidateGenerator.trained_keys
 
     def __init__(self, config: CandidatesConfig, lang: str) -> None:
+        if config.generated_fallback is not None or config.generated_min_score is not None:
+            raise ConfigError(f"{self.registered_name} does not tier generated names: leave "
+                              "candidates.generated_fallback and generated_min_score unset")
         self.config = config
         self.lang = lang
         self.options = parse_dense_options(config.options)
