@@ -27,7 +27,7 @@ written beside the built file and used as ``built``. ``--prune K`` sets ``dft.pr
 built and both variants: each fold removes the built names its DFT posts hold K times or more
 and never as a gold mention (:func:`xlnel.dictionary.dft.prune_unlinked_names`). ``--fallback
 X`` and ``--generated-min-score Y`` set ``candidates.generated_fallback`` and
-``generated_min_score`` of the built and both variants (:mod:`xlnel.candidates.tiers`): built
+``generated_min_score`` of the both variant (:mod:`xlnel.candidates.tiers`): there the built
 names give candidates only for spans that no given name (reference or DFT annotation) matches at
 X or more, and only where they match at Y or more. ``--set
 KEY=VALUE`` (repeatable) overrides the config of every variant, as ``xlnel train --set``
@@ -79,13 +79,14 @@ def variants(built: Path, prune: int = 0, common: dict[str, Any] | None = None,
              tiers: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
     """Config overrides of each dictionary variant (``prune``: ``dft.prune`` of the built;
     ``common``: overrides of every variant; ``tiers``: the ``candidates.generated_*``
-    overrides of the variants with built names)."""
+    overrides of both)."""
     pruning = {"dft.prune": prune} if prune else {}
     shared = {"filter.options.provenance": True, **(common or {})}
-    own = {**pruning, **(tiers or {}), **shared}
     return {"reference": {"dictionary.kb": [REFERENCE], "dictionary.extra": [], **shared},
-            "built": {"dictionary.kb": [], "dictionary.extra": [str(built)], **own},
-            "both": {"dictionary.kb": [REFERENCE], "dictionary.extra": [str(built)], **own}}
+            "built": {"dictionary.kb": [], "dictionary.extra": [str(built)], **pruning,
+                      **shared},
+            "both": {"dictionary.kb": [REFERENCE], "dictionary.extra": [str(built)],
+                     **pruning, **(tiers or {}), **shared}}
 
 
 def filtered(built: Path, top: int, min_single_score: float) -> Path:
@@ -177,9 +178,9 @@ def main() -> None:
     parser.add_argument("--prune", type=int, default=0,
                         help="dft.prune of the built and both variants (0: off).")
     parser.add_argument("--fallback", type=float, default=None,
-                        help="candidates.generated_fallback of the built and both variants.")
+                        help="candidates.generated_fallback of the both variant.")
     parser.add_argument("--generated-min-score", type=float, default=None,
-                        help="candidates.generated_min_score of the built and both variants.")
+                        help="candidates.generated_min_score of the both variant.")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="Config override of every variant (repeatable).")
     args = parser.parse_args()
