@@ -26,17 +26,18 @@ English words of the word pairs (:func:`xlnel.dictionary.induction.drop_common`)
 written beside the built file and used as ``built``. ``--prune K`` sets ``dft.prune`` of the
 built and both variants: each fold removes the built names its DFT posts hold K times or more
 and never as a gold mention (:func:`xlnel.dictionary.dft.prune_unlinked_names`). ``--fallback
-X`` and ``--generated-min-score Y`` set ``candidates.generated_fallback`` and
-``generated_min_score`` of the both variant (:mod:`xlnel.candidates.tiers`): there the built
-names give candidates only for spans that no given name (reference or DFT annotation) matches at
-X or more, and only where they match at Y or more. ``--set
+X``, ``--generated-min-score Y`` and ``--generated-min-chars C`` set
+``candidates.generated_fallback``, ``generated_min_score`` and ``generated_min_chars`` of the both
+variant (:mod:`xlnel.candidates.tiers`): there the built names give candidates only for spans
+that no given name (reference or DFT annotation) matches at X or more, only where they match at
+Y or more, and only when they have C letters or digits or more. ``--set
 KEY=VALUE`` (repeatable) overrides the config of every variant, as ``xlnel train --set``
 (every variant's filter has ``filter.options.provenance`` on, as ``configs/pipelines/built.yaml``
 and ``both.yaml``; ``--set filter.options.provenance=false`` leaves those features out).
 
     python -m benchmarks dictionary_e2e [--communities diabetes ...] [--built PATH]
         [--common-top N] [--min-single-score S] [--prune K] [--fallback X]
-        [--generated-min-score X] [--set KEY=VALUE ...]
+        [--generated-min-score Y] [--generated-min-chars C] [--set KEY=VALUE ...]
         [--result NAME]
 
 writes ``benchmarks/results/dictionary_e2e.json`` (or ``NAME.json``).
@@ -181,12 +182,15 @@ def main() -> None:
                         help="candidates.generated_fallback of the both variant.")
     parser.add_argument("--generated-min-score", type=float, default=None,
                         help="candidates.generated_min_score of the both variant.")
+    parser.add_argument("--generated-min-chars", type=int, default=None,
+                        help="candidates.generated_min_chars of the both variant.")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="Config override of every variant (repeatable).")
     args = parser.parse_args()
     common = parse_overrides(args.set)
     tiers = {f"candidates.generated_{key}": value for key, value in
-             (("fallback", args.fallback), ("min_score", args.generated_min_score))
+             (("fallback", args.fallback), ("min_score", args.generated_min_score),
+              ("min_chars", args.generated_min_chars))
              if value is not None}
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if not args.built.is_file():

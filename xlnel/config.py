@@ -135,6 +135,8 @@ class CandidatesConfig(_Section):
             (:mod:`xlnel.candidates.tiers`); ``None`` = every span.
         generated_min_score: Lowest matcher score of a candidate of a generated name (above
             ``threshold`` to match generated names more strictly); ``None`` = ``threshold``.
+        generated_min_chars: Fewest letters and digits of a generated name that gives
+            candidates; ``None`` = any.
         options: Settings specific to the chosen generator (the TF-IDF one takes none).
     """
 
@@ -154,6 +156,7 @@ class CandidatesConfig(_Section):
     workers: int = Field(default=1, ge=1)
     generated_fallback: float | None = Field(default=None, ge=0.0, le=1.0)
     generated_min_score: float | None = Field(default=None, ge=0.0, le=1.0)
+    generated_min_chars: int | None = Field(default=None, ge=1)
     options: dict[str, Any] = Field(default_factory=dict)
 
 

@@ -40,6 +40,16 @@ def test_generated_min_score_drops_weak_generated_hits_only():
     assert tier_hits(hits, fallback=0.9, generated_min_score=0.0) == [KB, UNKNOWN]
 
 
+def test_generated_min_chars_drops_short_generated_names_only():
+    short_gen = ("C5", "no", 1.0, "corpus", 0.9)
+    short_kb = ("C6", "ok", 1.0, "kb", None)
+    hyphen = ("C7", "a-b-c", 1.0, "translated", 0.5)  # three letters, the hyphens do not count
+    hits = [short_gen, short_kb, hyphen, GEN_EXACT]
+    assert tier_hits(hits, generated_min_chars=3) == [short_kb, hyphen, GEN_EXACT]
+    assert tier_hits(hits, generated_min_chars=4) == [short_kb, GEN_EXACT]
+    assert tier_hits(hits, generated_min_score=1.0, generated_min_chars=9) == [short_kb]
+
+
 def _found(cfg: CandidatesConfig) -> set[tuple[str, str]]:
     d = Dictionary()
     d.add("diabetes", "C1")
@@ -59,8 +69,12 @@ def test_generator_tiers_generated_names():
     strict = _found(CandidatesConfig(generated_min_score=1.0))
     assert ("tired", "C5") not in strict and ("tired", "C2") in strict
     assert ("diabetes", "C9") in strict
+    long_only = _found(CandidatesConfig(generated_min_chars=6))
+    assert ("tired", "C2") not in long_only and ("diabetes", "C9") in long_only
 
 
 def test_the_dense_generator_refuses_tiers():
     with pytest.raises(ConfigError, match="generated_fallback"):
         DenseCandidateGenerator(CandidatesConfig(generated_fallback=1.0), "en")
+    with pytest.raises(ConfigError, match="generated_min_chars"):
+        DenseCandidateGenerator(CandidatesConfig(generated_min_chars=4), "en")

@@ -98,7 +98,8 @@ class TfidfCandidateGenerator(CandidateGenerator):
         # by its spans; generated names' hits in their tier
         found = [tier_hits([(cid, name, m.score, source, entry_score) for m in row
                             for cid, name, source, entry_score in rows[m.name_index]],
-                           cfg.generated_fallback, cfg.generated_min_score)
+                           cfg.generated_fallback, cfg.generated_min_score,
+                           cfg.generated_min_chars)
                  for row in self.matcher.search(list(keys))]
         out: list[list[Candidate]] = []
         for one, ks in zip(doc_spans, span_keys, strict=True):

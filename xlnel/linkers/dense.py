@@ -137,9 +137,11 @@ class DenseCandidateGenerator(CandidateGenerator):
     trained_keys = TfidfCandidateGenerator.trained_keys
 
     def __init__(self, config: CandidatesConfig, lang: str) -> None:
-        if config.generated_fallback is not None or config.generated_min_score is not None:
+        if any(x is not None for x in (config.generated_fallback, config.generated_min_score,
+                                       config.generated_min_chars)):
             raise ConfigError(f"{self.registered_name} does not tier generated names: leave "
-                              "candidates.generated_fallback and generated_min_score unset")
+                              "candidates.generated_fallback, generated_min_score and "
+                              "generated_min_chars unset")
         self.config = config
         self.lang = lang
         self.options = parse_dense_options(config.options)
