@@ -25,13 +25,19 @@ English words of the word pairs (:func:`xlnel.dictionary.induction.drop_common`)
 ``--min-single-score S`` the one-word built names scoring below S; the filtered entries are
 written beside the built file and used as ``built``. ``--prune K`` sets ``dft.prune`` of the
 built and both variants: each fold removes the built names its DFT posts hold K times or more
-and never as a gold mention (:func:`xlnel.dictionary.dft.prune_unlinked_names`). ``--set
+and never as a gold mention (:func:`xlnel.dictionary.dft.prune_unlinked_names`). ``--fallback
+X``, ``--generated-min-score Y`` and ``--generated-min-chars C`` set
+``candidates.generated_fallback``, ``generated_min_score`` and ``generated_min_chars`` of the both
+variant (:mod:`xlnel.candidates.tiers`): there the built names give candidates only for spans
+that no given name (reference or DFT annotation) matches at X or more, only where they match at
+Y or more, and only when they have C letters or digits or more. ``--set
 KEY=VALUE`` (repeatable) overrides the config of every variant, as ``xlnel train --set``
 (every variant's filter has ``filter.options.provenance`` on, as ``configs/pipelines/built.yaml``
 and ``both.yaml``; ``--set filter.options.provenance=false`` leaves those features out).
 
     python -m benchmarks dictionary_e2e [--communities diabetes ...] [--built PATH]
-        [--common-top N] [--min-single-score S] [--prune K] [--set KEY=VALUE ...]
+        [--common-top N] [--min-single-score S] [--prune K] [--fallback X]
+        [--generated-min-score Y] [--generated-min-chars C] [--set KEY=VALUE ...]
         [--result NAME]
 
 writes ``benchmarks/results/dictionary_e2e.json`` (or ``NAME.json``).
@@ -70,17 +76,18 @@ PAIRS = (("built", "reference"), ("both", "reference"), ("both", "built"))
 WORD_PAIRS = Path("../shared/data/muse/en-he.txt")
 
 
-def variants(built: Path, prune: int = 0,
-             common: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+def variants(built: Path, prune: int = 0, common: dict[str, Any] | None = None,
+             tiers: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
     """Config overrides of each dictionary variant (``prune``: ``dft.prune`` of the built;
-    ``common``: overrides of every variant)."""
+    ``common``: overrides of every variant; ``tiers``: the ``candidates.generated_*``
+    overrides of both)."""
     pruning = {"dft.prune": prune} if prune else {}
     shared = {"filter.options.provenance": True, **(common or {})}
     return {"reference": {"dictionary.kb": [REFERENCE], "dictionary.extra": [], **shared},
             "built": {"dictionary.kb": [], "dictionary.extra": [str(built)], **pruning,
                       **shared},
             "both": {"dictionary.kb": [REFERENCE], "dictionary.extra": [str(built)],
-                     **pruning, **shared}}
+                     **pruning, **(tiers or {}), **shared}}
 
 
 def filtered(built: Path, top: int, min_single_score: float) -> Path:
@@ -171,10 +178,20 @@ def main() -> None:
                         help="Results file name (benchmarks/results/NAME.json).")
     parser.add_argument("--prune", type=int, default=0,
                         help="dft.prune of the built and both variants (0: off).")
+    parser.add_argument("--fallback", type=float, default=None,
+                        help="candidates.generated_fallback of the both variant.")
+    parser.add_argument("--generated-min-score", type=float, default=None,
+                        help="candidates.generated_min_score of the both variant.")
+    parser.add_argument("--generated-min-chars", type=int, default=None,
+                        help="candidates.generated_min_chars of the both variant.")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="Config override of every variant (repeatable).")
     args = parser.parse_args()
     common = parse_overrides(args.set)
+    tiers = {f"candidates.generated_{key}": value for key, value in
+             (("fallback", args.fallback), ("min_score", args.generated_min_score),
+              ("min_chars", args.generated_min_chars))
+             if value is not None}
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if not args.built.is_file():
         raise SystemExit(f"{args.built} not found: run python -m benchmarks dictionary_coverage")
@@ -187,7 +204,7 @@ def main() -> None:
     results: dict[str, Any] = {}
     for community in args.communities:
         runs = {}
-        for name, overrides in variants(args.built, args.prune, common).items():
+        for name, overrides in variants(args.built, args.prune, common, tiers).items():
             mark = time.perf_counter()
             runs[name] = run_variant(community, overrides)
             logging.info("%s %s: %.0f s", community, name, time.perf_counter() - mark)
@@ -195,14 +212,14 @@ def main() -> None:
         results[community] = compare(runs)
     if len(by_community) > 1:
         results["pooled"] = compare({name: join([r[name] for r in by_community.values()])
-                                     for name in variants(args.built, args.prune, common)})
+                                     for name in variants(args.built, args.prune, common, tiers)})
     write_result(args.result, {
         "benchmark": "dictionary_e2e", "level": "span (strict)",
         "protocol": f"{_oof.FOLDS}-fold cross-validation by document over all visible posts "
                     f"(seed {_oof.SEED}); out-of-fold predictions pooled",
         "settings": {"common_top": args.common_top,
                      "min_single_score": args.min_single_score, "dft_prune": args.prune,
-                     "set": common},
+                     "tiers": tiers, "set": common},
         "dictionaries": {"reference": REFERENCE,
                          "built": f"{args.built} (sha256 {digest}), from "
                                   "python -m benchmarks dictionary_coverage",

@@ -1,11 +1,14 @@
-"""The loss accounting of benchmarks/dictionary_e2e.py on a hand-made out-of-fold run."""
+"""benchmarks/dictionary_e2e.py: its loss accounting on a hand-made out-of-fold run, and its
+variants."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 
 from benchmarks import _oof
-from benchmarks.dictionary_e2e import exact_matches, join
+from benchmarks.dictionary_e2e import exact_matches, join, variants
 from xlnel.types import Candidate, Document, Link, Span
 
 
@@ -30,3 +33,12 @@ def test_join_keeps_the_candidates_of_every_run():
     joined = join([_run(), _run()])
     assert [d.id for d in joined.gold] == ["0:d", "1:d"]
     assert exact_matches(joined) == {"spans": 4, "spans_linked": 4, "gold": 2, "gold_linked": 2}
+
+
+def test_the_tiers_apply_to_both_only():
+    tiers = {"candidates.generated_min_score": 0.8, "candidates.generated_min_chars": 4}
+    table = variants(Path("built.tsv"), prune=2, tiers=tiers)
+    assert all(key not in table["reference"] for key in tiers)
+    assert all(key not in table["built"] for key in tiers)
+    assert table["both"]["candidates.generated_min_chars"] == 4
+    assert table["built"]["dft.prune"] == table["both"]["dft.prune"] == 2

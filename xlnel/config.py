@@ -129,6 +129,14 @@ class CandidatesConfig(_Section):
         stopwords: A stop-word file replacing the language's built-in list.
         chunk_size: Spans scored together; bounds memory (``None``: from the dictionary size).
         workers: Threads matching chunks of spans at the same time (same results for any).
+        generated_fallback: Candidates of generated names (translated, composed, corpus ...)
+            only for spans whose best candidate of a name taken as given (knowledge base,
+            annotation) scores below this: the generated names as a fallback tier
+            (:mod:`xlnel.candidates.tiers`); ``None`` = every span.
+        generated_min_score: Lowest matcher score of a candidate of a generated name (above
+            ``threshold`` to match generated names more strictly); ``None`` = ``threshold``.
+        generated_min_chars: Fewest letters and digits of a generated name that gives
+            candidates; ``None`` = any.
         options: Settings specific to the chosen generator (the TF-IDF one takes none).
     """
 
@@ -146,6 +154,9 @@ class CandidatesConfig(_Section):
     stopwords: str | None = None
     chunk_size: int | None = Field(default=None, ge=1)
     workers: int = Field(default=1, ge=1)
+    generated_fallback: float | None = Field(default=None, ge=0.0, le=1.0)
+    generated_min_score: float | None = Field(default=None, ge=0.0, le=1.0)
+    generated_min_chars: int | None = Field(default=None, ge=1)
     options: dict[str, Any] = Field(default_factory=dict)
 
 

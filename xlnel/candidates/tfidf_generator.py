@@ -22,6 +22,7 @@ from xlnel.candidates.names import (
 from xlnel.candidates.spans import generate_spans
 from xlnel.candidates.stopwords import load_stopwords
 from xlnel.candidates.tfidf import MatcherConfig, TfidfMatcher
+from xlnel.candidates.tiers import tier_hits
 from xlnel.config import CandidatesConfig
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.errors import ArtifactError, ConfigError
@@ -92,11 +93,13 @@ class TfidfCandidateGenerator(CandidateGenerator):
         keys: dict[str, int] = {}
         span_keys = [[keys.setdefault(normalize_string(s.text, self.lang), len(keys))
                       for s in one] for one in doc_spans]
-        rows = self._rows
+        rows, cfg = self._rows, self.config
         # (concept id, name, score, source, entry score) of each distinct span text, shared
-        # by its spans
-        found = [[(cid, name, m.score, source, entry_score) for m in row
-                  for cid, name, source, entry_score in rows[m.name_index]]
+        # by its spans; generated names' hits in their tier
+        found = [tier_hits([(cid, name, m.score, source, entry_score) for m in row
+                            for cid, name, source, entry_score in rows[m.name_index]],
+                           cfg.generated_fallback, cfg.generated_min_score,
+                           cfg.generated_min_chars)
                  for row in self.matcher.search(list(keys))]
         out: list[list[Candidate]] = []
         for one, ks in zip(doc_spans, span_keys, strict=True):

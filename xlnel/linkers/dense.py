@@ -47,7 +47,7 @@ from xlnel.candidates.stopwords import load_stopwords
 from xlnel.candidates.tfidf_generator import TfidfCandidateGenerator
 from xlnel.config import CandidatesConfig, validate_options
 from xlnel.dictionary.dictionary import Dictionary
-from xlnel.errors import ArtifactError
+from xlnel.errors import ArtifactError, ConfigError
 from xlnel.linkers import faiss_index
 from xlnel.linkers.encoder import ENCODER_FILE, EntityEncoder, Pooling, cached_encode
 from xlnel.normalization import normalize_string
@@ -137,6 +137,11 @@ class DenseCandidateGenerator(CandidateGenerator):
     trained_keys = TfidfCandidateGenerator.trained_keys
 
     def __init__(self, config: CandidatesConfig, lang: str) -> None:
+        if any(x is not None for x in (config.generated_fallback, config.generated_min_score,
+                                       config.generated_min_chars)):
+            raise ConfigError(f"{self.registered_name} does not tier generated names: leave "
+                              "candidates.generated_fallback, generated_min_score and "
+                              "generated_min_chars unset")
         self.config = config
         self.lang = lang
         self.options = parse_dense_options(config.options)
