@@ -12,7 +12,9 @@ document-bootstrap intervals at levels span, concept and document.
 
     python -m benchmarks cv_accuracy [--folds 5] [--cache DIR] [--work DIR] [NAME ...]
 
-NAME is among diabetes, sclerosis, depression, bc5cdr (default: all). Runs resume from
+NAME is among diabetes, sclerosis, depression, bc5cdr (default: all); the entries of the
+names not run now are kept from the existing results file, each with the command, commit and
+date of the run that wrote it (``recorded_by``). Runs resume from
 ``WORK/NAME/runs.jsonl``; the stage cache (default ``/tmp/xlnel-cv-cache``) is shared with
 ``benchmarks/r_sweep_cv.py``. Run with ``OMP_NUM_THREADS=1``.
 """
@@ -26,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import write_result
+from benchmarks._common import RESULTS, read_result, write_result
 from xlnel.analysis.protocol import matcher_scorer, protocol_sample  # noqa: E402
 from xlnel.config import PipelineConfig  # noqa: E402
 from xlnel.experiments import run_experiment  # noqa: E402
@@ -188,6 +190,26 @@ def bc5cdr(work: Path, cache: Path) -> dict[str, Any]:
             "seconds": round(time.perf_counter() - t0, 1)}
 
 
+def merge_entries(new: Mapping[str, Any], folder: Path | None = None) -> dict[str, Any]:
+    """``new`` entries, after those of ``cv_accuracy.json`` (in ``folder``) that it lacks.
+
+    A kept entry records the command, commit and date of the run that wrote it under
+    ``recorded_by`` (unless it already holds one), since the file's own envelope then names
+    this run.
+    """
+    path = (RESULTS if folder is None else folder) / "cv_accuracy.json"
+    if not path.is_file():
+        return dict(new)
+    old = read_result("cv_accuracy", folder)
+    merged: dict[str, Any] = {}
+    for name, entry in old["results"]["results"].items():
+        if name in new:
+            continue
+        where = {k: old.get(k) for k in ("command", "commit", "date")}
+        merged[name] = {**entry, "recorded_by": entry.get("recorded_by", where)}
+    return {**merged, **new}
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("names", nargs="*", default=[*CAMONI, "bc5cdr"])
@@ -213,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                   "per_fold[i].seconds are the stage times of the fold and cached tells which "
                   "stages came from the stage cache (filled by an earlier run of the same "
                   "cells), so cached stages cost only their loading",
-        "results": results,
+        "results": merge_entries(results),
     })
 
 
