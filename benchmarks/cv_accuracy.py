@@ -24,6 +24,9 @@ processes can each run one NAME and a last call gathers them into one file); the
 linker settings stay), for example ``configs/pipelines/transformer.yaml`` on a lent GPU
 (``benchmarks/device/README.md``); ``--set`` overrides further keys of every config (for
 example ``candidates.workers``); ``--name`` names the results file.
+
+The entries of the names not run now are kept from the existing results file, each with
+the command, commit and date of the run that wrote it (``recorded_by``).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from typing import Any
 
 import yaml
 
-from benchmarks._common import write_result
+from benchmarks._common import RESULTS, read_result, write_result
 from xlnel.analysis.protocol import matcher_scorer, protocol_sample  # noqa: E402
 from xlnel.config import PipelineConfig, parse_overrides, resolve_includes  # noqa: E402
 from xlnel.errors import ConfigError  # noqa: E402
@@ -244,6 +247,28 @@ def resumed(work: Path, name: str, key: Mapping[str, Any],
     return result
 
 
+def merge_entries(new: Mapping[str, Any], name: str = "cv_accuracy", folder: Path | None = None
+                  ) -> dict[str, Any]:
+    """``new`` entries, after those of the results file ``NAME.json`` (in ``folder``) that it
+    lacks.
+
+    A kept entry records the command, commit and date of the run that wrote it under
+    ``recorded_by`` (unless it already holds one), since the file's own envelope then names
+    this run.
+    """
+    path = (RESULTS if folder is None else folder) / f"{name}.json"
+    if not path.is_file():
+        return dict(new)
+    old = read_result(name, folder)
+    merged: dict[str, Any] = {}
+    for name, entry in old["results"]["results"].items():
+        if name in new:
+            continue
+        where = {k: old.get(k) for k in ("command", "commit", "date")}
+        merged[name] = {**entry, "recorded_by": entry.get("recorded_by", where)}
+    return {**merged, **new}
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("names", nargs="*", default=[*CAMONI, "bc5cdr"])
@@ -285,7 +310,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                   "resumed); per_fold[i].seconds are the stage times of the fold and cached "
                   "tells which stages came from the stage cache (filled by an earlier run of "
                   "the same cells), so cached stages cost only their loading",
-        "results": results,
+        "results": merge_entries(results, args.name),
     })
 
 

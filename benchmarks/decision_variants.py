@@ -9,7 +9,11 @@ last step, scores to links, changes:
 - ``no-propagate`` / ``propagate``: propagation off or on;
 - ``abbreviations``: then short forms defined in the document as "long form (SF)"
   (Schwartz-Hearst) are linked with their long form's concept
-  (``linker.abbreviations``).
+  (``linker.abbreviations``);
+- ``no-lexicon`` / ``lexicon``: the config's decisions with ``linker.lexicon`` off, or on
+  without ``linker.lexicon_rate`` (each known span takes the concept its text was most often
+  annotated with in the cell's training documents); ``lexicon+rate-R``: also link the spans
+  whose text was annotated in at least the share R of its training occurrences.
 
 Each variant gets pooled scores with 95% document-bootstrap intervals and the paired bootstrap
 against ``shipped`` at every level of the corpus (1,000 resamples, two-sided p).
@@ -34,25 +38,39 @@ from xlnel.evaluation import bootstrap_counts, document_counts, paired_bootstrap
 from xlnel.experiments.runner import plan_cells
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData
 from xlnel.linkers.decide import decide
+from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.types import Candidate, Document
 
-Rule = Callable[[PipelineConfig, Document, list[Candidate], np.ndarray, float], Document]
+Rule = Callable[[PipelineConfig, Document, list[Candidate], np.ndarray, float,
+                 AnnotationLexicon], Document]
+_CONFIG = object()
+"""Stands for "as the config says" in :func:`_decide`."""
 
 
-def _decide(propagate: bool | None, abbreviations: bool) -> Rule:
+def _decide(propagate: bool | None = None, abbreviations: bool | None = None,
+            lexicon: bool | None = None, rate: float | None | object = _CONFIG) -> Rule:
+    """A decision rule: each option ``None`` (``rate``: unset) takes the config's value."""
     def rule(cfg: PipelineConfig, doc: Document, cands: list[Candidate], scores: np.ndarray,
-             t: float) -> Document:
-        p = cfg.linker.propagate if propagate is None else propagate
-        return decide(doc, cands, scores, t, cfg.linker.overlap, p, abbreviations)
+             t: float, lex: AnnotationLexicon) -> Document:
+        lk = cfg.linker
+        p = lk.propagate if propagate is None else propagate
+        a = lk.abbreviations if abbreviations is None else abbreviations
+        use = lk.lexicon if lexicon is None else lexicon
+        r = lk.lexicon_rate if rate is _CONFIG else rate
+        return decide(doc, cands, scores, t, lk.overlap, p, a, lex if use else None,
+                      r if isinstance(r, float) else None)
     return rule
 
 
 VARIANTS: dict[str, Rule] = {
-    "shipped": _decide(None, False),
-    "no-propagate": _decide(False, False),
-    "propagate": _decide(True, False),
-    "abbreviations": _decide(None, True),
-    "abbreviations+propagate": _decide(True, True),
+    "shipped": _decide(),
+    "no-propagate": _decide(propagate=False),
+    "propagate": _decide(propagate=True),
+    "no-abbreviations": _decide(abbreviations=False),
+    "abbreviations": _decide(abbreviations=True),
+    "no-lexicon": _decide(lexicon=False),
+    "lexicon": _decide(lexicon=True, rate=None),
+    **{f"lexicon+rate-{r}": _decide(lexicon=True, rate=r) for r in (0.3, 0.5, 0.7, 0.9)},
 }
 
 
@@ -67,10 +85,11 @@ def run(config: str, folds: int | None, cache: Path) -> dict[str, Any]:
         cands = stages.test_candidates()
         scores, _ = stages.scores()
         t = stages.threshold()
+        lexicon = AnnotationLexicon.fit(stages.train_documents(), cfg.lang)
         gold += docs
         for name, rule in VARIANTS.items():
-            preds[name] += [rule(cfg, d, c, s, t) for d, c, s in zip(docs, cands, scores,
-                                                                     strict=True)]
+            preds[name] += [rule(cfg, d, c, s, t, lexicon)
+                            for d, c, s in zip(docs, cands, scores, strict=True)]
     levels = ["span", "concept", "document"] if config == BC5CDR else ["span"]
     shipped = {level: document_counts(gold, preds["shipped"], level) for level in levels}
     out: dict[str, Any] = {}

@@ -1,4 +1,5 @@
-"""The pipeline swap and the resumable summaries of benchmarks/cv_accuracy.py."""
+"""The pipeline swap, the resumable summaries and the kept entries of
+benchmarks/cv_accuracy.py."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.cv_accuracy import filter_overrides, resumed
+from benchmarks._common import envelope
+from benchmarks.cv_accuracy import filter_overrides, merge_entries, resumed
 from xlnel.errors import ConfigError
 
 
@@ -39,3 +41,24 @@ def test_resumed_reuses_a_summary_only_for_the_same_key(tmp_path: Path) -> None:
     assert resumed(tmp_path, "diabetes", {"folds": 3}, run) == {"f1": 2}
     saved = json.loads((tmp_path / "diabetes" / "summary.json").read_text(encoding="utf-8"))
     assert saved == {"key": {"folds": 3}, "result": {"f1": 2}}
+
+
+def _write(folder, results, command):
+    data = envelope({"protocol": "p", "results": results})
+    data.update(command=command, commit="abc", date="2026-01-01")
+    (folder / "cv_accuracy.json").write_text(json.dumps(data), encoding="utf-8")
+
+
+def test_merge_keeps_the_entries_not_rerun_with_their_provenance(tmp_path):
+    _write(tmp_path, {"diabetes": {"f1": 0.7}, "bc5cdr": {"f1": 0.1}}, "old run")
+    got = merge_entries({"bc5cdr": {"f1": 0.8}}, folder=tmp_path)
+    assert got["bc5cdr"] == {"f1": 0.8}
+    assert got["diabetes"] == {"f1": 0.7, "recorded_by": {
+        "command": "old run", "commit": "abc", "date": "2026-01-01"}}
+
+
+def test_merge_keeps_an_earlier_provenance_and_starts_a_new_file(tmp_path):
+    first = {"command": "first", "commit": "0", "date": "2025"}
+    _write(tmp_path, {"diabetes": {"f1": 0.7, "recorded_by": first}}, "second")
+    assert merge_entries({}, folder=tmp_path)["diabetes"]["recorded_by"] == first
+    assert merge_entries({"x": {}}, folder=tmp_path / "none") == {"x": {}}

@@ -135,3 +135,18 @@ def test_unknown_tagger_is_a_config_error(tmp_path, tiny_config):
     cfg = load_config(tiny_config, {"ner.name": "no.such.tagger"})
     with pytest.raises(ConfigError, match="unknown tagger 'no.such.tagger'"):
         train(cfg, tmp_path / "pipe")
+
+
+def test_lexicon_is_saved_with_the_pipeline_and_required_when_on(tmp_path, tiny_config):
+    over = {"filter.name": "xlnel.similarity.v1", "filter.options": {}}
+    train(load_config(tiny_config, {**over, "linker.lexicon": True,
+                                    "linker.lexicon_rate": 0.5}), tmp_path / "pipe")
+    assert (tmp_path / "pipe" / "lexicon.json").is_file()
+    pipe = Pipeline.load(tmp_path / "pipe")
+    assert pipe.lexicon is not None and pipe.lexicon.concepts
+    gold = read_documents(tmp_path / "pipe" / "test.jsonl")
+    assert evaluate(gold, pipe.link_batch(gold), "concept").f1 > 0.5
+    train(load_config(tiny_config, over), tmp_path / "plain")
+    assert not (tmp_path / "plain" / "lexicon.json").exists()
+    with pytest.raises(ArtifactError, match="trained without linker.lexicon"):
+        Pipeline.load(tmp_path / "plain", {"linker.lexicon": True})

@@ -211,11 +211,19 @@ class LinkerConfig(_Section):
             candidates score at least half the threshold.
         abbreviations: Link every occurrence of a short form the document defines as
             "long form (SF)" with the concept of its long form's link (Schwartz-Hearst).
+        lexicon: Per span whose text was annotated in the training documents, link the concept
+            it was most often annotated with among the span's candidates
+            (:class:`xlnel.linkers.lexicon.AnnotationLexicon`, saved with the pipeline).
+        lexicon_rate: With ``lexicon``, also link a span whose text was annotated in at least
+            this share of its training occurrences, whatever the filter scored it; ``None``
+            leaves the decision to link to the filter.
     """
 
     overlap: Literal["longest", "score", "none"] = "longest"
     propagate: bool = False
     abbreviations: bool = False
+    lexicon: bool = False
+    lexicon_rate: float | None = Field(default=None, gt=0.0, le=1.0)
     window_chars: int = Field(default=20_000, ge=1)
     window_overlap: int = Field(default=1_000, ge=0)
 

@@ -36,6 +36,7 @@ from xlnel.io import write_documents
 from xlnel.io._atomic import atomic_dir
 from xlnel.linkers.base import Linker
 from xlnel.linkers.decide import decide
+from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.linkers.windows import link_in_windows, plan_windows
 from xlnel.ner.base import SpanTagger, tagger_class
 from xlnel.pool import link_in_pool, worker_pool
@@ -50,6 +51,8 @@ __all__ = ["LINK_TIME_SECTIONS", "Pipeline", "PipelineSource", "SavedPipeline", 
            "pipeline_folder", "pipeline_lang", "saved_pipeline", "source_identity"]
 
 T = TypeVar("T")
+LEXICON_FILE = "lexicon.json"
+"""The pipeline folder's :class:`~xlnel.linkers.lexicon.AnnotationLexicon` (``linker.lexicon``)."""
 
 
 class Pipeline(Linker):
@@ -62,12 +65,15 @@ class Pipeline(Linker):
     def __init__(self, config: PipelineConfig, dictionary: Dictionary,
                  generator: CandidateGenerator, candidate_filter: CandidateFilter,
                  tagger: SpanTagger | None = None,
-                 concepts: ConceptTable | None = None) -> None:
+                 concepts: ConceptTable | None = None,
+                 lexicon: AnnotationLexicon | None = None) -> None:
         self.config = config
         self.dictionary = dictionary
         self.generator = generator
         self.filter = candidate_filter
         self.tagger = tagger
+        #: The training annotations' concepts per mention text (``linker.lexicon``).
+        self.lexicon = lexicon
         #: Which saved pipeline this is, with the load overrides (set by :meth:`load`);
         #: recorded beside shard outputs so that a resumed run never mixes two pipelines.
         self.identity: dict[str, Any] | None = None
@@ -87,14 +93,15 @@ class Pipeline(Linker):
         Each link says what was found: the concept's preferred name and type, and the
         dictionary name that matched with its source. Documents longer than
         ``linker.window_chars`` are linked window by window (:mod:`xlnel.linkers.windows`), one
-        at a time, so memory stays bounded (``linker.propagate`` and ``linker.abbreviations``
-        apply to documents linked whole).
+        at a time, so memory stays bounded (``linker.propagate``, ``linker.abbreviations`` and
+        ``linker.lexicon`` apply to documents linked whole).
         """
         cfg = self.config.linker
         short = [d for d in documents if len(d.text) <= cfg.window_chars]
         cands, scores = self._scored(short) if short else ([], [])
+        lexicon = self.lexicon if cfg.lexicon else None
         linked = {id(d): decide(d, c, s, self.filter.threshold, cfg.overlap, cfg.propagate,
-                                cfg.abbreviations)
+                                cfg.abbreviations, lexicon, cfg.lexicon_rate)
                   for d, c, s in zip(short, cands, scores, strict=True)}
         for d in documents:
             if id(d) not in linked:
@@ -208,6 +215,8 @@ class Pipeline(Linker):
         self.filter.save(d / "filter")
         if self.tagger is not None:
             self.tagger.save(d / "ner")
+        if self.lexicon is not None:
+            self.lexicon.save(d / LEXICON_FILE)
 
     @classmethod
     def load(cls, directory: str | Path,
@@ -246,7 +255,13 @@ class Pipeline(Linker):
         concepts = None
         if (d / "concepts.tsv").is_file():
             concepts = ConceptTable.load(d / "concepts.tsv")
-        pipe = cls(config, dictionary, generator, filt, tagger, concepts)
+        lexicon = None
+        if (d / LEXICON_FILE).is_file():
+            lexicon = AnnotationLexicon.load(d / LEXICON_FILE)
+        elif config.linker.lexicon:
+            raise ArtifactError(f"{d} was trained without linker.lexicon (no {LEXICON_FILE}); "
+                                "retrain it with linker.lexicon: true or link without it")
+        pipe = cls(config, dictionary, generator, filt, tagger, concepts, lexicon)
         pipe.identity = pipeline_identity(d, overrides)
         pipe.source = SavedPipeline(str(d), tuple((overrides or {}).items()))
         return pipe

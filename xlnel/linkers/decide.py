@@ -10,6 +10,7 @@ import numpy as np
 
 from xlnel.evaluation.metrics import evaluate
 from xlnel.linkers.abbreviations import link_abbreviations
+from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.types import Candidate, Document, Link
 
 _Best = tuple[float, float, Candidate]
@@ -19,7 +20,8 @@ BestPerSpan = dict[tuple[int, int], _Best]
 
 def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarray,
            threshold: float, overlap: str = "longest", propagate: bool = False,
-           abbreviations: bool = False) -> Document:
+           abbreviations: bool = False, lexicon: AnnotationLexicon | None = None,
+           lexicon_rate: float | None = None) -> Document:
     """Keep, per span, the best candidate scoring at least ``threshold``; resolve overlaps.
 
     Args:
@@ -34,10 +36,16 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
             then overlaps are resolved again): a post names its terms more than once.
         abbreviations: Then link the short forms the document defines with the concept of
             their long form (:func:`xlnel.linkers.abbreviations.link_abbreviations`).
+        lexicon: First let the training annotations choose each known span's concept
+            (:meth:`xlnel.linkers.lexicon.AnnotationLexicon.adjust`).
+        lexicon_rate: With ``lexicon``, the annotated share of a text's training occurrences
+            from which its spans are linked whatever their score.
 
     Returns:
         The document with the links as its entities.
     """
+    if lexicon is not None:
+        scores = lexicon.adjust(candidates, scores, threshold, lexicon_rate)
     links = _resolve(_ordered(best_per_span(candidates, scores), overlap), threshold, overlap)
     if propagate and links:
         linked = {link.text for link in links}

@@ -1,0 +1,104 @@
+"""Where the shipped BC5CDR pipeline loses mention-level concept F1, per entity type.
+
+The cell of ``cv_accuracy.py`` (train -> dev) comes back from the stage cache; its links are
+made with the config's decisions. Every missed gold mention (with a concept id) and every
+wrong link is put in one class, and split by whether its normalised text was annotated in the
+training documents (``train_text``) or not (``new_text``):
+
+false negatives: ``wrong_concept`` (a link at the exact offsets, another concept),
+``overlap_lost`` (the gold concept's candidate passed the threshold, an overlapping span won),
+``boundary`` (a link overlaps with other offsets), ``unseen_span`` (no candidate at the
+offsets), ``unseen_concept`` (candidates at the offsets, none of the gold concept: a high-recall
+matching miss), ``filtered`` (the gold concept's candidate scored below the threshold);
+false positives: ``wrong_concept``, ``boundary``, ``no_gold`` (no gold mention overlaps).
+
+    python -m benchmarks bc5cdr_errors [--cache DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from benchmarks._common import write_result
+from benchmarks.cv_accuracy import BC5CDR, SEED
+from xlnel.experiments.runner import plan_cells
+from xlnel.experiments.stages import CellStages, StageCache, TrainingData
+from xlnel.linkers.decide import decide
+from xlnel.linkers.lexicon import AnnotationLexicon
+from xlnel.normalization import normalize_string
+from xlnel.types import Candidate, Document, Link
+
+
+def _fn_class(g: Link, pred: dict[tuple[int, int], Link], links: tuple[Link, ...],
+              best: dict[tuple[int, int, str], float], spans: set[tuple[int, int]],
+              threshold: float) -> str:
+    top = max((best.get((g.start, g.end, cid), -1.0) for cid in g.concept_ids), default=-1.0)
+    if (g.start, g.end) in pred:
+        return "wrong_concept"
+    if top >= threshold:
+        return "overlap_lost"
+    if any(p.start < g.end and g.start < p.end for p in links):
+        return "boundary"
+    if top < 0:
+        return "unseen_concept" if (g.start, g.end) in spans else "unseen_span"
+    return "filtered"
+
+
+def classify(gold: Document, cands: list[Candidate], scores: Any, pred: Document,
+             threshold: float, known: set[str], fn: Counter[str], fp: Counter[str]) -> None:
+    """Count the errors of one document into ``fn`` and ``fp`` (keys ``type/class/seen``)."""
+    best: dict[tuple[int, int, str], float] = {}
+    for c, s in zip(cands, scores.tolist(), strict=True):
+        key = (c.span.start, c.span.end, c.concept_id)
+        best[key] = max(best.get(key, -1.0), s)
+    spans = {(c.span.start, c.span.end) for c in cands}
+    by_offsets = {(p.start, p.end): p for p in pred.entities}
+    for g in gold.entities:
+        p = by_offsets.get((g.start, g.end))
+        if not g.concept_ids or (p is not None and p.concept_ids[0] in g.concept_ids):
+            continue
+        seen = "train_text" if normalize_string(g.text) in known else "new_text"
+        cls = _fn_class(g, by_offsets, pred.entities, best, spans, threshold)
+        fn[f"{g.type}/{cls}/{seen}"] += 1
+    golds = {(g.start, g.end): g for g in gold.entities}
+    for p in pred.entities:
+        hit = golds.get((p.start, p.end))
+        if hit is not None and (not hit.concept_ids or p.concept_ids[0] in hit.concept_ids):
+            continue
+        cls = ("wrong_concept" if hit is not None else "boundary"
+               if any(x.start < p.end and p.start < x.end for x in gold.entities) else "no_gold")
+        seen = "train_text" if normalize_string(p.text) in known else "new_text"
+        fp[f"{cls}/{seen}"] += 1
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
+    args = parser.parse_args()
+    t0 = time.perf_counter()
+    (_, cfg), = plan_cells(BC5CDR, {}, [SEED])
+    stages = CellStages(cfg, StageCache(args.cache), TrainingData())
+    docs, cands = stages.test_documents(), stages.test_candidates()
+    scores, t = stages.scores()[0], stages.threshold()
+    lexicon = AnnotationLexicon.fit(stages.train_documents(), cfg.lang)
+    lk = cfg.linker
+    fn: Counter[str] = Counter()
+    fp: Counter[str] = Counter()
+    for d, c, s in zip(docs, cands, scores, strict=True):
+        pred = decide(d, c, s, t, lk.overlap, lk.propagate, lk.abbreviations,
+                      lexicon if lk.lexicon else None, lk.lexicon_rate)
+        adjusted = lexicon.adjust(c, s, t, lk.lexicon_rate) if lk.lexicon else s
+        classify(d, c, adjusted, pred, t, set(lexicon.concepts), fn, fp)
+    write_result("bc5cdr_errors", {
+        "config": BC5CDR, "train": "train.pubtator", "scored_on": "dev.pubtator",
+        "level": "concept (mention)", "threshold": t,
+        "false_negatives": dict(sorted(fn.items())), "false_positives": dict(sorted(fp.items())),
+        "seconds": round(time.perf_counter() - t0, 1)})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xlnel.errors import ArtifactError
+from xlnel.linkers.decide import decide
+from xlnel.linkers.lexicon import AnnotationLexicon
+from xlnel.types import Candidate, Document, Link, Span
+
+TRAIN = [
+    Document("a", "Cocaine and cocaine abuse; cocaines.",
+             (Link(0, 7, "Cocaine", ("C1",)), Link(12, 19, "cocaine", ("C1",)))),
+    Document("b", "cocaine, cocaine. Lead or lead poisoning.",
+             (Link(0, 7, "cocaine", ("C2",)), Link(9, 16, "cocaine", ("C1",)),
+              Link(18, 22, "Lead", ("L1",)), Link(26, 30, "lead", ()))),
+]
+
+
+def _cands(text: str, start: int, end: int, ids: list[str]) -> list[Candidate]:
+    span = Span(start, end, text[start:end])
+    return [Candidate(span, cid, f"name {cid}", 0.9) for cid in ids]
+
+
+def test_fit_counts_concepts_annotations_and_whole_word_occurrences() -> None:
+    lex = AnnotationLexicon.fit(TRAIN)
+    assert lex.concepts == {"cocaine": {"C1": 3, "C2": 1}, "lead": {"L1": 1}}
+    assert lex.annotated == {"cocaine": 4, "lead": 1}
+    # "cocaines" is a longer word; "lead" occurs twice, once without a concept id
+    assert lex.occurrences == {"cocaine": 4, "lead": 2}
+    assert lex.rate("Cocaine") == 1.0
+    assert lex.rate("lead") == 0.5
+    assert lex.rate("unseen") == 0.0
+
+
+def test_fit_on_no_documents_is_empty() -> None:
+    lex = AnnotationLexicon.fit([])
+    assert lex.concepts == {} and lex.rate("x") == 0.0
+
+
+def test_adjust_puts_the_most_annotated_concept_on_top() -> None:
+    lex = AnnotationLexicon.fit(TRAIN)
+    text = "cocaine use"
+    cands = _cands(text, 0, 7, ["C2", "C1", "C3"]) + _cands(text, 8, 11, ["U1"])
+    scores = np.array([0.8, 0.5, 0.9, 0.7])
+    out = lex.adjust(cands, scores, threshold=0.4)
+    assert out[1] == pytest.approx(0.9 + 1e-6)  # C1 takes the span's best score
+    assert list(out[[0, 2, 3]]) == [0.8, 0.9, 0.7]  # others and unknown spans unchanged
+    assert list(scores) == [0.8, 0.5, 0.9, 0.7]  # input untouched
+
+
+def test_adjust_leaves_a_span_without_an_annotated_concept() -> None:
+    lex = AnnotationLexicon.fit(TRAIN)
+    cands = _cands("cocaine", 0, 7, ["C9"])
+    assert list(lex.adjust(cands, np.array([0.2]), 0.4)) == [0.2]
+
+
+def test_adjust_raises_an_always_annotated_text_to_the_threshold_only_with_rate() -> None:
+    lex = AnnotationLexicon.fit(TRAIN)
+    cands = _cands("cocaine", 0, 7, ["C1"]) + _cands("lead", 0, 4, ["L1"])
+    scores = np.array([0.1, 0.1])
+    assert list(lex.adjust(cands, scores, 0.4)) == pytest.approx([0.1, 0.1], abs=1e-5)
+    # cocaine: 4 of 4 occurrences annotated; lead: 1 of 2
+    high = lex.adjust(cands, scores, 0.4, min_rate=0.75)
+    assert list(high) == pytest.approx([0.4, 0.1], abs=1e-5)
+    low = lex.adjust(cands, scores, 0.4, min_rate=0.5)
+    assert list(low) == pytest.approx([0.4, 0.4], abs=1e-5)
+
+
+def test_decide_with_lexicon_links_the_annotated_concept() -> None:
+    lex = AnnotationLexicon.fit(TRAIN)
+    doc = Document("d", "cocaine")
+    cands = _cands("cocaine", 0, 7, ["C2", "C1"])
+    scores = np.array([0.9, 0.6])
+    assert decide(doc, cands, scores, 0.5).entities[0].concept_ids == ("C2",)
+    got = decide(doc, cands, scores, 0.5, lexicon=lex).entities
+    assert [(e.start, e.end, e.concept_ids) for e in got] == [(0, 7, ("C1",))]
+    assert decide(doc, cands, np.array([0.2, 0.1]), 0.5, lexicon=lex).entities == ()
+    rescued = decide(doc, cands, np.array([0.2, 0.1]), 0.5, lexicon=lex, lexicon_rate=0.9)
+    assert [e.concept_ids for e in rescued.entities] == [("C1",)]
+
+
+def test_save_and_load_round_trip(tmp_path) -> None:
+    lex = AnnotationLexicon.fit(TRAIN)
+    lex.save(tmp_path / "lexicon.json")
+    assert AnnotationLexicon.load(tmp_path / "lexicon.json") == lex
+
+
+def test_load_refuses_missing_or_foreign_files(tmp_path) -> None:
+    with pytest.raises(ArtifactError, match="no annotation lexicon"):
+        AnnotationLexicon.load(tmp_path / "none.json")
+    (tmp_path / "bad.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(ArtifactError, match="not an annotation lexicon"):
+        AnnotationLexicon.load(tmp_path / "bad.json")

@@ -1,0 +1,162 @@
+"""What the training annotations say about a mention text: which concept, and how often marked.
+
+An annotated corpus names its frequent concepts the same way again and again: when a span's
+text was annotated in the training documents, the concept it was annotated with is the best
+guess among the span's candidates, better than the filter's choice between two names that match
+equally well (a knowledge base that holds one substance under two ids, a disorder and its
+parent). :class:`AnnotationLexicon` counts, per case-folded mention text, the concepts it was
+annotated with and how often the text occurs in the training documents at all (whole words),
+annotated or not.
+
+:meth:`AnnotationLexicon.adjust` rewrites a document's filter scores so that the decision step
+keeps, per span whose text the lexicon knows, the candidate of the text's most annotated
+concept (at the span's best score); with ``min_rate``, a span whose text was annotated in at
+least that share of its training occurrences is raised to the threshold, so a frequent term
+the annotators always mark is linked even where the filter scored it low.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from xlnel.errors import ArtifactError
+from xlnel.io._atomic import atomic_write
+from xlnel.normalization import normalize_string
+from xlnel.types import Candidate, Document
+from xlnel.version import __version__
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["AnnotationLexicon"]
+
+#: Score added to the chosen candidate so that it wins its span's ties.
+_EPS = 1e-6
+
+
+@dataclass
+class AnnotationLexicon:
+    """Concept counts and occurrence counts of the mention texts of annotated documents.
+
+    Attributes:
+        lang: Language of the normalisation (:func:`xlnel.normalization.normalize_string`).
+        concepts: Normalised mention text -> concept id -> times annotated with it.
+        annotated: Normalised mention text -> times annotated (any concept).
+        occurrences: Normalised mention text -> whole-word occurrences in the documents.
+    """
+
+    lang: str = "en"
+    concepts: dict[str, dict[str, int]] = field(default_factory=dict)
+    annotated: dict[str, int] = field(default_factory=dict)
+    occurrences: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def fit(cls, documents: Iterable[Document], lang: str = "en") -> AnnotationLexicon:
+        """Count the annotations (with concept ids) of ``documents`` and their texts' occurrences.
+
+        Mentions without a concept id are left out; a composite mention counts once per id.
+        """
+        docs = list(documents)
+        concepts: dict[str, Counter[str]] = defaultdict(Counter)
+        annotated: Counter[str] = Counter()
+        for doc in docs:
+            for ent in doc.entities:
+                if not ent.concept_ids:
+                    continue
+                key = normalize_string(ent.text, lang)
+                annotated[key] += 1
+                for cid in ent.concept_ids:
+                    concepts[key][cid] += 1
+        found = _count_token_runs(annotated, [normalize_string(d.text, lang) for d in docs])
+        occurrences = {key: max(found[key], annotated[key]) for key in annotated}
+        return cls(lang, {k: dict(v) for k, v in concepts.items()}, dict(annotated),
+                   occurrences)
+
+    def rate(self, text: str) -> float:
+        """Share of the training occurrences of ``text`` that were annotated (0 if unseen)."""
+        key = normalize_string(text, self.lang)
+        seen = self.occurrences.get(key, 0)
+        return self.annotated.get(key, 0) / seen if seen else 0.0
+
+    def adjust(self, candidates: Sequence[Candidate], scores: np.ndarray, threshold: float,
+               min_rate: float | None = None) -> np.ndarray:
+        """Scores with each known span's most annotated concept on top (see the module doc).
+
+        Args:
+            candidates: A document's candidates.
+            scores: Their filter scores.
+            threshold: The decision threshold.
+            min_rate: Raise a span whose text was annotated in at least this share of its
+                training occurrences to ``threshold``; ``None`` never raises one.
+
+        Returns:
+            A new score array; spans whose text the lexicon does not know, or none of whose
+            candidates has an annotated concept, keep their scores.
+        """
+        out = np.array(scores, dtype=np.float64)
+        by_span: dict[tuple[int, int], list[int]] = defaultdict(list)
+        for i, cand in enumerate(candidates):
+            by_span[(cand.span.start, cand.span.end)].append(i)
+        for idx in by_span.values():
+            key = normalize_string(candidates[idx[0]].span.text, self.lang)
+            counts = self.concepts.get(key)
+            if not counts:
+                continue
+            win = max(idx, key=lambda i: (counts.get(candidates[i].concept_id, 0), out[i]))
+            if counts.get(candidates[win].concept_id, 0) == 0:
+                continue
+            best = float(out[idx].max())
+            if min_rate is not None and self.rate(key) >= min_rate:
+                best = max(best, threshold)
+            out[win] = best + _EPS
+        return out
+
+    def save(self, path: str | Path) -> None:
+        """Write the lexicon as JSON (atomically)."""
+        data = {"xlnel_version": __version__, "lang": self.lang, "concepts": self.concepts,
+                "annotated": self.annotated, "occurrences": self.occurrences}
+        with atomic_write(Path(path)) as f:
+            f.write(json.dumps(data, ensure_ascii=False))
+
+    @classmethod
+    def load(cls, path: str | Path) -> AnnotationLexicon:
+        """Read a lexicon written by :meth:`save`.
+
+        Raises:
+            ArtifactError: If the file is missing or not a lexicon.
+        """
+        p = Path(path)
+        if not p.is_file():
+            raise ArtifactError(f"no annotation lexicon at {p}")
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+            return cls(str(data["lang"]), data["concepts"], data["annotated"],
+                       data["occurrences"])
+        except (json.JSONDecodeError, KeyError, TypeError) as e:
+            raise ArtifactError(f"{p} is not an annotation lexicon: {e}") from None
+
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def _count_token_runs(keys: Iterable[str], texts: Sequence[str]) -> Counter[str]:
+    """Occurrences of each key in ``texts`` as a run of whole tokens (words and single
+    punctuation marks), so a key inside a longer word is not counted."""
+    wanted: dict[tuple[str, ...], str] = {tuple(_TOKEN.findall(k)): k for k in keys}
+    lengths = {len(t) for t in wanted if t}
+    out: Counter[str] = Counter()
+    for text in texts:
+        tokens = _TOKEN.findall(text)
+        for n in lengths:
+            for i in range(len(tokens) - n + 1):
+                key = wanted.get(tuple(tokens[i:i + n]))
+                if key is not None:
+                    out[key] += 1
+    return out
