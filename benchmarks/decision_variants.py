@@ -13,9 +13,7 @@ last step, scores to links, changes:
 - ``no-lexicon`` / ``lexicon``: the config's decisions with ``linker.lexicon`` off, or on
   without ``linker.lexicon_rate`` (each known span takes the concept its text was most often
   annotated with in the cell's training documents); ``lexicon+rate-R``: also link the spans
-  whose text was annotated in at least the share R of its training occurrences;
-- ``overlap-longest`` / ``overlap-score``: overlapping spans resolved by length or by score
-  (``linker.overlap``).
+  whose text was annotated in at least the share R of its training occurrences.
 
 Each variant gets pooled scores with 95% document-bootstrap intervals and the paired bootstrap
 against ``shipped`` at every level of the corpus (1,000 resamples, two-sided p).
@@ -50,8 +48,7 @@ _CONFIG = object()
 
 
 def _decide(propagate: bool | None = None, abbreviations: bool | None = None,
-            lexicon: bool | None = None, rate: float | None | object = _CONFIG,
-            overlap: str | None = None) -> Rule:
+            lexicon: bool | None = None, rate: float | None | object = _CONFIG) -> Rule:
     """A decision rule: each option ``None`` (``rate``: unset) takes the config's value."""
     def rule(cfg: PipelineConfig, doc: Document, cands: list[Candidate], scores: np.ndarray,
              t: float, lex: AnnotationLexicon) -> Document:
@@ -60,8 +57,7 @@ def _decide(propagate: bool | None = None, abbreviations: bool | None = None,
         a = lk.abbreviations if abbreviations is None else abbreviations
         use = lk.lexicon if lexicon is None else lexicon
         r = lk.lexicon_rate if rate is _CONFIG else rate
-        o = lk.overlap if overlap is None else overlap
-        return decide(doc, cands, scores, t, o, p, a, lex if use else None,
+        return decide(doc, cands, scores, t, lk.overlap, p, a, lex if use else None,
                       r if isinstance(r, float) else None)
     return rule
 
@@ -75,7 +71,6 @@ VARIANTS: dict[str, Rule] = {
     "no-lexicon": _decide(lexicon=False),
     "lexicon": _decide(lexicon=True, rate=None),
     **{f"lexicon+rate-{r}": _decide(lexicon=True, rate=r) for r in (0.3, 0.5, 0.7, 0.9)},
-    **{f"overlap-{o}": _decide(overlap=o) for o in ("longest", "score")},
 }
 
 
