@@ -90,7 +90,7 @@ def main() -> None:
     fp: Counter[str] = Counter()
     for d, c, s in zip(docs, cands, scores, strict=True):
         pred = decide(d, c, s, t, lk.overlap, lk.propagate, lk.abbreviations,
-                      lexicon if lk.lexicon else None, lk.lexicon_rate)
+                      lexicon if lk.lexicon else None, lk.lexicon_rate, lk.consistency)
         adjusted = lexicon.adjust(c, s, t, lk.lexicon_rate) if lk.lexicon else s
         classify(d, c, adjusted, pred, t, set(lexicon.concepts), fn, fp)
     write_result("bc5cdr_errors", {

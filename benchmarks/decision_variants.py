@@ -13,7 +13,12 @@ last step, scores to links, changes:
 - ``no-lexicon`` / ``lexicon``: the config's decisions with ``linker.lexicon`` off, or on
   without ``linker.lexicon_rate`` (each known span takes the concept its text was most often
   annotated with in the cell's training documents); ``lexicon+rate-R``: also link the spans
-  whose text was annotated in at least the share R of its training occurrences.
+  whose text was annotated in at least the share R of its training occurrences;
+- ``no-consistency`` / ``consistency``: every unlinked occurrence of a linked text in the
+  document linked with its concept off or on (``linker.consistency``);
+- ``overlap-longest`` / ``overlap-score``: of two overlapping spans passing the threshold, the
+  longer or the higher scored is kept (``linker.overlap``; the threshold stays the one the
+  cell chose with the config's rule).
 
 Each variant gets pooled scores with 95% document-bootstrap intervals and the paired bootstrap
 against ``shipped`` at every level of the corpus (1,000 resamples, two-sided p).
@@ -48,7 +53,8 @@ _CONFIG = object()
 
 
 def _decide(propagate: bool | None = None, abbreviations: bool | None = None,
-            lexicon: bool | None = None, rate: float | None | object = _CONFIG) -> Rule:
+            lexicon: bool | None = None, rate: float | None | object = _CONFIG,
+            consistency: bool | None = None, overlap: str | None = None) -> Rule:
     """A decision rule: each option ``None`` (``rate``: unset) takes the config's value."""
     def rule(cfg: PipelineConfig, doc: Document, cands: list[Candidate], scores: np.ndarray,
              t: float, lex: AnnotationLexicon) -> Document:
@@ -57,8 +63,10 @@ def _decide(propagate: bool | None = None, abbreviations: bool | None = None,
         a = lk.abbreviations if abbreviations is None else abbreviations
         use = lk.lexicon if lexicon is None else lexicon
         r = lk.lexicon_rate if rate is _CONFIG else rate
-        return decide(doc, cands, scores, t, lk.overlap, p, a, lex if use else None,
-                      r if isinstance(r, float) else None)
+        c = lk.consistency if consistency is None else consistency
+        o = lk.overlap if overlap is None else overlap
+        return decide(doc, cands, scores, t, o, p, a, lex if use else None,
+                      r if isinstance(r, float) else None, c)
     return rule
 
 
@@ -71,6 +79,10 @@ VARIANTS: dict[str, Rule] = {
     "no-lexicon": _decide(lexicon=False),
     "lexicon": _decide(lexicon=True, rate=None),
     **{f"lexicon+rate-{r}": _decide(lexicon=True, rate=r) for r in (0.3, 0.5, 0.7, 0.9)},
+    "no-consistency": _decide(consistency=False),
+    "consistency": _decide(consistency=True),
+    "overlap-longest": _decide(overlap="longest"),
+    "overlap-score": _decide(overlap="score"),
 }
 
 

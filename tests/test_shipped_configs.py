@@ -67,7 +67,7 @@ def test_shipped_gbdt_configs_are_the_gbdt_pipeline_on_their_corpus(
         # decisions chosen per corpus by cross-validation (docs/results.md)
         for part, key in (("linker", "propagate"), ("linker", "abbreviations"), ("dft", "R"),
                           ("dft", "crossfit"), ("linker", "lexicon"), ("linker", "lexicon_rate"),
-                          ("linker", "overlap")):
+                          ("linker", "overlap"), ("linker", "consistency")):
             shipped[part][key] = joined[part][key]
         shipped["filter"]["options"].pop("l2_regularization", None)
         assert shipped == joined, corpus.stem

@@ -217,6 +217,8 @@ class LinkerConfig(_Section):
         lexicon_rate: With ``lexicon``, also link a span whose text was annotated in at least
             this share of its training occurrences, whatever the filter scored it; ``None``
             leaves the decision to link to the filter.
+        consistency: Also link every unlinked whole-word occurrence of a linked text in the
+            same document, with that text's concept (:mod:`xlnel.linkers.consistency`).
     """
 
     overlap: Literal["longest", "score", "none"] = "longest"
@@ -224,6 +226,7 @@ class LinkerConfig(_Section):
     abbreviations: bool = False
     lexicon: bool = False
     lexicon_rate: float | None = Field(default=None, gt=0.0, le=1.0)
+    consistency: bool = False
     window_chars: int = Field(default=20_000, ge=1)
     window_overlap: int = Field(default=1_000, ge=0)
 

@@ -93,15 +93,15 @@ class Pipeline(Linker):
         Each link says what was found: the concept's preferred name and type, and the
         dictionary name that matched with its source. Documents longer than
         ``linker.window_chars`` are linked window by window (:mod:`xlnel.linkers.windows`), one
-        at a time, so memory stays bounded (``linker.propagate``, ``linker.abbreviations`` and
-        ``linker.lexicon`` apply to documents linked whole).
+        at a time, so memory stays bounded (``linker.propagate``, ``linker.abbreviations``,
+        ``linker.consistency`` and ``linker.lexicon`` apply to documents linked whole).
         """
         cfg = self.config.linker
         short = [d for d in documents if len(d.text) <= cfg.window_chars]
         cands, scores = self._scored(short) if short else ([], [])
         lexicon = self.lexicon if cfg.lexicon else None
         linked = {id(d): decide(d, c, s, self.filter.threshold, cfg.overlap, cfg.propagate,
-                                cfg.abbreviations, lexicon, cfg.lexicon_rate)
+                                cfg.abbreviations, lexicon, cfg.lexicon_rate, cfg.consistency)
                   for d, c, s in zip(short, cands, scores, strict=True)}
         for d in documents:
             if id(d) not in linked:

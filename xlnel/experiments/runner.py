@@ -256,7 +256,7 @@ def run_cell(cell: Cell, config: PipelineConfig, stages: CellStages) -> dict[str
     lexicon = (AnnotationLexicon.fit(stages.train_documents(), config.lang) if lk.lexicon
                else None)
     pred = [decide(d, c, s, threshold, lk.overlap, lk.propagate, lk.abbreviations, lexicon,
-                   lk.lexicon_rate)
+                   lk.lexicon_rate, lk.consistency)
             for d, c, s in zip(gold, test_cands, scores, strict=True)]
     stages.seconds["decide"] = round(time.perf_counter() - t_dec, 3)
     t_eval = time.perf_counter()

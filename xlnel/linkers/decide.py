@@ -10,6 +10,7 @@ import numpy as np
 
 from xlnel.evaluation.metrics import evaluate
 from xlnel.linkers.abbreviations import link_abbreviations
+from xlnel.linkers.consistency import link_repeats
 from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.types import Candidate, Document, Link
 
@@ -21,7 +22,7 @@ BestPerSpan = dict[tuple[int, int], _Best]
 def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarray,
            threshold: float, overlap: str = "longest", propagate: bool = False,
            abbreviations: bool = False, lexicon: AnnotationLexicon | None = None,
-           lexicon_rate: float | None = None) -> Document:
+           lexicon_rate: float | None = None, consistency: bool = False) -> Document:
     """Keep, per span, the best candidate scoring at least ``threshold``; resolve overlaps.
 
     Args:
@@ -40,6 +41,8 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
             (:meth:`xlnel.linkers.lexicon.AnnotationLexicon.adjust`).
         lexicon_rate: With ``lexicon``, the annotated share of a text's training occurrences
             from which its spans are linked whatever their score.
+        consistency: Then link the unlinked occurrences of every linked text with its concept
+            (:func:`xlnel.linkers.consistency.link_repeats`), before the abbreviations.
 
     Returns:
         The document with the links as its entities.
@@ -54,6 +57,8 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
                                                   strict=True)])
         links = _resolve(_ordered(best_per_span(candidates, raised), overlap), threshold,
                          overlap)
+    if consistency:
+        links = list(link_repeats(document.text, links))
     if abbreviations:
         return replace(document, entities=link_abbreviations(document.text, links))
     return replace(document, entities=tuple(links))
