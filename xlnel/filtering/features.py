@@ -367,17 +367,25 @@ def concept_columns(candidates: Sequence[Candidate], group: np.ndarray,
     """The :data:`CONCEPT_FEATURES` columns of candidates grouped by span (``group``), in
     float64: per (span, name), the best concept prior among the name's concepts at the span,
     log1p of the spans that concept was seen at, and the number of the name's concepts there."""
-    by_name: dict[tuple[int, str], list[int]] = {}
-    for i, (c, g) in enumerate(zip(candidates, group.tolist(), strict=True)):
-        by_name.setdefault((g, c.name), []).append(i)
-    out = np.zeros((len(candidates), len(CONCEPT_FEATURES)))
-    rates: dict[str, tuple[float, int]] = {}
-    for idx in by_name.values():
-        found = [rates.get(cid) or rates.setdefault(cid, priors.rate("concept", cid))
-                 for cid in {candidates[i].concept_id for i in idx}]
-        rate, seen = max(found)
-        out[idx] = (rate, math.log1p(seen), float(len(found)))
-    return out
+    n = len(candidates)
+    keys: dict[tuple[int, str], int] = {}
+    key = np.fromiter((keys.setdefault((g, c.name), len(keys))
+                       for c, g in zip(candidates, group.tolist(), strict=True)),
+                      dtype=np.int64, count=n)
+    concepts: dict[str, int] = {}
+    concept = np.fromiter((concepts.setdefault(c.concept_id, len(concepts)) for c in candidates),
+                          dtype=np.int64, count=n)
+    looked_up = np.array([priors.rate("concept", cid) for cid in concepts],
+                         dtype=np.float64).reshape(len(concepts), 2)
+    rate, seen = looked_up[concept, 0], looked_up[concept, 1]
+    # per key the candidate with the highest rate (then the most seen): the last in this order
+    order = np.lexsort((seen, rate, key))
+    last = np.searchsorted(key[order], np.arange(len(keys)), side="right") - 1
+    top = order[last]
+    pairs = np.unique(key * max(1, len(concepts)) + concept)
+    n_concepts = np.bincount(pairs // max(1, len(concepts)), minlength=len(keys))
+    return np.column_stack([rate[top][key], np.log1p(seen[top])[key],
+                            n_concepts[key].astype(np.float64)])
 
 
 def _second_best(group: np.ndarray, scores: np.ndarray, n_groups: int) -> np.ndarray:
