@@ -31,8 +31,9 @@ X``, ``--generated-min-score Y`` and ``--generated-min-chars C`` set
 variant (:mod:`xlnel.candidates.tiers`): there the built names give candidates only for spans
 that no given name (reference or DFT annotation) matches at X or more, only where they match at
 Y or more, and only when they have C letters or digits or more. ``--set
-KEY=VALUE`` (repeatable) overrides the config of every variant, as ``xlnel train --set``, and
-``--built-set KEY=VALUE`` that of the built and both variants only
+KEY=VALUE`` (repeatable) overrides the config of every variant, as ``xlnel train --set``;
+``--built-set KEY=VALUE`` (repeatable) adds the variants ``built+set`` and ``both+set``, built and
+both with those overrides, paired against built, both and reference
 (every variant's filter has ``filter.options.provenance`` on, as ``configs/pipelines/built.yaml``
 and ``both.yaml``; ``--set filter.options.provenance=false`` leaves those features out).
 
@@ -74,6 +75,9 @@ COMMUNITIES = ("diabetes", "sclerosis", "depression")
 REFERENCE = "names:../shared/data/camoni/hebrew_umls_names.txt"
 BUILT = Path("dictionary/built/adapt-he/attested.tsv")
 PAIRS = (("built", "reference"), ("both", "reference"), ("both", "built"))
+#: Paired tests of the ``--built-set`` variants, when they run.
+SET_PAIRS = (("built+set", "built"), ("both+set", "both"), ("built+set", "reference"),
+             ("both+set", "reference"), ("both+set", "built+set"))
 WORD_PAIRS = Path("../shared/data/muse/en-he.txt")
 
 
@@ -82,15 +86,19 @@ def variants(built: Path, prune: int = 0, common: dict[str, Any] | None = None,
              with_built: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
     """Config overrides of each dictionary variant (``prune``: ``dft.prune`` of the built;
     ``common``: overrides of every variant; ``tiers``: the ``candidates.generated_*``
-    overrides of both; ``with_built``: overrides of the two variants with built names)."""
+    overrides of both; ``with_built``: overrides of the added variants ``built+set`` and
+    ``both+set``, none when empty)."""
     pruning = {"dft.prune": prune} if prune else {}
     shared = {"filter.options.provenance": True, **(common or {})}
-    extra = {**shared, **(with_built or {})}
-    return {"reference": {"dictionary.kb": [REFERENCE], "dictionary.extra": [], **shared},
-            "built": {"dictionary.kb": [], "dictionary.extra": [str(built)], **pruning,
-                      **extra},
-            "both": {"dictionary.kb": [REFERENCE], "dictionary.extra": [str(built)],
-                     **pruning, **(tiers or {}), **extra}}
+    out = {"reference": {"dictionary.kb": [REFERENCE], "dictionary.extra": [], **shared},
+           "built": {"dictionary.kb": [], "dictionary.extra": [str(built)], **pruning,
+                     **shared},
+           "both": {"dictionary.kb": [REFERENCE], "dictionary.extra": [str(built)],
+                    **pruning, **(tiers or {}), **shared}}
+    if with_built:
+        out["built+set"] = {**out["built"], **with_built}
+        out["both+set"] = {**out["both"], **with_built}
+    return out
 
 
 def filtered(built: Path, top: int, min_single_score: float) -> Path:
@@ -167,7 +175,8 @@ def join(runs: list[_oof.OutOfFold]) -> _oof.OutOfFold:
 def compare(runs: dict[str, _oof.OutOfFold]) -> dict[str, Any]:
     """Scores of each variant and the paired tests between them."""
     return {"scores": {name: scores(oof) for name, oof in runs.items()},
-            "paired": {f"{b}-{a}": paired(runs[a], runs[b]) for b, a in PAIRS}}
+            "paired": {f"{b}-{a}": paired(runs[a], runs[b]) for b, a in PAIRS + SET_PAIRS
+                       if a in runs and b in runs}}
 
 
 def main() -> None:
@@ -190,7 +199,8 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="Config override of every variant (repeatable).")
     parser.add_argument("--built-set", action="append", default=[], metavar="KEY=VALUE",
-                        help="Config override of the built and both variants (repeatable).")
+                        help="Config override of added variants built+set and both+set "
+                             "(repeatable).")
     args = parser.parse_args()
     common = parse_overrides(args.set)
     with_built = parse_overrides(args.built_set)
