@@ -32,7 +32,7 @@ variant (:mod:`xlnel.candidates.tiers`): there the built names give candidates o
 that no given name (reference or DFT annotation) matches at X or more, only where they match at
 Y or more, and only when they have C letters or digits or more. ``--set
 KEY=VALUE`` (repeatable) overrides the config of every variant, as ``xlnel train --set``;
-``--built-set KEY=VALUE`` (repeatable) adds the variants ``built+set`` and ``both+set``, built and
+``--built-set KEY=VALUE`` (repeatable) adds the variants ``built_set`` and ``both_set``, built and
 both with those overrides, paired against built, both and reference
 (every variant's filter has ``filter.options.provenance`` on, as ``configs/pipelines/built.yaml``
 and ``both.yaml``; ``--set filter.options.provenance=false`` leaves those features out).
@@ -76,8 +76,8 @@ REFERENCE = "names:../shared/data/camoni/hebrew_umls_names.txt"
 BUILT = Path("dictionary/built/adapt-he/attested.tsv")
 PAIRS = (("built", "reference"), ("both", "reference"), ("both", "built"))
 #: Paired tests of the ``--built-set`` variants, when they run.
-SET_PAIRS = (("built+set", "built"), ("both+set", "both"), ("built+set", "reference"),
-             ("both+set", "reference"), ("both+set", "built+set"))
+SET_PAIRS = (("built_set", "built"), ("both_set", "both"), ("built_set", "reference"),
+             ("both_set", "reference"), ("both_set", "built_set"))
 WORD_PAIRS = Path("../shared/data/muse/en-he.txt")
 
 
@@ -86,8 +86,8 @@ def variants(built: Path, prune: int = 0, common: dict[str, Any] | None = None,
              with_built: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
     """Config overrides of each dictionary variant (``prune``: ``dft.prune`` of the built;
     ``common``: overrides of every variant; ``tiers``: the ``candidates.generated_*``
-    overrides of both; ``with_built``: overrides of the added variants ``built+set`` and
-    ``both+set``, none when empty)."""
+    overrides of both; ``with_built``: overrides of the added variants ``built_set`` and
+    ``both_set``, none when empty)."""
     pruning = {"dft.prune": prune} if prune else {}
     shared = {"filter.options.provenance": True, **(common or {})}
     out = {"reference": {"dictionary.kb": [REFERENCE], "dictionary.extra": [], **shared},
@@ -96,8 +96,8 @@ def variants(built: Path, prune: int = 0, common: dict[str, Any] | None = None,
            "both": {"dictionary.kb": [REFERENCE], "dictionary.extra": [str(built)],
                     **pruning, **(tiers or {}), **shared}}
     if with_built:
-        out["built+set"] = {**out["built"], **with_built}
-        out["both+set"] = {**out["both"], **with_built}
+        out["built_set"] = {**out["built"], **with_built}
+        out["both_set"] = {**out["both"], **with_built}
     return out
 
 
@@ -199,7 +199,7 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="Config override of every variant (repeatable).")
     parser.add_argument("--built-set", action="append", default=[], metavar="KEY=VALUE",
-                        help="Config override of added variants built+set and both+set "
+                        help="Config override of added variants built_set and both_set "
                              "(repeatable).")
     args = parser.parse_args()
     common = parse_overrides(args.set)
