@@ -31,14 +31,16 @@ X``, ``--generated-min-score Y`` and ``--generated-min-chars C`` set
 variant (:mod:`xlnel.candidates.tiers`): there the built names give candidates only for spans
 that no given name (reference or DFT annotation) matches at X or more, only where they match at
 Y or more, and only when they have C letters or digits or more. ``--set
-KEY=VALUE`` (repeatable) overrides the config of every variant, as ``xlnel train --set``
+KEY=VALUE`` (repeatable) overrides the config of every variant, as ``xlnel train --set``;
+``--built-set KEY=VALUE`` (repeatable) adds the variants ``built_set`` and ``both_set``, built and
+both with those overrides, paired against built, both and reference
 (every variant's filter has ``filter.options.provenance`` on, as ``configs/pipelines/built.yaml``
 and ``both.yaml``; ``--set filter.options.provenance=false`` leaves those features out).
 
     python -m benchmarks dictionary_e2e [--communities diabetes ...] [--built PATH]
         [--common-top N] [--min-single-score S] [--prune K] [--fallback X]
         [--generated-min-score Y] [--generated-min-chars C] [--set KEY=VALUE ...]
-        [--result NAME]
+        [--built-set KEY=VALUE ...] [--result NAME]
 
 writes ``benchmarks/results/dictionary_e2e.json`` (or ``NAME.json``).
 """
@@ -73,21 +75,30 @@ COMMUNITIES = ("diabetes", "sclerosis", "depression")
 REFERENCE = "names:../shared/data/camoni/hebrew_umls_names.txt"
 BUILT = Path("dictionary/built/adapt-he/attested.tsv")
 PAIRS = (("built", "reference"), ("both", "reference"), ("both", "built"))
+#: Paired tests of the ``--built-set`` variants, when they run.
+SET_PAIRS = (("built_set", "built"), ("both_set", "both"), ("built_set", "reference"),
+             ("both_set", "reference"), ("both_set", "built_set"))
 WORD_PAIRS = Path("../shared/data/muse/en-he.txt")
 
 
 def variants(built: Path, prune: int = 0, common: dict[str, Any] | None = None,
-             tiers: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+             tiers: dict[str, Any] | None = None,
+             with_built: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
     """Config overrides of each dictionary variant (``prune``: ``dft.prune`` of the built;
     ``common``: overrides of every variant; ``tiers``: the ``candidates.generated_*``
-    overrides of both)."""
+    overrides of both; ``with_built``: overrides of the added variants ``built_set`` and
+    ``both_set``, none when empty)."""
     pruning = {"dft.prune": prune} if prune else {}
     shared = {"filter.options.provenance": True, **(common or {})}
-    return {"reference": {"dictionary.kb": [REFERENCE], "dictionary.extra": [], **shared},
-            "built": {"dictionary.kb": [], "dictionary.extra": [str(built)], **pruning,
-                      **shared},
-            "both": {"dictionary.kb": [REFERENCE], "dictionary.extra": [str(built)],
-                     **pruning, **(tiers or {}), **shared}}
+    out = {"reference": {"dictionary.kb": [REFERENCE], "dictionary.extra": [], **shared},
+           "built": {"dictionary.kb": [], "dictionary.extra": [str(built)], **pruning,
+                     **shared},
+           "both": {"dictionary.kb": [REFERENCE], "dictionary.extra": [str(built)],
+                    **pruning, **(tiers or {}), **shared}}
+    if with_built:
+        out["built_set"] = {**out["built"], **with_built}
+        out["both_set"] = {**out["both"], **with_built}
+    return out
 
 
 def filtered(built: Path, top: int, min_single_score: float) -> Path:
@@ -164,7 +175,8 @@ def join(runs: list[_oof.OutOfFold]) -> _oof.OutOfFold:
 def compare(runs: dict[str, _oof.OutOfFold]) -> dict[str, Any]:
     """Scores of each variant and the paired tests between them."""
     return {"scores": {name: scores(oof) for name, oof in runs.items()},
-            "paired": {f"{b}-{a}": paired(runs[a], runs[b]) for b, a in PAIRS}}
+            "paired": {f"{b}-{a}": paired(runs[a], runs[b]) for b, a in PAIRS + SET_PAIRS
+                       if a in runs and b in runs}}
 
 
 def main() -> None:
@@ -186,8 +198,12 @@ def main() -> None:
                         help="candidates.generated_min_chars of the both variant.")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="Config override of every variant (repeatable).")
+    parser.add_argument("--built-set", action="append", default=[], metavar="KEY=VALUE",
+                        help="Config override of added variants built_set and both_set "
+                             "(repeatable).")
     args = parser.parse_args()
     common = parse_overrides(args.set)
+    with_built = parse_overrides(args.built_set)
     tiers = {f"candidates.generated_{key}": value for key, value in
              (("fallback", args.fallback), ("min_score", args.generated_min_score),
               ("min_chars", args.generated_min_chars))
@@ -202,9 +218,10 @@ def main() -> None:
     started = time.perf_counter()
     by_community: dict[str, dict[str, _oof.OutOfFold]] = {}
     results: dict[str, Any] = {}
+    table = variants(args.built, args.prune, common, tiers, with_built)
     for community in args.communities:
         runs = {}
-        for name, overrides in variants(args.built, args.prune, common, tiers).items():
+        for name, overrides in table.items():
             mark = time.perf_counter()
             runs[name] = run_variant(community, overrides)
             logging.info("%s %s: %.0f s", community, name, time.perf_counter() - mark)
@@ -212,14 +229,14 @@ def main() -> None:
         results[community] = compare(runs)
     if len(by_community) > 1:
         results["pooled"] = compare({name: join([r[name] for r in by_community.values()])
-                                     for name in variants(args.built, args.prune, common, tiers)})
+                                     for name in table})
     write_result(args.result, {
         "benchmark": "dictionary_e2e", "level": "span (strict)",
         "protocol": f"{_oof.FOLDS}-fold cross-validation by document over all visible posts "
                     f"(seed {_oof.SEED}); out-of-fold predictions pooled",
         "settings": {"common_top": args.common_top,
                      "min_single_score": args.min_single_score, "dft_prune": args.prune,
-                     "tiers": tiers, "set": common},
+                     "tiers": tiers, "set": common, "built_set": with_built},
         "dictionaries": {"reference": REFERENCE,
                          "built": f"{args.built} (sha256 {digest}), from "
                                   "python -m benchmarks dictionary_coverage",

@@ -42,3 +42,15 @@ def test_the_tiers_apply_to_both_only():
     assert all(key not in table["built"] for key in tiers)
     assert table["both"]["candidates.generated_min_chars"] == 4
     assert table["built"]["dft.prune"] == table["both"]["dft.prune"] == 2
+
+
+def test_built_set_adds_variants_with_their_overrides():
+    assert set(variants(Path("built.tsv"))) == {"reference", "built", "both"}
+    table = variants(Path("built.tsv"), tiers={"candidates.generated_min_chars": 4},
+                     with_built={"filter.options.concepts": True})
+    assert list(table)[3:] == ["built_set", "both_set"]
+    assert "filter.options.concepts" not in table["reference"]
+    assert "filter.options.concepts" not in table["built"]
+    assert table["built_set"] == {**table["built"], "filter.options.concepts": True}
+    assert table["both_set"]["candidates.generated_min_chars"] == 4
+    assert table["both_set"]["filter.options.concepts"] is True

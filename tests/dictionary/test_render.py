@@ -139,6 +139,8 @@ def test_senses_pooled_with_the_other_number(zz: LanguageProfile) -> None:
         "ossa", "ossik", "osto"]
     assert number_forms("bones") == ["bone"] and number_forms("boxes") == ["boxe", "box"]
     assert number_forms("ovary") == ["ovaries"] and number_forms("virus") == ["viruses"]
+    # two letters ending in "es": no third-last letter to look at
+    assert number_forms("es") == ["eses"]
 
 
 def test_a_missing_word_takes_the_senses_of_its_classical_number(zz: LanguageProfile) -> None:

@@ -277,3 +277,45 @@ def test_a_filter_saved_without_provenance_loads_and_predicts(tmp_path, docs_and
     with pytest.raises(ArtifactError, match="other features"):
         GradientBoostingFilter.load(tmp_path / "f", FilterConfig(
             name="xlnel.gbdt.v1", options={**options, "provenance": True}), "en")
+
+
+def test_concept_features_hand_worked():
+    from xlnel.filtering.features import CONCEPT_FEATURES, FeatureExtractor, Priors
+    from xlnel.types import Document, Link
+
+    ex = FeatureExtractor("en", frozenset(), provenance=True, concepts=True)
+    assert ex.feature_names[-len(CONCEPT_FEATURES):] == CONCEPT_FEATURES
+    train = Document(id="t", text="sugar and tired", entities=(Link(0, 5, "sugar", ("C1",)),))
+    sugar_t, and_t, tired_t = Span(0, 5, "sugar"), Span(6, 9, "and"), Span(10, 15, "tired")
+    train_cands = [Candidate(sugar_t, "C1", "sugar", 1.0), Candidate(sugar_t, "C2", "sugar", 1.0),
+                   Candidate(sugar_t, "C3", "sugars", 0.8),  # not a best match: not counted
+                   Candidate(and_t, "C2", "and", 1.0), Candidate(tired_t, "C4", "tired", 1.0)]
+    priors = Priors()
+    ex.count(priors, train, train_cands, np.array([1, 1, 1, 0, 0], dtype=bool))
+    assert priors.concept == {"C1": [1, 1], "C2": [1, 2], "C4": [0, 1]}
+    doc = Document(id="d", text="glucose and sugar")
+    glucose, sugar = Span(0, 7, "glucose"), Span(12, 17, "sugar")
+    cands = [Candidate(glucose, "C1", "glucose", 1.0), Candidate(glucose, "C4", "glucose", 1.0),
+             Candidate(glucose, "C9", "glucosa", 0.7), Candidate(sugar, "C3", "sugars", 0.9)]
+    rows = ex.transform(doc, cands, priors)
+    cols = {name: rows[:, -len(CONCEPT_FEATURES) + i].tolist()
+            for i, name in enumerate(CONCEPT_FEATURES)}
+    # "glucose" stands for C1 (1 gold of 1, smoothed (1 + 0.1) / 2) and C4 (0 of 1): C1 wins
+    assert cols["concept_prior"] == pytest.approx([0.55, 0.55, 0.1, 0.1])
+    assert cols["concept_seen"] == pytest.approx([np.log(2), np.log(2), 0, 0])
+    assert cols["name_concepts"] == [2, 2, 1, 1]
+    plain = FeatureExtractor("en", frozenset(), provenance=True).transform(doc, cands, priors)
+    np.testing.assert_array_equal(rows[:, :-len(CONCEPT_FEATURES)], plain)
+
+
+def test_concepts_option_round_trips(tmp_path, docs_and_candidates):
+    docs, cands = docs_and_candidates
+    cfg = FilterConfig(name="xlnel.gbdt.v1", options={"folds": 2, "max_iter": 20,
+                                                      "concepts": True})
+    f = GradientBoostingFilter(cfg, "en").fit(docs, cands)
+    assert f.feature_names[-1] == "name_concepts" and f.priors.concept
+    f.save(tmp_path / "f")
+    g = GradientBoostingFilter.load(tmp_path / "f", cfg, "en")
+    assert g.priors.concept == f.priors.concept
+    for a, b in zip(f.score_batch(docs, cands), g.score_batch(docs, cands), strict=True):
+        np.testing.assert_allclose(a, b)

@@ -276,7 +276,7 @@ def number_forms(word: str, classical: bool = False) -> list[str]:
            if classical and len(word) >= MIN_CLASSICAL and word.endswith(a)]
     if word.endswith("ies") and len(word) > 4:
         return [*out, word[:-3] + "y"]
-    if word.endswith("es") and word[-3] in "sxhz":
+    if word.endswith("es") and len(word) > 3 and word[-3] in "sxhz":
         return [*out, word[:-1], word[:-2]]
     if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
         return [*out, word[:-1]]

@@ -12,6 +12,14 @@ each of those words in their window.
 With ``provenance``, the last columns say where the candidate's dictionary entry came from: a
 generated name (translated, composed ...) is a weaker witness than a knowledge-base or annotation
 name, and a span matched only by generated names is more often an everyday word.
+
+With ``concepts``, three more columns tell what the training documents say about the candidate's
+*concept* rather than its text: how often spans whose best matches included the concept were
+gold (the best over the concepts the candidate's name has at its span, since a name may stand for
+several), how many such spans were seen, and how many concepts the name has at the span. A
+dictionary of generated names reaches concepts the annotations use under other surface forms
+(inflections, spellings), and an everyday word rendered as a name tends to stand for many
+concepts.
 """
 
 from __future__ import annotations
@@ -55,6 +63,8 @@ EXTENDED_FEATURES = ("next_context_prior", "word_prior", "word_seen", "doc_repea
 #: names taken as given, not NaN: scikit-learn cannot bin a column of only NaN), and the span's
 #: best matcher score among candidates whose entry was not generated (0 when it has none).
 PROVENANCE_FEATURES = ("entry_generated", "entry_annotation", "entry_score", "best_given_score")
+#: Added last when the extractor has ``concepts`` (see the module docstring).
+CONCEPT_FEATURES = ("concept_prior", "concept_seen", "name_concepts")
 #: Key prefix of next-word counts in the ``context`` table (previous words are plain keys).
 NEXT = "\u2192"
 
@@ -68,6 +78,7 @@ class Priors:
     name: dict[str, list[int]] = field(default_factory=dict)
     context: dict[str, list[int]] = field(default_factory=dict)
     window: dict[str, list[int]] = field(default_factory=dict)
+    concept: dict[str, list[int]] = field(default_factory=dict)
     #: Bumped by every :meth:`add`, so caches of looked-up rates know when they are stale.
     version: int = field(default=0, init=False, repr=False, compare=False)
 
@@ -88,7 +99,8 @@ class FeatureExtractor:
     """Turns candidates of a document into a feature matrix (one row per candidate)."""
 
     def __init__(self, lang: str, stopwords: frozenset[str], window: int = 0,
-                 extended: bool = False, provenance: bool = False) -> None:
+                 extended: bool = False, provenance: bool = False,
+                 concepts: bool = False) -> None:
         if window < 0:
             raise ValueError(f"window must be at least 0 words, got {window}")
         self.lang = lang
@@ -96,6 +108,7 @@ class FeatureExtractor:
         self.window = window
         self.extended = extended
         self.provenance = provenance
+        self.concepts = concepts
         # the same span text recurs for each of its candidates and names recur across spans
         self._norms: dict[str, str] = {}
         # per name: (normalised name, its length, name prior, log1p(seen)) under _rows_of
@@ -116,7 +129,8 @@ class FeatureExtractor:
         """Names of the columns :meth:`transform` returns."""
         return (SPAN_FEATURES + (WINDOW_FEATURES if self.window else ())
                 + (EXTENDED_FEATURES if self.extended else ()) + PAIR_FEATURES
-                + (PROVENANCE_FEATURES if self.provenance else ()))
+                + (PROVENANCE_FEATURES if self.provenance else ())
+                + (CONCEPT_FEATURES if self.concepts else ()))
 
     def count(self, priors: Priors, document: Document, candidates: Sequence[Candidate],
               labels: np.ndarray) -> None:
@@ -128,6 +142,9 @@ class FeatureExtractor:
             key = (cand.span.start, cand.span.end)
             span_pos[key] = span_pos.get(key, False) or bool(y)
             word_start[key] = cand.span.start - len(cand.span.stripped_prefix)
+        if self.concepts:
+            for (_, cid), y in _best_concepts(candidates, span_pos).items():
+                priors.add("concept", cid, y)
         for (s, e), y in span_pos.items():
             priors.add("mention", self.norm(document.text[s:e]), y)
             priors.add("context", self._prev_word(document.text, s), y)
@@ -173,7 +190,8 @@ class FeatureExtractor:
         first = np.unique(group, return_index=True)[1]  # each span's first candidate
         better_inside = _inside_better_span({key: float(best[g]) for key, g in groups.items()})
         span_norms = [self.norm(candidates[i].span.text) for i in first.tolist()]
-        n_last = len(PROVENANCE_FEATURES) if self.provenance else 0
+        n_concept = len(CONCEPT_FEATURES) if self.concepts else 0
+        n_last = (len(PROVENANCE_FEATURES) if self.provenance else 0) + n_concept
         n_span = len(self.feature_names) - len(PAIR_FEATURES) - n_last
         n_own = n_span - (len(EXTENDED_FEATURES) if self.extended else 0)
         span_rows = np.array(
@@ -189,7 +207,11 @@ class FeatureExtractor:
         rows[:, n_span:n_span + len(PAIR_FEATURES)] = self._pair_columns(
             candidates, group, scores, better, best, span_norms, priors)
         if self.provenance:
-            rows[:, -n_last:] = provenance_columns(candidates, group, scores, len(groups))
+            end = rows.shape[1] - n_concept
+            rows[:, end - len(PROVENANCE_FEATURES):end] = provenance_columns(
+                candidates, group, scores, len(groups))
+        if self.concepts:
+            rows[:, -n_concept:] = concept_columns(candidates, group, priors)
         return rows
 
     def _extended_columns(self, text: str, candidates: Sequence[Candidate], first: np.ndarray,
@@ -321,6 +343,49 @@ def provenance_columns(candidates: Sequence[Candidate], group: np.ndarray, score
     best_given = np.zeros(n_groups)
     np.maximum.at(best_given, group[~generated], scores[~generated])
     return np.column_stack([generated.astype(np.float64), annotation, entry, best_given[group]])
+
+
+def _best_concepts(candidates: Sequence[Candidate],
+                   span_gold: dict[tuple[int, int], bool]) -> dict[tuple[tuple[int, int], str],
+                                                                   bool]:
+    """Per (span, concept) among each span's best-scoring candidates: whether the span is gold
+    (so a concept counts once per span)."""
+    best: dict[tuple[int, int], float] = {}
+    for c in candidates:
+        key = (c.span.start, c.span.end)
+        best[key] = max(best.get(key, c.score), c.score)
+    out: dict[tuple[tuple[int, int], str], bool] = {}
+    for c in candidates:
+        key = (c.span.start, c.span.end)
+        if c.score >= best[key]:
+            out[(key, c.concept_id)] = span_gold[key]
+    return out
+
+
+def concept_columns(candidates: Sequence[Candidate], group: np.ndarray,
+                    priors: Priors) -> np.ndarray:
+    """The :data:`CONCEPT_FEATURES` columns of candidates grouped by span (``group``), in
+    float64: per (span, name), the best concept prior among the name's concepts at the span,
+    log1p of the spans that concept was seen at, and the number of the name's concepts there."""
+    n = len(candidates)
+    keys: dict[tuple[int, str], int] = {}
+    key = np.fromiter((keys.setdefault((g, c.name), len(keys))
+                       for c, g in zip(candidates, group.tolist(), strict=True)),
+                      dtype=np.int64, count=n)
+    concepts: dict[str, int] = {}
+    concept = np.fromiter((concepts.setdefault(c.concept_id, len(concepts)) for c in candidates),
+                          dtype=np.int64, count=n)
+    looked_up = np.array([priors.rate("concept", cid) for cid in concepts],
+                         dtype=np.float64).reshape(len(concepts), 2)
+    rate, seen = looked_up[concept, 0], looked_up[concept, 1]
+    # per key the candidate with the highest rate (then the most seen): the last in this order
+    order = np.lexsort((seen, rate, key))
+    last = np.searchsorted(key[order], np.arange(len(keys)), side="right") - 1
+    top = order[last]
+    pairs = np.unique(key * max(1, len(concepts)) + concept)
+    n_concepts = np.bincount(pairs // max(1, len(concepts)), minlength=len(keys))
+    return np.column_stack([rate[top][key], np.log1p(seen[top])[key],
+                            n_concepts[key].astype(np.float64)])
 
 
 def _second_best(group: np.ndarray, scores: np.ndarray, n_groups: int) -> np.ndarray:

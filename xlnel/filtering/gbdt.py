@@ -7,7 +7,9 @@ predictions too, never on scores of documents the model was fitted on.
 Option ``provenance`` (off by default; on in the pipelines over a built dictionary) adds the
 source and builder score of each candidate's dictionary entry to the features
 (:data:`~xlnel.filtering.features.PROVENANCE_FEATURES`), so generated names are told from
-knowledge-base and annotation names. The saved ``filter.json``
+knowledge-base and annotation names; option ``concepts`` adds what the training documents say
+about the candidate's concept (:data:`~xlnel.filtering.features.CONCEPT_FEATURES`). The saved
+``filter.json``
 lists the features; a filter saved without the option loads with it off.
 """
 
@@ -41,10 +43,10 @@ _PCA = "encoder_pca.npz"
 _Model: TypeAlias = "TreeEnsemble | HistGradientBoostingClassifier"
 
 #: Options a saved filter may not list, with the value its features were computed with.
-_ABSENT = {"provenance": False}
+_ABSENT = {"provenance": False, "concepts": False}
 _DEFAULTS = {"folds": 5, "max_iter": 300, "learning_rate": 0.08, "max_leaf_nodes": 31,
              "l2_regularization": 1.0, "seed": 0, "unit": "auto",
-             "window": 0, "extended": False, "provenance": False,
+             "window": 0, "extended": False, "provenance": False, "concepts": False,
              "encoder": None, "encoder_pca": 0, "encoder_context_words": 24}
 
 
@@ -86,7 +88,8 @@ class GradientBoostingFilter(CandidateFilter):
                          (self.options["unit"] == "auto" and config.select_level == "span"))
         self.extractor = FeatureExtractor(lang, load_stopwords(lang), int(self.options["window"]),
                                           bool(self.options["extended"]),
-                                          bool(self.options["provenance"]))
+                                          bool(self.options["provenance"]),
+                                          bool(self.options["concepts"]))
         #: Frozen-encoder columns (option ``encoder``: a model name, hub id or folder).
         self.encoder_features: EncoderFeatures | None = None
         if self.options["encoder"]:
@@ -222,7 +225,8 @@ class GradientBoostingFilter(CandidateFilter):
         directory.mkdir(parents=True, exist_ok=True)
         self.model.save(directory / _TREES)
         priors = {"mention": self.priors.mention, "name": self.priors.name,
-                  "context": self.priors.context, "window": self.priors.window}
+                  "context": self.priors.context, "window": self.priors.window,
+                  "concept": self.priors.concept}
         (directory / "priors.json").write_text(json.dumps(priors, ensure_ascii=False),
                                                encoding="utf-8")
         if self.encoder_features is not None:
@@ -263,7 +267,8 @@ class GradientBoostingFilter(CandidateFilter):
         if f.encoder_features is not None:
             f.encoder_features.load(directory / _PCA)
         raw = json.loads((directory / "priors.json").read_text(encoding="utf-8"))
-        f.priors = Priors(raw["mention"], raw["name"], raw["context"], raw.get("window", {}))
+        f.priors = Priors(raw["mention"], raw["name"], raw["context"], raw.get("window", {}),
+                          raw.get("concept", {}))
         f.threshold = meta["threshold"] if config.threshold is None else config.threshold
         return f
 
