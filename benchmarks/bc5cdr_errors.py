@@ -27,7 +27,7 @@ from benchmarks._common import write_result
 from benchmarks.cv_accuracy import BC5CDR, SEED
 from xlnel.experiments.runner import plan_cells
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData
-from xlnel.linkers.decide import decide
+from xlnel.linkers.decide import decide_as
 from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.normalization import normalize_string
 from xlnel.types import Candidate, Document, Link
@@ -89,8 +89,7 @@ def main() -> None:
     fn: Counter[str] = Counter()
     fp: Counter[str] = Counter()
     for d, c, s in zip(docs, cands, scores, strict=True):
-        pred = decide(d, c, s, t, lk.overlap, lk.propagate, lk.abbreviations,
-                      lexicon if lk.lexicon else None, lk.lexicon_rate, lk.consistency)
+        pred = decide_as(d, c, s, t, lk, lexicon)
         adjusted = lexicon.adjust(c, s, t, lk.lexicon_rate) if lk.lexicon else s
         classify(d, c, adjusted, pred, t, set(lexicon.concepts), fn, fp)
     write_result("bc5cdr_errors", {

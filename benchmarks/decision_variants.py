@@ -42,31 +42,19 @@ from xlnel.config import PipelineConfig
 from xlnel.evaluation import bootstrap_counts, document_counts, paired_bootstrap_counts
 from xlnel.experiments.runner import plan_cells
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData
-from xlnel.linkers.decide import decide
+from xlnel.linkers.decide import decide_as
 from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.types import Candidate, Document
 
 Rule = Callable[[PipelineConfig, Document, list[Candidate], np.ndarray, float,
                  AnnotationLexicon], Document]
-_CONFIG = object()
-"""Stands for "as the config says" in :func:`_decide`."""
 
 
-def _decide(propagate: bool | None = None, abbreviations: bool | None = None,
-            lexicon: bool | None = None, rate: float | None | object = _CONFIG,
-            consistency: bool | None = None, overlap: str | None = None) -> Rule:
-    """A decision rule: each option ``None`` (``rate``: unset) takes the config's value."""
+def _decide(**linker: Any) -> Rule:
+    """A decision rule: the config's ``linker`` section with the keys given here replaced."""
     def rule(cfg: PipelineConfig, doc: Document, cands: list[Candidate], scores: np.ndarray,
              t: float, lex: AnnotationLexicon) -> Document:
-        lk = cfg.linker
-        p = lk.propagate if propagate is None else propagate
-        a = lk.abbreviations if abbreviations is None else abbreviations
-        use = lk.lexicon if lexicon is None else lexicon
-        r = lk.lexicon_rate if rate is _CONFIG else rate
-        c = lk.consistency if consistency is None else consistency
-        o = lk.overlap if overlap is None else overlap
-        return decide(doc, cands, scores, t, o, p, a, lex if use else None,
-                      r if isinstance(r, float) else None, c)
+        return decide_as(doc, cands, scores, t, cfg.linker.model_copy(update=linker), lex)
     return rule
 
 
@@ -77,8 +65,8 @@ VARIANTS: dict[str, Rule] = {
     "no-abbreviations": _decide(abbreviations=False),
     "abbreviations": _decide(abbreviations=True),
     "no-lexicon": _decide(lexicon=False),
-    "lexicon": _decide(lexicon=True, rate=None),
-    **{f"lexicon+rate-{r}": _decide(lexicon=True, rate=r) for r in (0.3, 0.5, 0.7, 0.9)},
+    "lexicon": _decide(lexicon=True, lexicon_rate=None),
+    **{f"lexicon+rate-{r}": _decide(lexicon=True, lexicon_rate=r) for r in (0.3, 0.5, 0.7, 0.9)},
     "no-consistency": _decide(consistency=False),
     "consistency": _decide(consistency=True),
     "overlap-longest": _decide(overlap="longest"),

@@ -35,7 +35,7 @@ from xlnel.filtering.base import CandidateFilter, filter_class
 from xlnel.io import write_documents
 from xlnel.io._atomic import atomic_dir
 from xlnel.linkers.base import Linker
-from xlnel.linkers.decide import decide
+from xlnel.linkers.decide import decide_as
 from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.linkers.windows import link_in_windows, plan_windows
 from xlnel.ner.base import SpanTagger, tagger_class
@@ -99,9 +99,7 @@ class Pipeline(Linker):
         cfg = self.config.linker
         short = [d for d in documents if len(d.text) <= cfg.window_chars]
         cands, scores = self._scored(short) if short else ([], [])
-        lexicon = self.lexicon if cfg.lexicon else None
-        linked = {id(d): decide(d, c, s, self.filter.threshold, cfg.overlap, cfg.propagate,
-                                cfg.abbreviations, lexicon, cfg.lexicon_rate, cfg.consistency)
+        linked = {id(d): decide_as(d, c, s, self.filter.threshold, cfg, self.lexicon)
                   for d, c, s in zip(short, cands, scores, strict=True)}
         for d in documents:
             if id(d) not in linked:

@@ -3,8 +3,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from xlnel.config import LinkerConfig
 from xlnel.errors import ArtifactError
-from xlnel.linkers.decide import decide
+from xlnel.linkers.decide import decide, decide_as
 from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.types import Candidate, Document, Link, Span
 
@@ -79,6 +80,18 @@ def test_decide_with_lexicon_links_the_annotated_concept() -> None:
     rescued = decide(doc, cands, np.array([0.2, 0.1]), 0.5, lexicon=lex, lexicon_rate=0.9)
     assert [e.concept_ids for e in rescued.entities] == [("C1",)]
 
+
+
+def test_decide_as_uses_the_lexicon_only_when_the_config_says_so() -> None:
+    lex = AnnotationLexicon.fit(TRAIN)
+    doc = Document("d", "cocaine")
+    cands = _cands("cocaine", 0, 7, ["C2", "C1"])
+    scores = np.array([0.9, 0.6])
+    off = decide_as(doc, cands, scores, 0.5, LinkerConfig(), lex).entities
+    assert [e.concept_ids for e in off] == [("C2",)]
+    on = decide_as(doc, cands, np.array([0.2, 0.1]), 0.5,
+                   LinkerConfig(lexicon=True, lexicon_rate=0.9), lex).entities
+    assert [e.concept_ids for e in on] == [("C1",)]
 
 def test_save_and_load_round_trip(tmp_path) -> None:
     lex = AnnotationLexicon.fit(TRAIN)

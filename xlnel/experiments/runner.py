@@ -43,7 +43,7 @@ from xlnel.experiments.summary import (
 )
 from xlnel.filtering.base import filter_class
 from xlnel.io import atomic_write
-from xlnel.linkers.decide import decide
+from xlnel.linkers.decide import decide_as
 from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.types import Document
 from xlnel.version import __version__
@@ -252,11 +252,9 @@ def run_cell(cell: Cell, config: PipelineConfig, stages: CellStages) -> dict[str
     test_cands = stages.test_candidates()
     dft = stages.dictionary().dft
     t_dec = time.perf_counter()
-    lk = config.linker
-    lexicon = (AnnotationLexicon.fit(stages.train_documents(), config.lang) if lk.lexicon
-               else None)
-    pred = [decide(d, c, s, threshold, lk.overlap, lk.propagate, lk.abbreviations, lexicon,
-                   lk.lexicon_rate, lk.consistency)
+    lexicon = (AnnotationLexicon.fit(stages.train_documents(), config.lang)
+               if config.linker.lexicon else None)
+    pred = [decide_as(d, c, s, threshold, config.linker, lexicon)
             for d, c, s in zip(gold, test_cands, scores, strict=True)]
     stages.seconds["decide"] = round(time.perf_counter() - t_dec, 3)
     t_eval = time.perf_counter()

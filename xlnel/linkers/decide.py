@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from xlnel.config import LinkerConfig
 from xlnel.evaluation.metrics import evaluate
 from xlnel.linkers.abbreviations import link_abbreviations
 from xlnel.linkers.consistency import link_repeats
@@ -62,6 +63,16 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
     if abbreviations:
         return replace(document, entities=link_abbreviations(document.text, links))
     return replace(document, entities=tuple(links))
+
+
+def decide_as(document: Document, candidates: Sequence[Candidate], scores: np.ndarray,
+              threshold: float, linker: LinkerConfig,
+              lexicon: AnnotationLexicon | None = None) -> Document:
+    """:func:`decide` with the decisions of a ``linker`` config section (``lexicon`` is used
+    only when ``linker.lexicon`` is on)."""
+    return decide(document, candidates, scores, threshold, linker.overlap, linker.propagate,
+                  linker.abbreviations, lexicon if linker.lexicon else None,
+                  linker.lexicon_rate, linker.consistency)
 
 
 def best_per_span(candidates: Sequence[Candidate], scores: np.ndarray,

@@ -81,7 +81,9 @@ class AnnotationLexicon:
 
     def rate(self, text: str) -> float:
         """Share of the training occurrences of ``text`` that were annotated (0 if unseen)."""
-        key = normalize_string(text, self.lang)
+        return self._rate(normalize_string(text, self.lang))
+
+    def _rate(self, key: str) -> float:
         seen = self.occurrences.get(key, 0)
         return self.annotated.get(key, 0) / seen if seen else 0.0
 
@@ -113,7 +115,7 @@ class AnnotationLexicon:
             if counts.get(candidates[win].concept_id, 0) == 0:
                 continue
             best = float(out[idx].max())
-            if min_rate is not None and self.rate(key) >= min_rate:
+            if min_rate is not None and self._rate(key) >= min_rate:
                 best = max(best, threshold)
             out[win] = best + _EPS
         return out
