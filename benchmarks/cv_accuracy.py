@@ -43,7 +43,7 @@ import yaml
 
 from benchmarks._common import RESULTS, read_result, write_result
 from xlnel.analysis.protocol import matcher_scorer, protocol_sample  # noqa: E402
-from xlnel.config import PipelineConfig, parse_overrides, resolve_includes  # noqa: E402
+from xlnel.config import PipelineConfig, load_config, parse_overrides, resolve_includes  # noqa: E402
 from xlnel.errors import ConfigError  # noqa: E402
 from xlnel.experiments import run_experiment  # noqa: E402
 from xlnel.experiments.runner import plan_cells  # noqa: E402
@@ -231,6 +231,22 @@ def bc5cdr(work: Path, cache: Path, overrides: Overrides, protocol: bool = True
             "seconds": round(time.perf_counter() - t0, 1)}
 
 
+def summary_key(config: str, overrides: Mapping[str, Any], folds: int, protocol: bool
+                ) -> dict[str, Any]:
+    """What a finished run's summary must match to be reused: the resolved config (so an edit
+    of the shipped config file is a new run, not a stale summary), folds and protocol; the
+    :data:`RUNTIME_KEYS` are left out."""
+    kept = {k: v for k, v in overrides.items() if k not in RUNTIME_KEYS}
+    resolved = load_config(config, dict(kept)).model_dump(mode="json")
+    for dotted in RUNTIME_KEYS:
+        *path, last = dotted.split(".")
+        section = resolved
+        for part in path:
+            section = section.get(part, {})
+        section.pop(last, None)
+    return {"folds": folds, "protocol": protocol, "config": resolved}
+
+
 def resumed(work: Path, name: str, key: Mapping[str, Any],
             run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """``run()``, or the summary a finished run with the same ``key`` left in
@@ -285,10 +301,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     overrides = {**filter_overrides(args.filter), **parse_overrides(args.set)}
     protocol = not args.no_protocol
-    key = {"folds": args.folds, "protocol": protocol,
-           "overrides": {k: v for k, v in overrides.items() if k not in RUNTIME_KEYS}}
     results: dict[str, Any] = {}
     for name in args.names:
+        key = summary_key(CAMONI.get(name, BC5CDR), overrides, args.folds, protocol)
         if name == "bc5cdr":
             results[name] = resumed(args.work, name, key, lambda: bc5cdr(
                 args.work, args.cache, overrides, protocol))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks._common import envelope
-from benchmarks.cv_accuracy import filter_overrides, merge_entries, resumed
+from benchmarks.cv_accuracy import filter_overrides, merge_entries, resumed, summary_key
 from xlnel.errors import ConfigError
 
 
@@ -42,6 +42,16 @@ def test_resumed_reuses_a_summary_only_for_the_same_key(tmp_path: Path) -> None:
     saved = json.loads((tmp_path / "diabetes" / "summary.json").read_text(encoding="utf-8"))
     assert saved == {"key": {"folds": 3}, "result": {"f1": 2}}
 
+
+
+def test_summary_key_follows_the_config_not_the_worker_count(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("filter:\n  threshold: 0.5\n", encoding="utf-8")
+    key = summary_key(str(cfg), {}, 5, True)
+    assert summary_key(str(cfg), {"candidates.workers": 4}, 5, True) == key
+    assert summary_key(str(cfg), {"dft.R": 0.4}, 5, True) != key
+    cfg.write_text("filter:\n  threshold: 0.6\n", encoding="utf-8")
+    assert summary_key(str(cfg), {}, 5, True) != key
 
 def _write(folder, results, command):
     data = envelope({"protocol": "p", "results": results})
