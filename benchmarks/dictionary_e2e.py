@@ -33,14 +33,15 @@ that no given name (reference or DFT annotation) matches at X or more, only wher
 Y or more, and only when they have C letters or digits or more. ``--set
 KEY=VALUE`` (repeatable) overrides the config of every variant, as ``xlnel train --set``;
 ``--built-set KEY=VALUE`` (repeatable) adds the variants ``built_set`` and ``both_set``, built and
-both with those overrides, paired against built, both and reference
+both with those overrides, paired against built, both and reference; with ``--reference-set``
+also ``reference_set``, the reference with them, paired against the reference
 (every variant's filter has ``filter.options.provenance`` on, as ``configs/pipelines/built.yaml``
 and ``both.yaml``; ``--set filter.options.provenance=false`` leaves those features out).
 
     python -m benchmarks dictionary_e2e [--communities diabetes ...] [--built PATH]
         [--common-top N] [--min-single-score S] [--prune K] [--fallback X]
         [--generated-min-score Y] [--generated-min-chars C] [--set KEY=VALUE ...]
-        [--built-set KEY=VALUE ...] [--result NAME]
+        [--built-set KEY=VALUE ...] [--reference-set] [--result NAME]
 
 writes ``benchmarks/results/dictionary_e2e.json`` (or ``NAME.json``).
 """
@@ -77,17 +78,21 @@ BUILT = Path("dictionary/built/adapt-he/attested.tsv")
 PAIRS = (("built", "reference"), ("both", "reference"), ("both", "built"))
 #: Paired tests of the ``--built-set`` variants, when they run.
 SET_PAIRS = (("built_set", "built"), ("both_set", "both"), ("built_set", "reference"),
-             ("both_set", "reference"), ("both_set", "built_set"))
+             ("both_set", "reference"), ("both_set", "built_set"),
+             ("reference_set", "reference"), ("built_set", "reference_set"),
+             ("both_set", "reference_set"))
 WORD_PAIRS = Path("../shared/data/muse/en-he.txt")
 
 
 def variants(built: Path, prune: int = 0, common: dict[str, Any] | None = None,
              tiers: dict[str, Any] | None = None,
-             with_built: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+             with_built: dict[str, Any] | None = None,
+             with_reference: bool = False) -> dict[str, dict[str, Any]]:
     """Config overrides of each dictionary variant (``prune``: ``dft.prune`` of the built;
     ``common``: overrides of every variant; ``tiers``: the ``candidates.generated_*``
     overrides of both; ``with_built``: overrides of the added variants ``built_set`` and
-    ``both_set``, none when empty)."""
+    ``both_set``, none when empty; ``with_reference``: ``reference_set`` too, the reference
+    with those overrides)."""
     pruning = {"dft.prune": prune} if prune else {}
     shared = {"filter.options.provenance": True, **(common or {})}
     out = {"reference": {"dictionary.kb": [REFERENCE], "dictionary.extra": [], **shared},
@@ -98,6 +103,8 @@ def variants(built: Path, prune: int = 0, common: dict[str, Any] | None = None,
     if with_built:
         out["built_set"] = {**out["built"], **with_built}
         out["both_set"] = {**out["both"], **with_built}
+        if with_reference:
+            out["reference_set"] = {**out["reference"], **with_built}
     return out
 
 
@@ -201,6 +208,9 @@ def main() -> None:
     parser.add_argument("--built-set", action="append", default=[], metavar="KEY=VALUE",
                         help="Config override of added variants built_set and both_set "
                              "(repeatable).")
+    parser.add_argument("--reference-set", action="store_true",
+                        help="With --built-set, add reference_set: the reference with those "
+                             "overrides.")
     args = parser.parse_args()
     common = parse_overrides(args.set)
     with_built = parse_overrides(args.built_set)
@@ -218,7 +228,7 @@ def main() -> None:
     started = time.perf_counter()
     by_community: dict[str, dict[str, _oof.OutOfFold]] = {}
     results: dict[str, Any] = {}
-    table = variants(args.built, args.prune, common, tiers, with_built)
+    table = variants(args.built, args.prune, common, tiers, with_built, args.reference_set)
     for community in args.communities:
         runs = {}
         for name, overrides in table.items():
@@ -236,7 +246,8 @@ def main() -> None:
                     f"(seed {_oof.SEED}); out-of-fold predictions pooled",
         "settings": {"common_top": args.common_top,
                      "min_single_score": args.min_single_score, "dft_prune": args.prune,
-                     "tiers": tiers, "set": common, "built_set": with_built},
+                     "tiers": tiers, "set": common, "built_set": with_built,
+                     "reference_set": args.reference_set},
         "dictionaries": {"reference": REFERENCE,
                          "built": f"{args.built} (sha256 {digest}), from "
                                   "python -m benchmarks dictionary_coverage",
