@@ -16,7 +16,8 @@ community and pooled over the three: strict span precision, recall and F1 of the
 predictions with a 95% document-bootstrap interval, and paired document bootstraps (1,000
 resamples) of built - reference, both - reference and both - built; and where gold spans are
 lost: the HRM span recall of the candidates, and the spans with an exact match (matcher score 1),
-gold or not, and how many of them were linked. Out-of-fold runs are cached
+gold or not, and how many of them were linked, in all and among the novel ones (whose text no
+training document of the fold has as a gold mention). Out-of-fold runs are cached
 under ``XLNEL_CACHE`` (default ``/tmp``) in ``dictionary-e2e``, keyed by the content of the
 dictionary files each variant reads (the reference runs are shared by every built file).
 
@@ -137,28 +138,45 @@ def run_variant(community: str, overrides: dict[str, Any]) -> _oof.OutOfFold:
                        lambda c: _oof.out_of_fold(c, _oof.folds(c, overrides), overrides))
 
 
-def scores(oof: _oof.OutOfFold) -> dict[str, Any]:
+def scores(oof: _oof.OutOfFold, seen: dict[str, frozenset[str]]) -> dict[str, Any]:
     """Strict span scores with a 95% document-bootstrap interval of F1, and where the gold
-    spans were lost: the share with a candidate (HRM span recall), and the gold spans and
-    candidate spans with an exact match (matcher score 1) and how many of each were linked."""
+    spans were lost: the share with a candidate (HRM span recall), and the spans with an exact
+    match (matcher score 1), gold or not, and how many of each were linked (``seen``: per
+    document, the normalised gold texts of its fold's training documents)."""
     ci = bootstrap_counts(document_counts(oof.gold, oof.pred, "span"), seed=0)
     hrm = hrm_recall(oof.gold, {d.id: c for d, c in zip(oof.gold, oof.candidates, strict=True)},
                      "span")
     return {**ci.scores.to_dict(), "f1_ci": list(ci.f1_ci), "hrm_span_recall": hrm.recall,
-            "candidates": hrm.candidates, "exact": exact_matches(oof)}
+            "candidates": hrm.candidates, "exact": exact_matches(oof, seen)}
 
 
-def exact_matches(oof: _oof.OutOfFold) -> dict[str, int]:
-    """Spans with an exact match: all of them and the gold ones, and how many were linked."""
-    out = dict.fromkeys(("spans", "spans_linked", "gold", "gold_linked"), 0)
+def exact_matches(oof: _oof.OutOfFold, seen: dict[str, frozenset[str]]) -> dict[str, int]:
+    """Spans with an exact match: all of them and the gold ones, and how many were linked;
+    then the same of the ``novel`` ones, whose text no training document of the fold has as
+    a gold mention (the filter has no prior of them)."""
+    keys = ("spans", "spans_linked", "gold", "gold_linked")
+    out = dict.fromkeys((*keys, *(f"novel_{k}" for k in keys)), 0)
     for gold, cands, pred in zip(oof.gold, oof.candidates, oof.pred, strict=True):
-        exact = {(c.span.start, c.span.end) for c in cands if c.score >= 1.0}
+        texts = {(c.span.start, c.span.end): c.span.text for c in cands if c.score >= 1.0}
+        exact = set(texts)
+        novel = {k for k, t in texts.items()
+                 if normalize_string(t, "he") not in seen.get(gold.id, frozenset())}
         linked = {(e.start, e.end) for e in pred.entities}
         spans = {(e.start, e.end) for e in gold.entities}
-        out["spans"] += len(exact)
-        out["spans_linked"] += len(exact & linked)
-        out["gold"] += len(exact & spans)
-        out["gold_linked"] += len(exact & spans & linked)
+        for prefix, group in (("", exact), ("novel_", novel)):
+            out[prefix + "spans"] += len(group)
+            out[prefix + "spans_linked"] += len(group & linked)
+            out[prefix + "gold"] += len(group & spans)
+            out[prefix + "gold_linked"] += len(group & spans & linked)
+    return out
+
+
+def seen_texts(community: str) -> dict[str, frozenset[str]]:
+    """Per held-out document: the normalised gold texts of its fold's training documents."""
+    out: dict[str, frozenset[str]] = {}
+    for train, test in _oof.fold_documents(community):
+        texts = frozenset(normalize_string(e.text, "he") for d in train for e in d.entities)
+        out.update((d.id, texts) for d in test)
     return out
 
 
@@ -179,9 +197,9 @@ def join(runs: list[_oof.OutOfFold]) -> _oof.OutOfFold:
     return out
 
 
-def compare(runs: dict[str, _oof.OutOfFold]) -> dict[str, Any]:
+def compare(runs: dict[str, _oof.OutOfFold], seen: dict[str, frozenset[str]]) -> dict[str, Any]:
     """Scores of each variant and the paired tests between them."""
-    return {"scores": {name: scores(oof) for name, oof in runs.items()},
+    return {"scores": {name: scores(oof, seen) for name, oof in runs.items()},
             "paired": {f"{b}-{a}": paired(runs[a], runs[b]) for b, a in PAIRS + SET_PAIRS
                        if a in runs and b in runs}}
 
@@ -228,6 +246,7 @@ def main() -> None:
     started = time.perf_counter()
     by_community: dict[str, dict[str, _oof.OutOfFold]] = {}
     results: dict[str, Any] = {}
+    seen: dict[str, dict[str, frozenset[str]]] = {}
     table = variants(args.built, args.prune, common, tiers, with_built, args.reference_set)
     for community in args.communities:
         runs = {}
@@ -236,10 +255,13 @@ def main() -> None:
             runs[name] = run_variant(community, overrides)
             logging.info("%s %s: %.0f s", community, name, time.perf_counter() - mark)
         by_community[community] = runs
-        results[community] = compare(runs)
+        seen[community] = seen_texts(community)
+        results[community] = compare(runs, seen[community])
     if len(by_community) > 1:
         results["pooled"] = compare({name: join([r[name] for r in by_community.values()])
-                                     for name in table})
+                                     for name in table},
+                                    {f"{i}:{doc}": texts for i, one in enumerate(seen.values())
+                                     for doc, texts in one.items()})
     write_result(args.result, {
         "benchmark": "dictionary_e2e", "level": "span (strict)",
         "protocol": f"{_oof.FOLDS}-fold cross-validation by document over all visible posts "
