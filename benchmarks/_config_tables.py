@@ -39,6 +39,9 @@ _GBDT_OPTIONS = {
                 "whose best names included it that were gold, how many there were, and how "
                 "many concepts the name has at the span (a filter saved without them loads "
                 "with false).",
+    "name_prior": "Which candidates a name's prior counts: `all`, every candidate of the name "
+                  "however loosely it matched; `best`, once per span where the name is among "
+                  "the span's best matches.",
     "encoder": "Registered name, Hugging Face id or local folder of a frozen sentence encoder "
                "whose cosines (sentence piece-name, span-name, sentence piece-span) become "
                "three features; none adds none.",

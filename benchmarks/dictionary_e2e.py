@@ -16,7 +16,8 @@ community and pooled over the three: strict span precision, recall and F1 of the
 predictions with a 95% document-bootstrap interval, and paired document bootstraps (1,000
 resamples) of built - reference, both - reference and both - built; and where gold spans are
 lost: the HRM span recall of the candidates, and the spans with an exact match (matcher score 1),
-gold or not, and how many of them were linked. Out-of-fold runs are cached
+gold or not, and how many of them were linked, in all and among the novel ones (whose text no
+training document of the fold has as a gold mention). Out-of-fold runs are cached
 under ``XLNEL_CACHE`` (default ``/tmp``) in ``dictionary-e2e``, keyed by the content of the
 dictionary files each variant reads (the reference runs are shared by every built file).
 
@@ -33,14 +34,15 @@ that no given name (reference or DFT annotation) matches at X or more, only wher
 Y or more, and only when they have C letters or digits or more. ``--set
 KEY=VALUE`` (repeatable) overrides the config of every variant, as ``xlnel train --set``;
 ``--built-set KEY=VALUE`` (repeatable) adds the variants ``built_set`` and ``both_set``, built and
-both with those overrides, paired against built, both and reference
+both with those overrides, paired against built, both and reference; with ``--reference-set``
+also ``reference_set``, the reference with them, paired against the reference
 (every variant's filter has ``filter.options.provenance`` on, as ``configs/pipelines/built.yaml``
 and ``both.yaml``; ``--set filter.options.provenance=false`` leaves those features out).
 
     python -m benchmarks dictionary_e2e [--communities diabetes ...] [--built PATH]
         [--common-top N] [--min-single-score S] [--prune K] [--fallback X]
         [--generated-min-score Y] [--generated-min-chars C] [--set KEY=VALUE ...]
-        [--built-set KEY=VALUE ...] [--result NAME]
+        [--built-set KEY=VALUE ...] [--reference-set] [--result NAME]
 
 writes ``benchmarks/results/dictionary_e2e.json`` (or ``NAME.json``).
 """
@@ -77,17 +79,21 @@ BUILT = Path("dictionary/built/adapt-he/attested.tsv")
 PAIRS = (("built", "reference"), ("both", "reference"), ("both", "built"))
 #: Paired tests of the ``--built-set`` variants, when they run.
 SET_PAIRS = (("built_set", "built"), ("both_set", "both"), ("built_set", "reference"),
-             ("both_set", "reference"), ("both_set", "built_set"))
+             ("both_set", "reference"), ("both_set", "built_set"),
+             ("reference_set", "reference"), ("built_set", "reference_set"),
+             ("both_set", "reference_set"))
 WORD_PAIRS = Path("../shared/data/muse/en-he.txt")
 
 
 def variants(built: Path, prune: int = 0, common: dict[str, Any] | None = None,
              tiers: dict[str, Any] | None = None,
-             with_built: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+             with_built: dict[str, Any] | None = None,
+             with_reference: bool = False) -> dict[str, dict[str, Any]]:
     """Config overrides of each dictionary variant (``prune``: ``dft.prune`` of the built;
     ``common``: overrides of every variant; ``tiers``: the ``candidates.generated_*``
     overrides of both; ``with_built``: overrides of the added variants ``built_set`` and
-    ``both_set``, none when empty)."""
+    ``both_set``, none when empty; ``with_reference``: ``reference_set`` too, the reference
+    with those overrides)."""
     pruning = {"dft.prune": prune} if prune else {}
     shared = {"filter.options.provenance": True, **(common or {})}
     out = {"reference": {"dictionary.kb": [REFERENCE], "dictionary.extra": [], **shared},
@@ -98,6 +104,8 @@ def variants(built: Path, prune: int = 0, common: dict[str, Any] | None = None,
     if with_built:
         out["built_set"] = {**out["built"], **with_built}
         out["both_set"] = {**out["both"], **with_built}
+        if with_reference:
+            out["reference_set"] = {**out["reference"], **with_built}
     return out
 
 
@@ -130,28 +138,45 @@ def run_variant(community: str, overrides: dict[str, Any]) -> _oof.OutOfFold:
                        lambda c: _oof.out_of_fold(c, _oof.folds(c, overrides), overrides))
 
 
-def scores(oof: _oof.OutOfFold) -> dict[str, Any]:
+def scores(oof: _oof.OutOfFold, seen: dict[str, frozenset[str]]) -> dict[str, Any]:
     """Strict span scores with a 95% document-bootstrap interval of F1, and where the gold
-    spans were lost: the share with a candidate (HRM span recall), and the gold spans and
-    candidate spans with an exact match (matcher score 1) and how many of each were linked."""
+    spans were lost: the share with a candidate (HRM span recall), and the spans with an exact
+    match (matcher score 1), gold or not, and how many of each were linked (``seen``: per
+    document, the normalised gold texts of its fold's training documents)."""
     ci = bootstrap_counts(document_counts(oof.gold, oof.pred, "span"), seed=0)
     hrm = hrm_recall(oof.gold, {d.id: c for d, c in zip(oof.gold, oof.candidates, strict=True)},
                      "span")
     return {**ci.scores.to_dict(), "f1_ci": list(ci.f1_ci), "hrm_span_recall": hrm.recall,
-            "candidates": hrm.candidates, "exact": exact_matches(oof)}
+            "candidates": hrm.candidates, "exact": exact_matches(oof, seen)}
 
 
-def exact_matches(oof: _oof.OutOfFold) -> dict[str, int]:
-    """Spans with an exact match: all of them and the gold ones, and how many were linked."""
-    out = dict.fromkeys(("spans", "spans_linked", "gold", "gold_linked"), 0)
+def exact_matches(oof: _oof.OutOfFold, seen: dict[str, frozenset[str]]) -> dict[str, int]:
+    """Spans with an exact match: all of them and the gold ones, and how many were linked;
+    then the same of the ``novel`` ones, whose text no training document of the fold has as
+    a gold mention (the filter has no prior of them)."""
+    keys = ("spans", "spans_linked", "gold", "gold_linked")
+    out = dict.fromkeys((*keys, *(f"novel_{k}" for k in keys)), 0)
     for gold, cands, pred in zip(oof.gold, oof.candidates, oof.pred, strict=True):
-        exact = {(c.span.start, c.span.end) for c in cands if c.score >= 1.0}
+        texts = {(c.span.start, c.span.end): c.span.text for c in cands if c.score >= 1.0}
+        exact = set(texts)
+        novel = {k for k, t in texts.items()
+                 if normalize_string(t, "he") not in seen.get(gold.id, frozenset())}
         linked = {(e.start, e.end) for e in pred.entities}
         spans = {(e.start, e.end) for e in gold.entities}
-        out["spans"] += len(exact)
-        out["spans_linked"] += len(exact & linked)
-        out["gold"] += len(exact & spans)
-        out["gold_linked"] += len(exact & spans & linked)
+        for prefix, group in (("", exact), ("novel_", novel)):
+            out[prefix + "spans"] += len(group)
+            out[prefix + "spans_linked"] += len(group & linked)
+            out[prefix + "gold"] += len(group & spans)
+            out[prefix + "gold_linked"] += len(group & spans & linked)
+    return out
+
+
+def seen_texts(community: str) -> dict[str, frozenset[str]]:
+    """Per held-out document: the normalised gold texts of its fold's training documents."""
+    out: dict[str, frozenset[str]] = {}
+    for train, test in _oof.fold_documents(community):
+        texts = frozenset(normalize_string(e.text, "he") for d in train for e in d.entities)
+        out.update((d.id, texts) for d in test)
     return out
 
 
@@ -172,9 +197,9 @@ def join(runs: list[_oof.OutOfFold]) -> _oof.OutOfFold:
     return out
 
 
-def compare(runs: dict[str, _oof.OutOfFold]) -> dict[str, Any]:
+def compare(runs: dict[str, _oof.OutOfFold], seen: dict[str, frozenset[str]]) -> dict[str, Any]:
     """Scores of each variant and the paired tests between them."""
-    return {"scores": {name: scores(oof) for name, oof in runs.items()},
+    return {"scores": {name: scores(oof, seen) for name, oof in runs.items()},
             "paired": {f"{b}-{a}": paired(runs[a], runs[b]) for b, a in PAIRS + SET_PAIRS
                        if a in runs and b in runs}}
 
@@ -201,6 +226,9 @@ def main() -> None:
     parser.add_argument("--built-set", action="append", default=[], metavar="KEY=VALUE",
                         help="Config override of added variants built_set and both_set "
                              "(repeatable).")
+    parser.add_argument("--reference-set", action="store_true",
+                        help="With --built-set, add reference_set: the reference with those "
+                             "overrides.")
     args = parser.parse_args()
     common = parse_overrides(args.set)
     with_built = parse_overrides(args.built_set)
@@ -218,7 +246,8 @@ def main() -> None:
     started = time.perf_counter()
     by_community: dict[str, dict[str, _oof.OutOfFold]] = {}
     results: dict[str, Any] = {}
-    table = variants(args.built, args.prune, common, tiers, with_built)
+    seen: dict[str, dict[str, frozenset[str]]] = {}
+    table = variants(args.built, args.prune, common, tiers, with_built, args.reference_set)
     for community in args.communities:
         runs = {}
         for name, overrides in table.items():
@@ -226,17 +255,21 @@ def main() -> None:
             runs[name] = run_variant(community, overrides)
             logging.info("%s %s: %.0f s", community, name, time.perf_counter() - mark)
         by_community[community] = runs
-        results[community] = compare(runs)
+        seen[community] = seen_texts(community)
+        results[community] = compare(runs, seen[community])
     if len(by_community) > 1:
         results["pooled"] = compare({name: join([r[name] for r in by_community.values()])
-                                     for name in table})
+                                     for name in table},
+                                    {f"{i}:{doc}": texts for i, one in enumerate(seen.values())
+                                     for doc, texts in one.items()})
     write_result(args.result, {
         "benchmark": "dictionary_e2e", "level": "span (strict)",
         "protocol": f"{_oof.FOLDS}-fold cross-validation by document over all visible posts "
                     f"(seed {_oof.SEED}); out-of-fold predictions pooled",
         "settings": {"common_top": args.common_top,
                      "min_single_score": args.min_single_score, "dft_prune": args.prune,
-                     "tiers": tiers, "set": common, "built_set": with_built},
+                     "tiers": tiers, "set": common, "built_set": with_built,
+                     "reference_set": args.reference_set},
         "dictionaries": {"reference": REFERENCE,
                          "built": f"{args.built} (sha256 {digest}), from "
                                   "python -m benchmarks dictionary_coverage",

@@ -24,15 +24,29 @@ def _run() -> _oof.OutOfFold:
     return _oof.OutOfFold([gold], [cands], [np.ones(4)], [0.5], [pred], [])
 
 
+def _counts(spans: int, linked: int, gold: int, gold_linked: int,
+            prefix: str = "") -> dict[str, int]:
+    return {f"{prefix}spans": spans, f"{prefix}spans_linked": linked, f"{prefix}gold": gold,
+            f"{prefix}gold_linked": gold_linked}
+
+
 def test_exact_matches_count_spans_not_candidates():
-    # two spans match exactly (sugar, morning), both linked; one of them is gold
-    assert exact_matches(_run()) == {"spans": 2, "spans_linked": 2, "gold": 1, "gold_linked": 1}
+    # two spans match exactly (sugar, morning), both linked; one of them is gold; the fold's
+    # training documents had no gold mention, so both are novel
+    assert exact_matches(_run(), {}) == {**_counts(2, 2, 1, 1), **_counts(2, 2, 1, 1, "novel_")}
+
+
+def test_exact_matches_of_texts_seen_as_gold_are_not_novel():
+    # "sugar" was a gold mention in the training documents: only "morning" is novel
+    seen = {"d": frozenset({"sugar", "pain"})}
+    assert exact_matches(_run(), seen) == {**_counts(2, 2, 1, 1), **_counts(1, 1, 0, 0, "novel_")}
 
 
 def test_join_keeps_the_candidates_of_every_run():
     joined = join([_run(), _run()])
     assert [d.id for d in joined.gold] == ["0:d", "1:d"]
-    assert exact_matches(joined) == {"spans": 4, "spans_linked": 4, "gold": 2, "gold_linked": 2}
+    seen = {"0:d": frozenset({"sugar"})}  # the first run's fold saw "sugar", the second none
+    assert exact_matches(joined, seen) == {**_counts(4, 4, 2, 2), **_counts(3, 3, 1, 1, "novel_")}
 
 
 def test_the_tiers_apply_to_both_only():
@@ -54,3 +68,9 @@ def test_built_set_adds_variants_with_their_overrides():
     assert table["built_set"] == {**table["built"], "filter.options.concepts": True}
     assert table["both_set"]["candidates.generated_min_chars"] == 4
     assert table["both_set"]["filter.options.concepts"] is True
+    with_reference = variants(Path("built.tsv"), with_built={"filter.options.concepts": True},
+                              with_reference=True)
+    assert list(with_reference)[3:] == ["built_set", "both_set", "reference_set"]
+    assert with_reference["reference_set"] == {**table["reference"],
+                                               "filter.options.concepts": True}
+    assert "reference_set" not in variants(Path("built.tsv"), with_reference=True)

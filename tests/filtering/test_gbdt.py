@@ -319,3 +319,67 @@ def test_concepts_option_round_trips(tmp_path, docs_and_candidates):
     assert g.priors.concept == f.priors.concept
     for a, b in zip(f.score_batch(docs, cands), g.score_batch(docs, cands), strict=True):
         np.testing.assert_allclose(a, b)
+
+
+def _name_prior_case():
+    from xlnel.types import Document, Link
+
+    doc = Document(id="d", text="aspirin day",
+                   entities=(Link(start=0, end=7, text="aspirin", concept_ids=("C1",)),))
+    aspirin, day = Span(0, 7, "aspirin"), Span(8, 11, "day")
+    cands = [Candidate(aspirin, "C1", "aspirin", 1.0),
+             Candidate(aspirin, "C2", "Aspirin", 1.0),  # the same name, a second concept
+             Candidate(aspirin, "C3", "asp", 0.5),
+             Candidate(day, "C1", "aspirin", 0.45),  # a loose match at an everyday word
+             Candidate(day, "C4", "days", 0.8)]
+    return doc, cands
+
+
+@pytest.mark.parametrize(("name_prior", "expected"), [
+    # every candidate: aspirin at the gold span twice (two concepts) and once at "day"
+    ("all", {"aspirin": [2, 3], "asp": [1, 1], "days": [0, 1]}),
+    # only each span's best names, once per span: "asp" and aspirin at "day" are not counted
+    ("best", {"aspirin": [1, 1], "days": [0, 1]}),
+])
+def test_name_prior_counts_hand_worked(name_prior, expected):
+    from xlnel.filtering.features import FeatureExtractor, Priors
+
+    doc, cands = _name_prior_case()
+    ex = FeatureExtractor("en", frozenset(), name_prior=name_prior)
+    priors = Priors()
+    ex.count(priors, doc, cands, label_candidates(doc, cands, "span"))
+    assert priors.name == expected
+    # the mention prior does not depend on the option
+    assert priors.mention == {"aspirin": [1, 1], "day": [0, 1]}
+    rate, seen = priors.rate("name", "aspirin")
+    assert (rate, seen) == pytest.approx(((expected["aspirin"][0] + 0.1)
+                                          / (expected["aspirin"][1] + 1), expected["aspirin"][1]))
+
+
+def test_name_prior_best_with_ties_and_no_gold():
+    from xlnel.filtering.features import _best_names
+    from xlnel.normalization import normalize_string
+
+    span = Span(0, 3, "flu")
+    cands = [Candidate(span, "C1", "flu", 0.9), Candidate(span, "C2", "flue", 0.9),
+             Candidate(span, "C3", "fly", 0.6)]
+    out = _best_names(cands, np.zeros(3, dtype=bool), lambda t: normalize_string(t, "en"))
+    assert sorted(out) == [("flu", False), ("flue", False)]
+    assert _best_names([], np.zeros(0, dtype=bool), str) == []
+
+
+def test_name_prior_option_is_checked_and_fits(docs_and_candidates):
+    from xlnel.filtering.features import FeatureExtractor
+
+    with pytest.raises(ValueError, match="name_prior"):
+        FeatureExtractor("en", frozenset(), name_prior="exact")
+    with pytest.raises(ValueError, match="name_prior"):
+        GradientBoostingFilter(FilterConfig(name="xlnel.gbdt.v1",
+                                            options={"name_prior": "some"}), "en")
+    docs, cands = docs_and_candidates
+    cfg = FilterConfig(name="xlnel.gbdt.v1",
+                       options={"folds": 2, "max_iter": 20, "name_prior": "best"})
+    f = GradientBoostingFilter(cfg, "en").fit(docs, cands)
+    assert f.extractor.name_prior == "best"
+    assert f.feature_names == GradientBoostingFilter(
+        FilterConfig(name="xlnel.gbdt.v1"), "en").feature_names  # the same columns

@@ -20,6 +20,13 @@ several), how many such spans were seen, and how many concepts the name has at t
 dictionary of generated names reaches concepts the annotations use under other surface forms
 (inflections, spellings), and an everyday word rendered as a name tends to stand for many
 concepts.
+
+The name prior counts, by default (``name_prior="all"``), every candidate of the name, however
+loosely it matched its span. With ``name_prior="best"`` it counts a name once per span and only
+where it is among the span's best matches: how often a span that the name matched best was
+gold. A large generated dictionary proposes each name at many spans it barely resembles (a
+drug name at an everyday word sharing a few letters), so the share over all candidates says
+little about the name's exact matches, which are the rows a per-span filter scores.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ import bisect
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -67,6 +74,8 @@ PROVENANCE_FEATURES = ("entry_generated", "entry_annotation", "entry_score", "be
 CONCEPT_FEATURES = ("concept_prior", "concept_seen", "name_concepts")
 #: Key prefix of next-word counts in the ``context`` table (previous words are plain keys).
 NEXT = "\u2192"
+#: Values of :class:`FeatureExtractor`'s ``name_prior``: which candidates the name prior counts.
+NAME_PRIORS = ("all", "best")
 
 
 @dataclass
@@ -100,9 +109,13 @@ class FeatureExtractor:
 
     def __init__(self, lang: str, stopwords: frozenset[str], window: int = 0,
                  extended: bool = False, provenance: bool = False,
-                 concepts: bool = False) -> None:
+                 concepts: bool = False, name_prior: str = "all") -> None:
         if window < 0:
             raise ValueError(f"window must be at least 0 words, got {window}")
+        if name_prior not in NAME_PRIORS:
+            raise ValueError(f"name_prior must be one of {', '.join(NAME_PRIORS)}, "
+                             f"got {name_prior!r}")
+        self.name_prior = name_prior
         self.lang = lang
         self.stopwords = stopwords
         self.window = window
@@ -137,8 +150,12 @@ class FeatureExtractor:
         """Add one document's candidates to the prior counts."""
         span_pos: dict[tuple[int, int], bool] = {}
         word_start: dict[tuple[int, int], int] = {}
+        if self.name_prior == "best":
+            for name, y in _best_names(candidates, labels, self.norm):
+                priors.add("name", name, y)
         for cand, y in zip(candidates, labels, strict=True):
-            priors.add("name", self.norm(cand.name), bool(y))
+            if self.name_prior == "all":
+                priors.add("name", self.norm(cand.name), bool(y))
             key = (cand.span.start, cand.span.end)
             span_pos[key] = span_pos.get(key, False) or bool(y)
             word_start[key] = cand.span.start - len(cand.span.stripped_prefix)
@@ -343,6 +360,24 @@ def provenance_columns(candidates: Sequence[Candidate], group: np.ndarray, score
     best_given = np.zeros(n_groups)
     np.maximum.at(best_given, group[~generated], scores[~generated])
     return np.column_stack([generated.astype(np.float64), annotation, entry, best_given[group]])
+
+
+def _best_names(candidates: Sequence[Candidate], labels: np.ndarray,
+                norm: Callable[[str], str]) -> list[tuple[str, bool]]:
+    """Per span, each distinct normalised name among its best-scoring candidates, with whether
+    the span is gold (a name standing for several concepts counts once per span)."""
+    best: dict[tuple[int, int], float] = {}
+    gold: dict[tuple[int, int], bool] = {}
+    for c, y in zip(candidates, labels, strict=True):
+        key = (c.span.start, c.span.end)
+        best[key] = max(best.get(key, c.score), c.score)
+        gold[key] = gold.get(key, False) or bool(y)
+    out: dict[tuple[tuple[int, int], str], bool] = {}
+    for c in candidates:
+        key = (c.span.start, c.span.end)
+        if c.score >= best[key]:
+            out[(key, norm(c.name))] = gold[key]
+    return [(name, y) for (_, name), y in out.items()]
 
 
 def _best_concepts(candidates: Sequence[Candidate],

@@ -8,7 +8,9 @@ Option ``provenance`` (off by default; on in the pipelines over a built dictiona
 source and builder score of each candidate's dictionary entry to the features
 (:data:`~xlnel.filtering.features.PROVENANCE_FEATURES`), so generated names are told from
 knowledge-base and annotation names; option ``concepts`` adds what the training documents say
-about the candidate's concept (:data:`~xlnel.filtering.features.CONCEPT_FEATURES`). The saved
+about the candidate's concept (:data:`~xlnel.filtering.features.CONCEPT_FEATURES`); option
+``name_prior`` (``all`` or ``best``) says which candidates a name's prior counts (see
+:mod:`xlnel.filtering.features`). The saved
 ``filter.json``
 lists the features; a filter saved without the option loads with it off.
 """
@@ -43,11 +45,11 @@ _PCA = "encoder_pca.npz"
 _Model: TypeAlias = "TreeEnsemble | HistGradientBoostingClassifier"
 
 #: Options a saved filter may not list, with the value its features were computed with.
-_ABSENT = {"provenance": False, "concepts": False}
+_ABSENT = {"provenance": False, "concepts": False, "name_prior": "all"}
 _DEFAULTS = {"folds": 5, "max_iter": 300, "learning_rate": 0.08, "max_leaf_nodes": 31,
              "l2_regularization": 1.0, "seed": 0, "unit": "auto",
              "window": 0, "extended": False, "provenance": False, "concepts": False,
-             "encoder": None, "encoder_pca": 0, "encoder_context_words": 24}
+             "name_prior": "all", "encoder": None, "encoder_pca": 0, "encoder_context_words": 24}
 
 
 def _span_tops(candidates: Sequence[Candidate]) -> tuple[np.ndarray, np.ndarray]:
@@ -89,7 +91,8 @@ class GradientBoostingFilter(CandidateFilter):
         self.extractor = FeatureExtractor(lang, load_stopwords(lang), int(self.options["window"]),
                                           bool(self.options["extended"]),
                                           bool(self.options["provenance"]),
-                                          bool(self.options["concepts"]))
+                                          bool(self.options["concepts"]),
+                                          str(self.options["name_prior"]))
         #: Frozen-encoder columns (option ``encoder``: a model name, hub id or folder).
         self.encoder_features: EncoderFeatures | None = None
         if self.options["encoder"]:
