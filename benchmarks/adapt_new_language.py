@@ -7,7 +7,9 @@ For each language L (``--langs``, default ``fr de it ja``; any language with
    (more options with ``--adapt-args``), timed, with its peak memory (:mod:`benchmarks._adapt`);
 2. the official labels of ``hpo_translations/L.tsv`` (each row: a label and its HPO concept)
    are scored with :func:`xlnel.analysis.coverage.coverage_of`: concept-level exact and fuzzy
-   coverage (TF-IDF cosine >= 0.8) and lookup accuracy@1/@10;
+   coverage (TF-IDF cosine >= 0.8) and lookup accuracy@1/@10, concepts ranked by their best
+   name's cosine (the headline, ``"ranking": "cosine"``) and, under ``weighted``, by that
+   cosine times the entry's builder score to the power ``--weight``;
 3. the same scorer on two baselines: a dictionary of the untranslated English names, and the
    offline multilingual encoder (multilingual-e5-small, ``query: `` prefix as the project's
    dense linker): each label's nearest English names by cosine, their concepts ranked; the
@@ -46,6 +48,7 @@ from typing import Any
 from benchmarks._adapt import adapt_options, add_adapt_arguments, run_adapt
 from benchmarks._common import write_result
 from xlnel.analysis.coverage import (
+    WEIGHT,
     DictionaryLookup,
     GoldItem,
     gold_items,
@@ -146,15 +149,26 @@ def with_intervals(hits: list[tuple[bool, bool]], seconds: float) -> dict[str, A
             "seconds": round(seconds, 1)}
 
 
-def score_dictionary(lang: str, gold: list[GoldItem], dictionary: Dictionary) -> dict[str, Any]:
-    """Coverage and lookup accuracy (with intervals) of a dictionary on one language's rows."""
+def score_dictionary(lang: str, gold: list[GoldItem], dictionary: Dictionary,
+                     weight: float | None = None) -> dict[str, Any]:
+    """Coverage and lookup accuracy (with intervals) of a dictionary on one language's rows,
+    concepts ranked by cosine; with a ``weight``, also the accuracy of the weighted ranking
+    (cosine times the entry's builder score to that power) under ``weighted``."""
     t0 = time.perf_counter()
     lookup = DictionaryLookup(dictionary, lang)
     scores = score_items(lookup, gold, k=K)
-    hits = item_hits(lambda keys: [lookup.ranked_concepts(key, K) for key in keys],
-                     gold_items(gold, lang), K)
-    return {**scores.to_dict(), **with_intervals(hits, time.perf_counter() - t0),
-            "names": len(lookup.keys)}
+    items = gold_items(gold, lang)
+    hits = item_hits(lambda keys: [lookup.ranked_concepts(key, K) for key in keys], items, K)
+    out = {"ranking": "cosine", **scores.to_dict(),
+           **with_intervals(hits, time.perf_counter() - t0), "names": len(lookup.keys)}
+    if weight is not None:
+        t0 = time.perf_counter()
+        lookup.weight = weight
+        weighted = item_hits(lambda keys: [lookup.ranked_concepts(key, K, rank="weighted")
+                                           for key in keys], items, K)
+        out["weighted"] = {"ranking": "weighted", "weight": weight,
+                           **with_intervals(weighted, time.perf_counter() - t0)}
+    return out
 
 
 def score_e5(lang: str, gold: list[GoldItem], concepts: list[Concept],
@@ -180,6 +194,9 @@ def main() -> None:
     parser.add_argument("--kb-concepts", type=int, default=None,
                         help="HPO subset: gold concepts plus random others up to N.")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--weight", type=float, default=WEIGHT,
+                        help="Exponent of the builder score in the weighted ranking, reported "
+                             "beside the cosine one.")
     add_adapt_arguments(parser)
     parser.add_argument("--jobs", type=int, default=1,
                         help="Languages built at the same time (each build is one process).")
@@ -207,6 +224,7 @@ def main() -> None:
                "settings": {"langs": args.langs, "limit": args.limit,
                             "whole_up_to": args.whole_up_to, "seed": args.seed,
                             "kb_concepts": args.kb_concepts, "jobs": args.jobs,
+                            "ranking": "cosine", "weighted_ranking_weight": args.weight,
                             "adapt_args": args.adapt_args, "threshold": 0.8, "k": K,
                             "bootstrap": {"resamples": 1000, "seed": 0, "confidence": 0.95}},
                "gold": {lang: {"path": str(gold_paths[lang]), "rows": len(rows[lang]),
@@ -225,7 +243,7 @@ def main() -> None:
         for lang, future in builds.items():
             build = future.result()
             built = Dictionary.load(target_dir(lang, args) / "dictionary.tsv")
-            results[lang]["adapted"] = {**score_dictionary(lang, gold[lang], built),
+            results[lang]["adapted"] = {**score_dictionary(lang, gold[lang], built, args.weight),
                                         "build": build}
             write_result(args.result, payload)
     from benchmarks.tables import adapt_table

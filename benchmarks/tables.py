@@ -405,6 +405,11 @@ def adapt_table(name: str) -> str:
                          _with_ci(r, "accuracy@1"), _with_ci(r, f"accuracy@{k}"),
                          num(build["wall_seconds"]) if "wall_seconds" in build else "",
                          mib(build["peak_rss_mib"]) if "peak_rss_mib" in build else ""])
+            if "weighted" in r:  # the same dictionary, concepts ranked by the weighted score
+                w = r["weighted"]
+                rows.append([lang, num(data["gold"][lang]["rows_evaluated"]),
+                             f"{label}, weighted ranking (score^{w['weight']:g})", "", "",
+                             _with_ci(w, "accuracy@1"), _with_ci(w, f"accuracy@{k}"), "", ""])
     header = ["language", "gold rows", "dictionary", "concept exact", "concept fuzzy", "acc@1",
               f"acc@{k}", "build s", "build peak memory"]
     if not any(row[-1] for row in rows):  # no build in this file

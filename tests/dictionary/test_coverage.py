@@ -197,3 +197,54 @@ def test_item_hits_per_item_and_ranking_hits_totals() -> None:
     assert item_hits(rank, items, 2) == [(True, True), (False, True), (False, False),
                                          (False, False)]
     assert ranking_hits(rank, items, 2) == (1, 2)
+
+
+# "hypertension" names C1 (a rendering the builder scores 0.01) and C3 (a KB name, no score);
+# "hypertensiona" names C2 (score 1.0), at a cosine c < 1 of the text "hypertension".
+WEIGHTED = [Entry("hypertension", "C1", "composed", 0.01), Entry("hypertension", "C3"),
+            Entry("hypertensiona", "C2", "composed", 1.0), Entry("kkkk", "C4", "composed", 1.0)]
+
+
+def test_weighted_ranking_multiplies_the_cosine_by_the_builder_score() -> None:
+    lookup = DictionaryLookup(Dictionary(WEIGHTED), "en", rank="weighted", weight=1.0)
+    c = lookup.search(["hypertension"])[0][1].score
+    assert 0.8 < c < 1.0
+    # cosine: C1 and C3 share the exact name (dictionary order), C2 is further
+    assert lookup.ranked_concepts("hypertension", 10, rank="cosine") == ["C1", "C3", "C2"]
+    # weighted: C3 1.0 * 1 (no score counts 1), C2 c * 1.0, C1 1.0 * 0.01
+    assert lookup.ranked_concepts("hypertension", 10) == ["C3", "C2", "C1"]
+    assert lookup.ranked_concepts("hypertension", 2) == ["C3", "C2"]
+    # a weight of 0 ignores the score: the cosine ranking
+    flat = DictionaryLookup(Dictionary(WEIGHTED), "en", rank="weighted", weight=0.0)
+    assert flat.ranked_concepts("hypertension", 10) == ["C1", "C3", "C2"]
+    # a small weight lifts C2 over C1 only when c > 0.01 ** w: 0.01 ** 0.5 = 0.1 < c
+    half = DictionaryLookup(Dictionary(WEIGHTED), "en", rank="weighted", weight=0.5)
+    assert half.ranked_concepts("hypertension", 10) == ["C3", "C2", "C1"]
+
+
+def test_weighted_ranking_settings_are_checked() -> None:
+    with pytest.raises(ValueError, match="rank must be one of"):
+        DictionaryLookup(Dictionary(WEIGHTED), "en", rank="bm25")
+    with pytest.raises(ValueError, match="weight must be at least 0"):
+        DictionaryLookup(Dictionary(WEIGHTED), "en", weight=-1.0)
+    lookup = DictionaryLookup(Dictionary(WEIGHTED), "en")
+    with pytest.raises(ValueError, match="rank must be one of"):
+        lookup.ranked_concepts("kkkk", 1, rank="best")
+
+
+def test_cli_weighted_ranking(tmp_path: Path) -> None:
+    dict_path = tmp_path / "dict.tsv"
+    Dictionary(WEIGHTED).save(dict_path)  # with a score column
+    assert load_dictionary(dict_path).concepts_of("kkkk") == ["C4"]
+    gold = _write_tsv(tmp_path / "gold.tsv", [("C2", "Hypertension", "hypertension")])
+    runner = CliRunner()
+    args = ["dictionary", "coverage", str(dict_path), str(gold), "--json", "--k", "2"]
+    cosine = json.loads(runner.invoke(app, args).output)
+    weighted = runner.invoke(app, [*args, "--rank", "weighted", "--weight", "1"])
+    assert weighted.exit_code == 0, weighted.output
+    report = json.loads(weighted.output)
+    assert (report["rank"], report["weight"]) == ("weighted", 1.0)
+    assert (cosine["total"]["linked_at_1"], cosine["total"]["linked_at_k"]) == (0, 0)
+    assert (report["total"]["linked_at_1"], report["total"]["linked_at_k"]) == (0, 1)
+    r = runner.invoke(app, [*args, "--rank", "bm25"])
+    assert r.exit_code == 1 and "rank must be one of" in r.output

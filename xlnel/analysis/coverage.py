@@ -19,6 +19,11 @@ Measures (see :class:`CoverageScores`):
   A corpus mention with several concept ids (a composite) is one item, right when any of them
   is found.
 
+Concepts are ranked by their best name's cosine (``rank="cosine"``, the default), or with
+``rank="weighted"`` by their best name's cosine times the entry's builder score raised to
+``weight`` (:data:`WEIGHT`): a rendering the builder trusts less counts a little less. Names
+taken as given (knowledge base, annotations: no score) count with a factor of 1.
+
 Only the ``link_names`` (100) nearest names with a cosine of at least ``min_score`` (0.1) are
 ranked; a text with no such name is linked to nothing. The first 10 concepts are exact unless
 100 names hold fewer than 10 concepts; the floor spares scoring every name that shares one
@@ -43,7 +48,8 @@ from xlnel.normalization import normalize_string
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["CoverageReport", "CoverageScores", "DictionaryLookup", "GoldItem", "coverage",
+__all__ = ["RANKINGS", "WEIGHT", "CoverageReport", "CoverageScores", "DictionaryLookup",
+           "GoldItem", "coverage",
            "coverage_of", "format_table", "gold_items", "infer_lang", "item_hits",
            "load_dictionary", "ranking_hits", "read_gold", "read_gold_tsv", "score_items"]
 
@@ -51,6 +57,10 @@ DEFAULT_THRESHOLD = 0.8
 DEFAULT_K = 10
 MIN_SCORE = 0.1
 LINK_NAMES = 100
+#: Ways :meth:`DictionaryLookup.ranked_concepts` ranks concepts (see the module docstring).
+RANKINGS = ("cosine", "weighted")
+#: Exponent of the builder score in the ``weighted`` ranking.
+WEIGHT = 0.1
 _DICTIONARY_HEADER = "name\tconcept_id\tsource"
 _HEBREW_LETTER = re.compile("[\u05d0-\u05ea]")
 
@@ -209,7 +219,8 @@ def load_dictionary(spec: str | Path) -> Dictionary:
         path = path / "dictionary.tsv"
     if path.is_file():
         first = next((line for _, line in iter_lines(path)), "")
-        if first == _DICTIONARY_HEADER:
+        # the builder's dictionaries carry a fourth column, the entry's score
+        if first.split("\t")[:3] == _DICTIONARY_HEADER.split("\t"):
             return Dictionary.load(path)
     elif Path(spec).is_dir():
         raise FileNotFoundError(f"no dictionary.tsv in {spec}")
@@ -243,17 +254,29 @@ class DictionaryLookup:
         lang: Normalisation language of names and looked-up texts.
         min_score: Lowest cosine of a name considered by :meth:`search`.
         link_names: Most names returned per text by :meth:`search`.
+        rank: How :meth:`ranked_concepts` ranks concepts, one of :data:`RANKINGS`.
+        weight: Exponent of the builder score in the ``weighted`` ranking.
 
     Raises:
-        ValueError: If the dictionary has no name left after normalisation.
+        ValueError: If the dictionary has no name left after normalisation, ``rank`` is
+            unknown or ``weight`` is negative.
     """
 
     def __init__(self, dictionary: Dictionary, lang: str, min_score: float = MIN_SCORE,
-                 link_names: int = LINK_NAMES) -> None:
+                 link_names: int = LINK_NAMES, rank: str = "cosine",
+                 weight: float = WEIGHT) -> None:
+        if rank not in RANKINGS:
+            raise ValueError(f"rank must be one of {', '.join(RANKINGS)}, got {rank!r}")
+        if weight < 0:
+            raise ValueError(f"weight must be at least 0, got {weight}")
         self.lang = lang
+        self.rank = rank
+        self.weight = weight
         index: dict[str, int] = {}
         self.concepts: list[list[str]] = []
         self.pairs: set[tuple[str, str]] = set()
+        #: (name index, concept) -> the highest builder score of its entries (scored ones only)
+        self.entry_scores: dict[tuple[int, str], float] = {}
         for entry in dictionary:
             key = normalize_string(entry.name, lang)
             if not key:
@@ -261,6 +284,9 @@ class DictionaryLookup:
             i = index.setdefault(key, len(index))
             if i == len(self.concepts):
                 self.concepts.append([])
+            if entry.score is not None and entry.score > self.entry_scores.get(
+                    (i, entry.concept_id), float("-inf")):
+                self.entry_scores[(i, entry.concept_id)] = entry.score
             if (key, entry.concept_id) not in self.pairs:
                 self.pairs.add((key, entry.concept_id))
                 self.concepts[i].append(entry.concept_id)
@@ -294,9 +320,19 @@ class DictionaryLookup:
         finally:
             self.matcher.config = self.config
 
-    def ranked_concepts(self, key: str, k: int) -> list[str]:
-        """The first ``k`` concepts of a normalised text, ranked by their best name's cosine
-        (ties: the name found first, then dictionary order)."""
+    def ranked_concepts(self, key: str, k: int, rank: str | None = None) -> list[str]:
+        """The first ``k`` concepts of a normalised text, ranked by their best name's cosine,
+        or its weighted score (``rank="weighted"``; ``None``: the lookup's ``rank``); ties:
+        the name found first, then dictionary order.
+
+        Raises:
+            ValueError: If ``rank`` is not one of :data:`RANKINGS`.
+        """
+        rank = self.rank if rank is None else rank
+        if rank not in RANKINGS:
+            raise ValueError(f"rank must be one of {', '.join(RANKINGS)}, got {rank!r}")
+        if rank == "weighted":
+            return self._weighted(key, k)
         ranked: dict[str, None] = {}
         for match in self.search([key])[0]:
             for cid in self.concepts[match.name_index]:
@@ -304,6 +340,19 @@ class DictionaryLookup:
             if len(ranked) >= k:
                 break
         return list(ranked)[:k]
+
+    def _weighted(self, key: str, k: int) -> list[str]:
+        """Concepts by their best ``cosine * builder score ** weight`` over the found names
+        (a weight below 1 can lift a concept over one found earlier, so all are scored)."""
+        best: dict[str, float] = {}
+        for match in self.search([key])[0]:
+            for cid in self.concepts[match.name_index]:
+                score = self.entry_scores.get((match.name_index, cid))
+                value = match.score * (1.0 if score is None else max(score, 0.0) ** self.weight)
+                if value > best.get(cid, float("-inf")):
+                    best[cid] = value
+        # sorted() is stable: ties keep the order in which the concepts were found
+        return sorted(best, key=lambda cid: -best[cid])[:k]
 
 
 def _distinct(items: Iterable[GoldItem], lang: str
@@ -392,24 +441,28 @@ def _check_gold(gold: Sequence[tuple[str, Sequence[GoldItem]]], lang: str) -> No
 
 def coverage_of(dictionary: Dictionary, gold: Sequence[tuple[str, Sequence[GoldItem]]],
                 lang: str, threshold: float = DEFAULT_THRESHOLD, k: int = DEFAULT_K,
-                source: str = "", min_score: float = MIN_SCORE) -> CoverageReport:
-    """Coverage of named gold item lists by an in-memory dictionary.
+                source: str = "", min_score: float = MIN_SCORE, rank: str = "cosine",
+                weight: float = WEIGHT) -> CoverageReport:
+    """Coverage of named gold item lists by an in-memory dictionary (``rank`` and ``weight``:
+    see :class:`DictionaryLookup`).
 
     Raises:
         ValueError: If ``gold`` is empty, a list has no text, or a setting is out of range.
     """
     _check_gold(gold, lang)
-    lookup = DictionaryLookup(dictionary, lang, min_score)
+    lookup = DictionaryLookup(dictionary, lang, min_score, rank=rank, weight=weight)
     files = tuple((name, score_items(lookup, items, threshold, k)) for name, items in gold)
     total = (files[0][1] if len(files) == 1 else
              score_items(lookup, [i for _, items in gold for i in items], threshold, k))
     return CoverageReport(source, lang, threshold, len(lookup.keys), len(lookup.concept_ids),
                           files, total, {"k": k, "min_score": min_score,
-                                         "link_names": lookup.config.top_m})
+                                         "link_names": lookup.config.top_m, "rank": rank,
+                                         **({"weight": weight} if rank == "weighted" else {})})
 
 
 def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | None = None,
-             threshold: float = DEFAULT_THRESHOLD, k: int = DEFAULT_K) -> CoverageReport:
+             threshold: float = DEFAULT_THRESHOLD, k: int = DEFAULT_K, rank: str = "cosine",
+             weight: float = WEIGHT) -> CoverageReport:
     """Coverage of gold files (corpora or translation TSVs) by a dictionary.
 
     Args:
@@ -419,6 +472,8 @@ def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | Non
         lang: Normalisation language; ``None`` infers it (see :func:`infer_lang`).
         threshold: Fuzzy cosine threshold, in ``[0, 1]``.
         k: The larger accuracy cut-off.
+        rank: How concepts are ranked, one of :data:`RANKINGS` (see :class:`DictionaryLookup`).
+        weight: Exponent of the builder score in the ``weighted`` ranking.
 
     Returns:
         Per-file and total scores.
@@ -433,7 +488,8 @@ def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | Non
         lang = infer_lang(dictionary, (i.text for _, its in items for i in its))
         logger.info("normalising as %r", lang)
     _check_gold(items, lang)
-    return coverage_of(load_dictionary(dictionary), items, lang, threshold, k, str(dictionary))
+    return coverage_of(load_dictionary(dictionary), items, lang, threshold, k, str(dictionary),
+                       rank=rank, weight=weight)
 
 
 def format_table(report: CoverageReport) -> str:

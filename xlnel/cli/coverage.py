@@ -26,13 +26,18 @@ def coverage_cli(
     threshold: Annotated[float, typer.Option(min=0.0, max=1.0,
                                              help="Fuzzy TF-IDF cosine threshold.")] = 0.8,
     k: Annotated[int, typer.Option("--k", min=1, help="Larger accuracy cut-off.")] = 10,
+    rank: Annotated[str, typer.Option(
+        help="Concept ranking: 'cosine' (best name's cosine) or 'weighted' (times the "
+             "entry's builder score to the power --weight).")] = "cosine",
+    weight: Annotated[float, typer.Option(min=0.0, help="Exponent of the builder score in "
+                                                        "the weighted ranking.")] = 0.1,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Share of GOLD texts found in DICTIONARY exactly and fuzzily, and lookup accuracy."""
     from xlnel.analysis.coverage import coverage, format_table
 
     try:
-        report = coverage(dictionary, gold, lang, threshold, k)
+        report = coverage(dictionary, gold, lang, threshold, k, rank, weight)
     except (XlnelError, FileNotFoundError, ValueError) as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(1) from e
