@@ -8,7 +8,9 @@ Option ``provenance`` (off by default; on in the pipelines over a built dictiona
 source and builder score of each candidate's dictionary entry to the features
 (:data:`~xlnel.filtering.features.PROVENANCE_FEATURES`), so generated names are told from
 knowledge-base and annotation names; option ``concepts`` adds what the training documents say
-about the candidate's concept (:data:`~xlnel.filtering.features.CONCEPT_FEATURES`). The saved
+about the candidate's concept (:data:`~xlnel.filtering.features.CONCEPT_FEATURES`); option
+``lexical`` adds the priors of the span's last word and ending and whether the document defines
+it as an abbreviation (:data:`~xlnel.filtering.lexical_features.LEXICAL_FEATURES`). The saved
 ``filter.json``
 lists the features; a filter saved without the option loads with it off.
 """
@@ -43,11 +45,11 @@ _PCA = "encoder_pca.npz"
 _Model: TypeAlias = "TreeEnsemble | HistGradientBoostingClassifier"
 
 #: Options a saved filter may not list, with the value its features were computed with.
-_ABSENT = {"provenance": False, "concepts": False}
+_ABSENT = {"provenance": False, "concepts": False, "lexical": False}
 _DEFAULTS = {"folds": 5, "max_iter": 300, "learning_rate": 0.08, "max_leaf_nodes": 31,
              "l2_regularization": 1.0, "seed": 0, "unit": "auto",
              "window": 0, "extended": False, "provenance": False, "concepts": False,
-             "encoder": None, "encoder_pca": 0, "encoder_context_words": 24}
+             "lexical": False, "encoder": None, "encoder_pca": 0, "encoder_context_words": 24}
 
 
 def _span_tops(candidates: Sequence[Candidate]) -> tuple[np.ndarray, np.ndarray]:
@@ -89,7 +91,8 @@ class GradientBoostingFilter(CandidateFilter):
         self.extractor = FeatureExtractor(lang, load_stopwords(lang), int(self.options["window"]),
                                           bool(self.options["extended"]),
                                           bool(self.options["provenance"]),
-                                          bool(self.options["concepts"]))
+                                          bool(self.options["concepts"]),
+                                          bool(self.options["lexical"]))
         #: Frozen-encoder columns (option ``encoder``: a model name, hub id or folder).
         self.encoder_features: EncoderFeatures | None = None
         if self.options["encoder"]:
@@ -226,7 +229,7 @@ class GradientBoostingFilter(CandidateFilter):
         self.model.save(directory / _TREES)
         priors = {"mention": self.priors.mention, "name": self.priors.name,
                   "context": self.priors.context, "window": self.priors.window,
-                  "concept": self.priors.concept}
+                  "concept": self.priors.concept, "lexical": self.priors.lexical}
         (directory / "priors.json").write_text(json.dumps(priors, ensure_ascii=False),
                                                encoding="utf-8")
         if self.encoder_features is not None:
@@ -268,7 +271,7 @@ class GradientBoostingFilter(CandidateFilter):
             f.encoder_features.load(directory / _PCA)
         raw = json.loads((directory / "priors.json").read_text(encoding="utf-8"))
         f.priors = Priors(raw["mention"], raw["name"], raw["context"], raw.get("window", {}),
-                          raw.get("concept", {}))
+                          raw.get("concept", {}), raw.get("lexical", {}))
         f.threshold = meta["threshold"] if config.threshold is None else config.threshold
         return f
 
