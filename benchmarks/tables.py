@@ -547,7 +547,7 @@ def decision_variants() -> str:
 def filter_variants() -> str:
     """Filter options on BC5CDR dev, paired against the shipped config (filter_variants.py)."""
     rows = []
-    for name, r in _load("filter_variants.json")["results"]["results"].items():
+    for name, r in _load("filter_variants.json")["results"].items():
         options = ", ".join(f"{k}: {str(v).lower()}" for k, v in r["options"].items())
         for level in ("span", "concept", "document"):
             m = r[level]
