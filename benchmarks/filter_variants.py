@@ -10,6 +10,7 @@ levels span, concept and document (1,000 resamples, two-sided p).
 
 - ``lexical``: ``filter.options.lexical`` (priors of the span's last word and ending, whether
   the document defines it as an abbreviation or as the long form of one);
+- ``no-lexical``: the same option off;
 - ``extended``: ``filter.options.extended`` (next-word prior, prefix-stripped word prior,
   repeats of the text in the document, matcher margin, overlap with a better span);
 - ``concepts``: ``filter.options.concepts`` (what the training documents say about the
@@ -46,6 +47,7 @@ from xlnel.types import Document
 VARIANTS: dict[str, dict[str, Any]] = {
     "shipped": {},
     "lexical": {"lexical": True},
+    "no-lexical": {"lexical": False},
     "extended": {"extended": True},
     "concepts": {"concepts": True},
     "lexical+extended": {"lexical": True, "extended": True},
