@@ -42,6 +42,11 @@ _GBDT_OPTIONS = {
     "name_prior": "Which candidates a name's prior counts: `all`, every candidate of the name "
                   "however loosely it matched; `best`, once per span where the name is among "
                   "the span's best matches.",
+    "lexical": "Add five span features: the share of gold spans among the training spans with "
+               "the same last word (and log1p of their number) and with the same last four "
+               "characters, and whether the document defines the span as an abbreviation "
+               "(\"long form (SF)\") or ends the long form of one (a filter saved without them "
+               "loads with false).",
     "encoder": "Registered name, Hugging Face id or local folder of a frozen sentence encoder "
                "whose cosines (sentence piece-name, span-name, sentence piece-span) become "
                "three features; none adds none.",

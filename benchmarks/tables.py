@@ -549,6 +549,23 @@ def decision_variants() -> str:
                    "delta F1 [95% CI]", "p"], rows, ["decision_variants.json"])
 
 
+def filter_variants() -> str:
+    """Filter options on BC5CDR dev, paired against the shipped config (filter_variants.py)."""
+    rows = []
+    for name, r in _load("filter_variants.json")["results"].items():
+        options = ", ".join(f"{k}: {str(v).lower()}" for k, v in r["options"].items())
+        for level in ("span", "concept", "document"):
+            m = r[level]
+            low, high = m["f1_ci"]
+            dlo, dhi = m["delta_f1_ci"]
+            rows.append([name, options, level, pct(m["precision"]), pct(m["recall"]),
+                         f"{pct(m['f1'])} [{pct(low)}, {pct(high)}]",
+                         f"{100 * m['delta_f1']:+.1f} [{100 * dlo:+.1f}, {100 * dhi:+.1f}]",
+                         f"{m['p']:.3f}" if m["p"] >= 0.001 else "< 0.001"])
+    return _table(["variant", "filter.options", "level", "P", "R", "F1 [95% CI]",
+                   "delta F1 [95% CI]", "p"], rows, ["filter_variants.json"])
+
+
 def reference_figures() -> str:
     """Published figures of other systems, each with the measure it uses."""
     path = ROOT / "benchmarks" / "reference_figures.json"
@@ -604,7 +621,8 @@ TABLES: dict[str, Callable[[], str]] = {
                             adapt_new_language_english_hpo,
                             adapt_new_language_ja_encoder,
                             dictionary_coverage, dictionary_e2e,
-                            accuracy_cv, accuracy_cv_gpu, decision_variants, reference_figures,
+                            accuracy_cv, accuracy_cv_gpu, decision_variants, filter_variants,
+                            reference_figures,
                             protocol_bc5cdr)
 }
 

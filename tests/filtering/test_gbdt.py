@@ -383,3 +383,57 @@ def test_name_prior_option_is_checked_and_fits(docs_and_candidates):
     assert f.extractor.name_prior == "best"
     assert f.feature_names == GradientBoostingFilter(
         FilterConfig(name="xlnel.gbdt.v1"), "en").feature_names  # the same columns
+
+
+def test_lexical_features_hand_worked():
+    from xlnel.filtering.features import FeatureExtractor, Priors
+    from xlnel.filtering.lexical_features import LEXICAL_FEATURES
+    from xlnel.types import Document, Link
+
+    ex = FeatureExtractor("en", frozenset(), lexical=True)
+    assert ex.feature_names[-len(LEXICAL_FEATURES):] == LEXICAL_FEATURES
+    train = Document(id="t", text="renal failure and hepatitis",
+                     entities=(Link(0, 13, "renal failure", ("C1",)),))
+    renal_failure, failure = Span(0, 13, "renal failure"), Span(6, 13, "failure")
+    hepatitis = Span(18, 27, "hepatitis")
+    train_cands = [Candidate(renal_failure, "C1", "renal failure", 1.0),
+                   Candidate(renal_failure, "C2", "failure", 0.6),  # the same span: once
+                   Candidate(failure, "C2", "failure", 1.0),
+                   Candidate(hepatitis, "C3", "hepatitis", 1.0)]
+    priors = Priors()
+    ex.count(priors, train, train_cands, np.array([1, 1, 0, 0], dtype=bool))
+    # last word "failure" twice (once gold), ending "lure" twice, "hepatitis" / "itis" once
+    assert priors.lexical == {"h:failure": [1, 2], "s:lure": [1, 2], "h:hepatitis": [0, 1],
+                              "s:itis": [0, 1]}
+    text = "Acute liver failure (ALF) and colitis; ALF again"
+    doc = Document(id="d", text=text)
+    alf, liver_failure = Span(6, 19, "liver failure"), Span(21, 24, "ALF")
+    colitis, alf2 = Span(30, 37, "colitis"), Span(39, 42, "ALF")
+    cands = [Candidate(alf, "C1", "liver failure", 1.0), Candidate(liver_failure, "C9", "alf", 1.0),
+             Candidate(colitis, "C4", "colitis", 1.0), Candidate(alf2, "C9", "alf", 1.0)]
+    rows = ex.transform(doc, cands, priors)
+    cols = {name: rows[:, -len(LEXICAL_FEATURES) + i].tolist()
+            for i, name in enumerate(LEXICAL_FEATURES)}
+    # "liver failure": head "failure" 1 of 2, smoothed (1 + 0.1) / 3; "colitis" ends in "itis"
+    # (0 of 1: 0.1 / 2) with an unseen last word (0.1 / 1); "alf" never seen
+    assert cols["head_prior"] == pytest.approx([1.1 / 3, 0.1, 0.1, 0.1])
+    assert cols["head_seen"] == pytest.approx([np.log(3), 0, 0, 0])
+    assert cols["suffix_prior"] == pytest.approx([1.1 / 3, 0.1, 0.05, 0.1])
+    # "Acute liver failure (ALF)" defines ALF; "liver failure" ends the long form
+    assert cols["short_form"] == [0, 1, 0, 1]
+    assert cols["long_form"] == [1, 0, 0, 0]
+    plain = FeatureExtractor("en", frozenset()).transform(doc, cands, priors)
+    np.testing.assert_array_equal(rows[:, :-len(LEXICAL_FEATURES)], plain)
+
+
+def test_lexical_option_round_trips(tmp_path, docs_and_candidates):
+    docs, cands = docs_and_candidates
+    cfg = FilterConfig(name="xlnel.gbdt.v1", options={"folds": 2, "max_iter": 20,
+                                                      "lexical": True, "concepts": True})
+    f = GradientBoostingFilter(cfg, "en").fit(docs, cands)
+    assert f.feature_names[-1] == "long_form" and f.priors.lexical
+    f.save(tmp_path / "f")
+    g = GradientBoostingFilter.load(tmp_path / "f", cfg, "en")
+    assert g.priors.lexical == f.priors.lexical
+    for a, b in zip(f.score_batch(docs, cands), g.score_batch(docs, cands), strict=True):
+        np.testing.assert_allclose(a, b)

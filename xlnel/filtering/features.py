@@ -27,6 +27,10 @@ where it is among the span's best matches: how often a span that the name matche
 gold. A large generated dictionary proposes each name at many spans it barely resembles (a
 drug name at an everyday word sharing a few letters), so the share over all candidates says
 little about the name's exact matches, which are the rows a per-span filter scores.
+
+With ``lexical``, the last columns are :data:`~xlnel.filtering.lexical_features.LEXICAL_FEATURES`:
+the priors of the span's last word and of its ending, and whether the document defines the
+span as an abbreviation or as the long form of one.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from xlnel.dictionary.dictionary import GENERATED_SOURCES
+from xlnel.filtering.lexical_features import LEXICAL_FEATURES, lexical_columns, lexical_keys
 from xlnel.normalization import normalize_string
 from xlnel.types import Candidate, Document
 
@@ -80,14 +85,15 @@ NAME_PRIORS = ("all", "best")
 
 @dataclass
 class Priors:
-    """Counts of (positive, seen) per normalised mention text, name, previous word and word of
-    the context window."""
+    """Counts of (positive, seen) per normalised mention text, name, previous word, word of
+    the context window, concept and (``lexical``) last word or ending of a span."""
 
     mention: dict[str, list[int]] = field(default_factory=dict)
     name: dict[str, list[int]] = field(default_factory=dict)
     context: dict[str, list[int]] = field(default_factory=dict)
     window: dict[str, list[int]] = field(default_factory=dict)
     concept: dict[str, list[int]] = field(default_factory=dict)
+    lexical: dict[str, list[int]] = field(default_factory=dict)
     #: Bumped by every :meth:`add`, so caches of looked-up rates know when they are stale.
     version: int = field(default=0, init=False, repr=False, compare=False)
 
@@ -109,7 +115,8 @@ class FeatureExtractor:
 
     def __init__(self, lang: str, stopwords: frozenset[str], window: int = 0,
                  extended: bool = False, provenance: bool = False,
-                 concepts: bool = False, name_prior: str = "all") -> None:
+                 concepts: bool = False, name_prior: str = "all",
+                 lexical: bool = False) -> None:
         if window < 0:
             raise ValueError(f"window must be at least 0 words, got {window}")
         if name_prior not in NAME_PRIORS:
@@ -122,6 +129,7 @@ class FeatureExtractor:
         self.extended = extended
         self.provenance = provenance
         self.concepts = concepts
+        self.lexical = lexical
         # the same span text recurs for each of its candidates and names recur across spans
         self._norms: dict[str, str] = {}
         # per name: (normalised name, its length, name prior, log1p(seen)) under _rows_of
@@ -143,7 +151,8 @@ class FeatureExtractor:
         return (SPAN_FEATURES + (WINDOW_FEATURES if self.window else ())
                 + (EXTENDED_FEATURES if self.extended else ()) + PAIR_FEATURES
                 + (PROVENANCE_FEATURES if self.provenance else ())
-                + (CONCEPT_FEATURES if self.concepts else ()))
+                + (CONCEPT_FEATURES if self.concepts else ())
+                + (LEXICAL_FEATURES if self.lexical else ()))
 
     def count(self, priors: Priors, document: Document, candidates: Sequence[Candidate],
               labels: np.ndarray) -> None:
@@ -163,7 +172,11 @@ class FeatureExtractor:
             for (_, cid), y in _best_concepts(candidates, span_pos).items():
                 priors.add("concept", cid, y)
         for (s, e), y in span_pos.items():
-            priors.add("mention", self.norm(document.text[s:e]), y)
+            norm = self.norm(document.text[s:e])
+            priors.add("mention", norm, y)
+            if self.lexical:
+                for lex_key in lexical_keys(norm):
+                    priors.add("lexical", lex_key, y)
             priors.add("context", self._prev_word(document.text, s), y)
             if self.extended:
                 priors.add("context", NEXT + self._next_word(document.text, e), y)
@@ -208,7 +221,8 @@ class FeatureExtractor:
         better_inside = _inside_better_span({key: float(best[g]) for key, g in groups.items()})
         span_norms = [self.norm(candidates[i].span.text) for i in first.tolist()]
         n_concept = len(CONCEPT_FEATURES) if self.concepts else 0
-        n_last = (len(PROVENANCE_FEATURES) if self.provenance else 0) + n_concept
+        n_lexical = len(LEXICAL_FEATURES) if self.lexical else 0
+        n_last = (len(PROVENANCE_FEATURES) if self.provenance else 0) + n_concept + n_lexical
         n_span = len(self.feature_names) - len(PAIR_FEATURES) - n_last
         n_own = n_span - (len(EXTENDED_FEATURES) if self.extended else 0)
         span_rows = np.array(
@@ -223,12 +237,15 @@ class FeatureExtractor:
         rows[:, :n_span] = span_rows[group]
         rows[:, n_span:n_span + len(PAIR_FEATURES)] = self._pair_columns(
             candidates, group, scores, better, best, span_norms, priors)
+        end = rows.shape[1] - n_lexical
         if self.provenance:
-            end = rows.shape[1] - n_concept
-            rows[:, end - len(PROVENANCE_FEATURES):end] = provenance_columns(
-                candidates, group, scores, len(groups))
+            rows[:, end - n_concept - len(PROVENANCE_FEATURES):end - n_concept] = \
+                provenance_columns(candidates, group, scores, len(groups))
         if self.concepts:
-            rows[:, -n_concept:] = concept_columns(candidates, group, priors)
+            rows[:, end - n_concept:end] = concept_columns(candidates, group, priors)
+        if self.lexical:
+            rows[:, end:] = lexical_columns(document.text, list(groups), span_norms,
+                                            priors)[group]
         return rows
 
     def _extended_columns(self, text: str, candidates: Sequence[Candidate], first: np.ndarray,

@@ -10,9 +10,10 @@ source and builder score of each candidate's dictionary entry to the features
 knowledge-base and annotation names; option ``concepts`` adds what the training documents say
 about the candidate's concept (:data:`~xlnel.filtering.features.CONCEPT_FEATURES`); option
 ``name_prior`` (``all`` or ``best``) says which candidates a name's prior counts (see
-:mod:`xlnel.filtering.features`). The saved
-``filter.json``
-lists the features; a filter saved without the option loads with it off.
+:mod:`xlnel.filtering.features`); option ``lexical`` adds the priors of the span's last word and
+ending and whether the document defines it as an abbreviation
+(:data:`~xlnel.filtering.lexical_features.LEXICAL_FEATURES`). The saved ``filter.json`` lists the
+features; a filter saved without an option loads with it off.
 """
 
 from __future__ import annotations
@@ -45,11 +46,12 @@ _PCA = "encoder_pca.npz"
 _Model: TypeAlias = "TreeEnsemble | HistGradientBoostingClassifier"
 
 #: Options a saved filter may not list, with the value its features were computed with.
-_ABSENT = {"provenance": False, "concepts": False, "name_prior": "all"}
+_ABSENT = {"provenance": False, "concepts": False, "name_prior": "all", "lexical": False}
 _DEFAULTS = {"folds": 5, "max_iter": 300, "learning_rate": 0.08, "max_leaf_nodes": 31,
              "l2_regularization": 1.0, "seed": 0, "unit": "auto",
              "window": 0, "extended": False, "provenance": False, "concepts": False,
-             "name_prior": "all", "encoder": None, "encoder_pca": 0, "encoder_context_words": 24}
+             "name_prior": "all", "lexical": False, "encoder": None, "encoder_pca": 0,
+             "encoder_context_words": 24}
 
 
 def _span_tops(candidates: Sequence[Candidate]) -> tuple[np.ndarray, np.ndarray]:
@@ -92,7 +94,8 @@ class GradientBoostingFilter(CandidateFilter):
                                           bool(self.options["extended"]),
                                           bool(self.options["provenance"]),
                                           bool(self.options["concepts"]),
-                                          str(self.options["name_prior"]))
+                                          str(self.options["name_prior"]),
+                                          bool(self.options["lexical"]))
         #: Frozen-encoder columns (option ``encoder``: a model name, hub id or folder).
         self.encoder_features: EncoderFeatures | None = None
         if self.options["encoder"]:
@@ -229,7 +232,7 @@ class GradientBoostingFilter(CandidateFilter):
         self.model.save(directory / _TREES)
         priors = {"mention": self.priors.mention, "name": self.priors.name,
                   "context": self.priors.context, "window": self.priors.window,
-                  "concept": self.priors.concept}
+                  "concept": self.priors.concept, "lexical": self.priors.lexical}
         (directory / "priors.json").write_text(json.dumps(priors, ensure_ascii=False),
                                                encoding="utf-8")
         if self.encoder_features is not None:
@@ -271,7 +274,7 @@ class GradientBoostingFilter(CandidateFilter):
             f.encoder_features.load(directory / _PCA)
         raw = json.loads((directory / "priors.json").read_text(encoding="utf-8"))
         f.priors = Priors(raw["mention"], raw["name"], raw["context"], raw.get("window", {}),
-                          raw.get("concept", {}))
+                          raw.get("concept", {}), raw.get("lexical", {}))
         f.threshold = meta["threshold"] if config.threshold is None else config.threshold
         return f
 

@@ -1,0 +1,123 @@
+"""Filter variants on BC5CDR (train -> dev), paired against the shipped config; writes
+filter_variants.json (or ``--name``).
+
+Each variant sets filter options on top of ``configs/bc5cdr.yaml``; the cell (dictionary,
+candidates) is the one of ``cv_accuracy.py`` and comes back from the stage cache, so only the
+filter is fitted (and then cached): about 25 minutes a variant on one core. Links are made with
+the config's decisions (lexicon, abbreviations, consistency ...). Every variant gets pooled
+scores with 95% document-bootstrap intervals and the paired bootstrap against ``shipped`` at
+levels span, concept and document (1,000 resamples, two-sided p).
+
+- ``lexical``: ``filter.options.lexical`` (priors of the span's last word and ending, whether
+  the document defines it as an abbreviation or as the long form of one);
+- ``no-lexical``: the same option off;
+- ``extended``: ``filter.options.extended`` (next-word prior, prefix-stripped word prior,
+  repeats of the text in the document, matcher margin, overlap with a better span);
+- ``concepts``: ``filter.options.concepts`` (what the training documents say about the
+  candidate's concept);
+- ``lexical+extended``: both.
+
+``--baseline-scores DIR`` takes the shipped filter's dev scores and threshold from a scores
+folder of a stage cache (``scores.npz``, ``threshold.json``) instead of the shipped config's
+own cache key, for a cache filled while the key of the same filter was another; the file
+records the folder, and the shipped counts can be checked against ``decision_variants.json``.
+
+    python -m benchmarks filter_variants [--cache DIR] [--baseline-scores DIR] [--name RESULT]
+        [VARIANT ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks._common import write_result
+from benchmarks.cv_accuracy import BC5CDR, SEED
+from xlnel.evaluation import bootstrap_counts, document_counts, paired_bootstrap_counts
+from xlnel.experiments.runner import plan_cells
+from xlnel.experiments.stages import CellStages, StageCache, TrainingData
+from xlnel.io.candidates import read_scores
+from xlnel.linkers.decide import decide_as
+from xlnel.linkers.lexicon import AnnotationLexicon
+from xlnel.types import Document
+
+VARIANTS: dict[str, dict[str, Any]] = {
+    "shipped": {},
+    "lexical": {"lexical": True},
+    "no-lexical": {"lexical": False},
+    "extended": {"extended": True},
+    "concepts": {"concepts": True},
+    "lexical+extended": {"lexical": True, "extended": True},
+}
+LEVELS = ("span", "concept", "document")
+
+
+def predictions(options: dict[str, Any], cache: Path, data: TrainingData,
+                scores_dir: Path | None = None
+                ) -> tuple[list[Document], list[Document], float]:
+    """Gold and predicted dev documents and the threshold, with the filter options set (the
+    scores and threshold read from ``scores_dir`` when given)."""
+    overrides = {f"filter.options.{k}": v for k, v in options.items()}
+    ((_, cfg),) = plan_cells(BC5CDR, {}, [SEED], overrides)
+    stages = CellStages(cfg, StageCache(cache), data)
+    docs, cands = stages.test_documents(), stages.test_candidates()
+    if scores_dir is None:
+        scores, t = stages.scores()[0], stages.threshold()
+    else:
+        scores = read_scores(scores_dir / "scores.npz")
+        t = float(json.loads((scores_dir / "threshold.json").read_text(encoding="utf-8"))[
+            "threshold"])
+    lexicon = AnnotationLexicon.fit(stages.train_documents(), cfg.lang)
+    pred = [decide_as(d, c, s, t, cfg.linker, lexicon)
+            for d, c, s in zip(docs, cands, scores, strict=True)]
+    return docs, pred, t
+
+
+def run(names: list[str], cache: Path, baseline: Path | None = None) -> dict[str, Any]:
+    """``shipped`` (its scores from ``baseline`` when given) and every variant in ``names``,
+    each compared with ``shipped``."""
+    data = TrainingData()
+    gold, shipped_pred, shipped_t = predictions(VARIANTS["shipped"], cache, data, baseline)
+    shipped = {level: document_counts(gold, shipped_pred, level) for level in LEVELS}
+    out: dict[str, Any] = {}
+    for name in ["shipped", *(n for n in names if n != "shipped")]:
+        _, pred, t = ((gold, shipped_pred, shipped_t) if name == "shipped"
+                      else predictions(VARIANTS[name], cache, data))
+        out[name] = {"options": VARIANTS[name], "threshold": t}
+        for level in LEVELS:
+            b = document_counts(gold, pred, level)
+            ci = bootstrap_counts(b, seed=0)
+            paired = paired_bootstrap_counts(shipped[level], b, seed=0)
+            out[name][level] = {**ci.scores.to_dict(), "f1_ci": list(ci.f1_ci),
+                                "delta_f1": paired.delta_f1,
+                                "delta_f1_ci": list(paired.delta_f1_ci), "p": paired.p_value}
+        print(name, round(out[name]["concept"]["f1"], 4),
+              round(out[name]["concept"]["delta_f1"], 4), out[name]["concept"]["p"], flush=True)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("variants", nargs="*", default=[v for v in VARIANTS if v != "shipped"],
+                        choices=list(VARIANTS))
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
+    parser.add_argument("--baseline-scores", type=Path, default=None,
+                        help="scores folder of the shipped filter in a stage cache")
+    parser.add_argument("--name", default="filter_variants", help="results file name")
+    args = parser.parse_args()
+    t0 = time.perf_counter()
+    results = run(args.variants, args.cache, args.baseline_scores)
+    write_result(args.name, {
+        "config": BC5CDR, "train": "train.pubtator", "scored_on": "dev.pubtator",
+        "protocol": "the BC5CDR cell of cv_accuracy.py from the stage cache with filter options "
+                    "set on top of the config; links with the config's decisions",
+        "test": "paired bootstrap over documents against shipped, 1000 resamples, two-sided p",
+        "baseline_scores": None if args.baseline_scores is None else str(args.baseline_scores),
+        "results": results, "seconds": round(time.perf_counter() - t0, 1)})
+
+
+if __name__ == "__main__":
+    main()
