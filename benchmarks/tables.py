@@ -565,7 +565,7 @@ def filter_variants_camoni() -> str:
     """Filter options on Camoni by 5-fold CV, strict span level, paired against the shipped
     configs (filter_variants.py --camoni)."""
     rows = []
-    for corpus, entry in _load("filter_variants_camoni.json")["results"]["results"].items():
+    for corpus, entry in _load("filter_variants_camoni.json")["results"].items():
         for name, r in entry.items():
             if not isinstance(r, dict) or "span" not in r:
                 continue
