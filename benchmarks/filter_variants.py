@@ -1,5 +1,5 @@
-"""Filter variants on BC5CDR (train -> dev), paired against the shipped config; writes
-filter_variants.json (or ``--name``).
+"""Filter variants on BC5CDR (train -> dev) or Camoni (cross-validated), paired against the
+shipped config; writes filter_variants.json (or ``--name``).
 
 Each variant sets filter options on top of ``configs/bc5cdr.yaml``; the cell (dictionary,
 candidates) is the one of ``cv_accuracy.py`` and comes back from the stage cache, so only the
@@ -24,6 +24,15 @@ records the folder, and the shipped counts can be checked against ``decision_var
 
     python -m benchmarks filter_variants [--cache DIR] [--baseline-scores DIR] [--name RESULT]
         [VARIANT ...]
+
+With ``--camoni NAME ...`` the variants are scored instead on Camoni communities by the
+cross-validation of ``cv_accuracy.py`` (5 folds by document over all visible posts, each fold's
+run kept in ``WORK/VARIANT/NAME/runs.jsonl``, so ``cv_accuracy.py --work WORK/VARIANT`` with the
+same options resumes from it), pooling every post's out-of-fold counts, at levels span, overlap
+and span-prefix.
+
+    python -m benchmarks filter_variants [--cache DIR] [--baseline-scores DIR] [--name RESULT]
+        [--camoni NAME ... [--folds 5] [--work DIR]] [VARIANT ...]
 """
 
 from __future__ import annotations
@@ -34,11 +43,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from benchmarks._common import write_result
-from benchmarks.cv_accuracy import BC5CDR, SEED
+from benchmarks.cv_accuracy import BC5CDR, CAMONI, SEED, cross_validate
 from xlnel.evaluation import bootstrap_counts, document_counts, paired_bootstrap_counts
 from xlnel.experiments.runner import plan_cells
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData
+from xlnel.experiments.summary import pooled_counts
 from xlnel.io.candidates import read_scores
 from xlnel.linkers.decide import decide_as
 from xlnel.linkers.lexicon import AnnotationLexicon
@@ -53,6 +65,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "lexical+extended": {"lexical": True, "extended": True},
 }
 LEVELS = ("span", "concept", "document")
+CAMONI_LEVELS = ("span", "overlap", "span-prefix")
 
 
 def predictions(options: dict[str, Any], cache: Path, data: TrainingData,
@@ -76,6 +89,15 @@ def predictions(options: dict[str, Any], cache: Path, data: TrainingData,
     return docs, pred, t
 
 
+def compared(shipped: np.ndarray, variant: np.ndarray) -> dict[str, Any]:
+    """Pooled scores of ``variant`` with a 95% document-bootstrap interval, and its paired
+    bootstrap against ``shipped`` (per-document counts of the same documents, same order)."""
+    ci = bootstrap_counts(variant, seed=0)
+    paired = paired_bootstrap_counts(shipped, variant, seed=0)
+    return {**ci.scores.to_dict(), "f1_ci": list(ci.f1_ci), "delta_f1": paired.delta_f1,
+            "delta_f1_ci": list(paired.delta_f1_ci), "p": paired.p_value}
+
+
 def run(names: list[str], cache: Path, baseline: Path | None = None) -> dict[str, Any]:
     """``shipped`` (its scores from ``baseline`` when given) and every variant in ``names``,
     each compared with ``shipped``."""
@@ -88,14 +110,48 @@ def run(names: list[str], cache: Path, baseline: Path | None = None) -> dict[str
                       else predictions(VARIANTS[name], cache, data))
         out[name] = {"options": VARIANTS[name], "threshold": t}
         for level in LEVELS:
-            b = document_counts(gold, pred, level)
-            ci = bootstrap_counts(b, seed=0)
-            paired = paired_bootstrap_counts(shipped[level], b, seed=0)
-            out[name][level] = {**ci.scores.to_dict(), "f1_ci": list(ci.f1_ci),
-                                "delta_f1": paired.delta_f1,
-                                "delta_f1_ci": list(paired.delta_f1_ci), "p": paired.p_value}
+            out[name][level] = compared(shipped[level], document_counts(gold, pred, level))
         print(name, round(out[name]["concept"]["f1"], 4),
               round(out[name]["concept"]["delta_f1"], 4), out[name]["concept"]["p"], flush=True)
+    return out
+
+
+def camoni_counts(community: str, options: dict[str, Any], folds: int, work: Path,
+                  cache: Path) -> dict[str, tuple[list[str], np.ndarray]]:
+    """Pooled out-of-fold per-document counts of one community per level of
+    :data:`CAMONI_LEVELS`, with the filter options set (the run kept in ``work``)."""
+    overrides = {f"filter.options.{k}": v for k, v in options.items()}
+    ((_, records),) = cross_validate(CAMONI[community], folds, work, cache, overrides=overrides)
+    out = {}
+    for level in CAMONI_LEVELS:
+        got = pooled_counts(records, level)
+        if got is None:
+            raise ValueError(f"{work}/runs.jsonl: a fold lacks per-document counts of {level}")
+        out[level] = got
+    return out
+
+
+def run_camoni(names: list[str], communities: list[str], folds: int, work: Path,
+               cache: Path) -> dict[str, Any]:
+    """Per community, ``shipped`` and every variant in ``names``, each compared with
+    ``shipped`` on the pooled out-of-fold counts of the same posts."""
+    out: dict[str, Any] = {}
+    for community in communities:
+        base = camoni_counts(community, {}, folds, work / "shipped" / community, cache)
+        entry: dict[str, Any] = {"config": CAMONI[community],
+                                 "documents": len(base["span"][0])}
+        for name in ["shipped", *(n for n in names if n != "shipped")]:
+            got = camoni_counts(community, VARIANTS[name], folds, work / name / community, cache)
+            entry[name] = {"options": VARIANTS[name]}
+            for level in CAMONI_LEVELS:
+                ids, shipped = base[level]
+                order = {doc: i for i, doc in enumerate(got[level][0])}
+                variant = got[level][1][[order[doc] for doc in ids]]
+                entry[name][level] = compared(shipped, variant)
+            span = entry[name]["span"]
+            print(community, name, round(span["f1"], 4), round(span["delta_f1"], 4), span["p"],
+                  flush=True)
+        out[community] = entry
     return out
 
 
@@ -107,16 +163,29 @@ def main() -> None:
     parser.add_argument("--baseline-scores", type=Path, default=None,
                         help="scores folder of the shipped filter in a stage cache")
     parser.add_argument("--name", default="filter_variants", help="results file name")
+    parser.add_argument("--camoni", nargs="+", choices=list(CAMONI), default=None,
+                        help="cross-validate on these Camoni communities instead of BC5CDR")
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/xlnel-filter-variants"))
     args = parser.parse_args()
     t0 = time.perf_counter()
-    results = run(args.variants, args.cache, args.baseline_scores)
-    write_result(args.name, {
-        "config": BC5CDR, "train": "train.pubtator", "scored_on": "dev.pubtator",
-        "protocol": "the BC5CDR cell of cv_accuracy.py from the stage cache with filter options "
-                    "set on top of the config; links with the config's decisions",
-        "test": "paired bootstrap over documents against shipped, 1000 resamples, two-sided p",
-        "baseline_scores": None if args.baseline_scores is None else str(args.baseline_scores),
-        "results": results, "seconds": round(time.perf_counter() - t0, 1)})
+    test = "paired bootstrap over documents against shipped, 1000 resamples, two-sided p"
+    if args.camoni:
+        results = run_camoni(args.variants, args.camoni, args.folds, args.work, args.cache)
+        payload = {"protocol": f"{args.folds}-fold cross-validation by document over every "
+                               f"visible post (cv_accuracy.py, seed {SEED}); pooled out-of-fold "
+                               "counts; filter options set on top of each community's config",
+                   "levels": list(CAMONI_LEVELS)}
+    else:
+        results = run(args.variants, args.cache, args.baseline_scores)
+        payload = {"config": BC5CDR, "train": "train.pubtator", "scored_on": "dev.pubtator",
+                   "protocol": "the BC5CDR cell of cv_accuracy.py from the stage cache with "
+                               "filter options set on top of the config; links with the "
+                               "config's decisions",
+                   "baseline_scores": (None if args.baseline_scores is None
+                                       else str(args.baseline_scores))}
+    write_result(args.name, {**payload, "test": test, "results": results,
+                             "seconds": round(time.perf_counter() - t0, 1)})
 
 
 if __name__ == "__main__":

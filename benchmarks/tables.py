@@ -566,6 +566,25 @@ def filter_variants() -> str:
                    "delta F1 [95% CI]", "p"], rows, ["filter_variants.json"])
 
 
+def filter_variants_camoni() -> str:
+    """Filter options on Camoni by 5-fold CV, strict span level, paired against the shipped
+    configs (filter_variants.py --camoni)."""
+    rows = []
+    for corpus, entry in _load("filter_variants_camoni.json")["results"].items():
+        for name, r in entry.items():
+            if not isinstance(r, dict) or "span" not in r:
+                continue
+            m = r["span"]
+            low, high = m["f1_ci"]
+            dlo, dhi = m["delta_f1_ci"]
+            rows.append([_CAMONI[corpus], name, pct(m["precision"]), pct(m["recall"]),
+                         f"{pct(m['f1'])} [{pct(low)}, {pct(high)}]",
+                         f"{100 * m['delta_f1']:+.1f} [{100 * dlo:+.1f}, {100 * dhi:+.1f}]",
+                         f"{m['p']:.3f}" if m["p"] >= 0.001 else "< 0.001"])
+    return _table(["corpus", "variant", "P", "R", "strict span F1 [95% CI]",
+                   "delta F1 [95% CI]", "p"], rows, ["filter_variants_camoni.json"])
+
+
 def reference_figures() -> str:
     """Published figures of other systems, each with the measure it uses."""
     path = ROOT / "benchmarks" / "reference_figures.json"
@@ -622,6 +641,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             adapt_new_language_ja_encoder,
                             dictionary_coverage, dictionary_e2e,
                             accuracy_cv, accuracy_cv_gpu, decision_variants, filter_variants,
+                            filter_variants_camoni,
                             reference_figures,
                             protocol_bc5cdr)
 }
