@@ -532,6 +532,15 @@ def accuracy_cv_gpu() -> str:
                    "cv_accuracy.json"])
 
 
+def _paired_cells(m: dict[str, Any]) -> list[str]:
+    """P, R, F1 [CI], delta F1 [CI] and p of a variant compared with the shipped config."""
+    low, high = m["f1_ci"]
+    dlo, dhi = m["delta_f1_ci"]
+    return [pct(m["precision"]), pct(m["recall"]), f"{pct(m['f1'])} [{pct(low)}, {pct(high)}]",
+            f"{100 * m['delta_f1']:+.1f} [{100 * dlo:+.1f}, {100 * dhi:+.1f}]",
+            f"{m['p']:.3f}" if m["p"] >= 0.001 else "< 0.001"]
+
+
 def decision_variants() -> str:
     """Decision variants on the cached cells of cv_accuracy, against the shipped decisions."""
     rows = []
@@ -539,12 +548,7 @@ def decision_variants() -> str:
         label = "BC5CDR dev" if corpus == "bc5cdr" else _CAMONI[corpus]
         for name, levels in variants.items():
             for level, r in levels.items():
-                low, high = r["f1_ci"]
-                dlo, dhi = r["delta_f1_ci"]
-                rows.append([label, name, level, pct(r["precision"]), pct(r["recall"]),
-                             f"{pct(r['f1'])} [{pct(low)}, {pct(high)}]",
-                             f"{100 * r['delta_f1']:+.1f} [{100 * dlo:+.1f}, {100 * dhi:+.1f}]",
-                             f"{r['p']:.3f}" if r["p"] >= 0.001 else "< 0.001"])
+                rows.append([label, name, level, *_paired_cells(r)])
     return _table(["corpus", "variant", "level", "P", "R", "F1 [95% CI]",
                    "delta F1 [95% CI]", "p"], rows, ["decision_variants.json"])
 
@@ -555,13 +559,7 @@ def filter_variants() -> str:
     for name, r in _load("filter_variants.json")["results"].items():
         options = ", ".join(f"{k}: {str(v).lower()}" for k, v in r["options"].items())
         for level in ("span", "concept", "document"):
-            m = r[level]
-            low, high = m["f1_ci"]
-            dlo, dhi = m["delta_f1_ci"]
-            rows.append([name, options, level, pct(m["precision"]), pct(m["recall"]),
-                         f"{pct(m['f1'])} [{pct(low)}, {pct(high)}]",
-                         f"{100 * m['delta_f1']:+.1f} [{100 * dlo:+.1f}, {100 * dhi:+.1f}]",
-                         f"{m['p']:.3f}" if m["p"] >= 0.001 else "< 0.001"])
+            rows.append([name, options, level, *_paired_cells(r[level])])
     return _table(["variant", "filter.options", "level", "P", "R", "F1 [95% CI]",
                    "delta F1 [95% CI]", "p"], rows, ["filter_variants.json"])
 
@@ -574,13 +572,7 @@ def filter_variants_camoni() -> str:
         for name, r in entry.items():
             if not isinstance(r, dict) or "span" not in r:
                 continue
-            m = r["span"]
-            low, high = m["f1_ci"]
-            dlo, dhi = m["delta_f1_ci"]
-            rows.append([_CAMONI[corpus], name, pct(m["precision"]), pct(m["recall"]),
-                         f"{pct(m['f1'])} [{pct(low)}, {pct(high)}]",
-                         f"{100 * m['delta_f1']:+.1f} [{100 * dlo:+.1f}, {100 * dhi:+.1f}]",
-                         f"{m['p']:.3f}" if m["p"] >= 0.001 else "< 0.001"])
+            rows.append([_CAMONI[corpus], name, *_paired_cells(r["span"])])
     return _table(["corpus", "variant", "P", "R", "strict span F1 [95% CI]",
                    "delta F1 [95% CI]", "p"], rows, ["filter_variants_camoni.json"])
 

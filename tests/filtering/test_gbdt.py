@@ -308,15 +308,18 @@ def test_concept_features_hand_worked():
     np.testing.assert_array_equal(rows[:, :-len(CONCEPT_FEATURES)], plain)
 
 
-def test_concepts_option_round_trips(tmp_path, docs_and_candidates):
+@pytest.mark.parametrize(("options", "last", "table"), [
+    ({"concepts": True}, "name_concepts", "concept"),
+    ({"lexical": True, "concepts": True}, "long_form", "lexical"),
+])
+def test_option_priors_round_trip(tmp_path, docs_and_candidates, options, last, table):
     docs, cands = docs_and_candidates
-    cfg = FilterConfig(name="xlnel.gbdt.v1", options={"folds": 2, "max_iter": 20,
-                                                      "concepts": True})
+    cfg = FilterConfig(name="xlnel.gbdt.v1", options={"folds": 2, "max_iter": 20, **options})
     f = GradientBoostingFilter(cfg, "en").fit(docs, cands)
-    assert f.feature_names[-1] == "name_concepts" and f.priors.concept
+    assert f.feature_names[-1] == last and getattr(f.priors, table)
     f.save(tmp_path / "f")
     g = GradientBoostingFilter.load(tmp_path / "f", cfg, "en")
-    assert g.priors.concept == f.priors.concept
+    assert getattr(g.priors, table) == getattr(f.priors, table)
     for a, b in zip(f.score_batch(docs, cands), g.score_batch(docs, cands), strict=True):
         np.testing.assert_allclose(a, b)
 
@@ -407,9 +410,9 @@ def test_lexical_features_hand_worked():
                               "s:itis": [0, 1]}
     text = "Acute liver failure (ALF) and colitis; ALF again"
     doc = Document(id="d", text=text)
-    alf, liver_failure = Span(6, 19, "liver failure"), Span(21, 24, "ALF")
+    liver_failure, alf = Span(6, 19, "liver failure"), Span(21, 24, "ALF")
     colitis, alf2 = Span(30, 37, "colitis"), Span(39, 42, "ALF")
-    cands = [Candidate(alf, "C1", "liver failure", 1.0), Candidate(liver_failure, "C9", "alf", 1.0),
+    cands = [Candidate(liver_failure, "C1", "liver failure", 1.0), Candidate(alf, "C9", "alf", 1.0),
              Candidate(colitis, "C4", "colitis", 1.0), Candidate(alf2, "C9", "alf", 1.0)]
     rows = ex.transform(doc, cands, priors)
     cols = {name: rows[:, -len(LEXICAL_FEATURES) + i].tolist()
@@ -425,15 +428,3 @@ def test_lexical_features_hand_worked():
     plain = FeatureExtractor("en", frozenset()).transform(doc, cands, priors)
     np.testing.assert_array_equal(rows[:, :-len(LEXICAL_FEATURES)], plain)
 
-
-def test_lexical_option_round_trips(tmp_path, docs_and_candidates):
-    docs, cands = docs_and_candidates
-    cfg = FilterConfig(name="xlnel.gbdt.v1", options={"folds": 2, "max_iter": 20,
-                                                      "lexical": True, "concepts": True})
-    f = GradientBoostingFilter(cfg, "en").fit(docs, cands)
-    assert f.feature_names[-1] == "long_form" and f.priors.lexical
-    f.save(tmp_path / "f")
-    g = GradientBoostingFilter.load(tmp_path / "f", cfg, "en")
-    assert g.priors.lexical == f.priors.lexical
-    for a, b in zip(f.score_batch(docs, cands), g.score_batch(docs, cands), strict=True):
-        np.testing.assert_allclose(a, b)
