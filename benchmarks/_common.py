@@ -116,6 +116,18 @@ def write_result(name: str, results: dict[str, Any], settings: dict[str, Any] | 
     return target
 
 
+def paired_scores(base: Any, other: Any) -> dict[str, Any]:
+    """Pooled scores of ``other`` with a 95% document-bootstrap interval and its paired
+    bootstrap against ``base`` (per-document count arrays of the same documents, same order;
+    1,000 resamples, seed 0): the entry every variant benchmark writes per level."""
+    from xlnel.evaluation import bootstrap_counts, paired_bootstrap_counts
+
+    ci = bootstrap_counts(other, seed=0)
+    paired = paired_bootstrap_counts(base, other, seed=0)
+    return {**ci.scores.to_dict(), "f1_ci": list(ci.f1_ci), "delta_f1": paired.delta_f1,
+            "delta_f1_ci": list(paired.delta_f1_ci), "p": paired.p_value}
+
+
 def read_result(name: str, folder: Path | None = None) -> dict[str, Any]:
     """The whole result ``benchmarks/results/NAME.json`` (envelope and figures).
 

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from benchmarks import _oof
-from benchmarks._common import read_figures, write_result
-from xlnel.evaluation import bootstrap_counts, document_counts, paired_bootstrap_counts  # noqa: E402
+from benchmarks._common import paired_scores, read_figures, write_result
+from xlnel.evaluation import document_counts  # noqa: E402
 from xlnel.linkers.decide import choose_threshold, decide  # noqa: E402
 from xlnel.types import Candidate, Document  # noqa: E402
 
@@ -190,13 +190,8 @@ def compare(corpus: str, base: _oof.OutOfFold, other: _oof.OutOfFold) -> dict[st
     """Scores with 95% intervals and the paired test against ``base``, per level."""
     out = {}
     for level in levels(corpus):
-        a = document_counts(base.gold, base.pred, level)
-        b = document_counts(other.gold, other.pred, level)
-        ci = bootstrap_counts(b, seed=0)
-        paired = paired_bootstrap_counts(a, b, seed=0)
-        out[level] = {**ci.scores.to_dict(), "f1_ci": list(ci.f1_ci),
-                      "delta_f1": paired.delta_f1, "delta_f1_ci": list(paired.delta_f1_ci),
-                      "p": paired.p_value}
+        out[level] = paired_scores(document_counts(base.gold, base.pred, level),
+                                   document_counts(other.gold, other.pred, level))
     return out
 
 

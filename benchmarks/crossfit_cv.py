@@ -39,12 +39,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import read_figures, write_result
+from benchmarks._common import paired_scores, read_figures, write_result
 from benchmarks.cv_accuracy import BC5CDR, CAMONI, SEED
 from xlnel.config import PipelineConfig, load_config  # noqa: E402
 from xlnel.dictionary.dft import add_gold_names  # noqa: E402
 from xlnel.dictionary.dictionary import Dictionary  # noqa: E402
-from xlnel.evaluation import bootstrap_counts, paired_bootstrap_counts  # noqa: E402
 from xlnel.experiments import run_experiment  # noqa: E402
 from xlnel.experiments.runner import plan_cells  # noqa: E402
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData  # noqa: E402
@@ -89,11 +88,7 @@ def compare(base: Sequence[Mapping[str, Any]], other: Sequence[Mapping[str, Any]
     got_a, got_b = pooled_counts(base, level), pooled_counts(other, level)
     if got_a is None or got_b is None or got_a[0] != got_b[0]:
         raise ValueError(f"the two runs do not hold the same documents at {level} level")
-    ci = bootstrap_counts(got_b[1], seed=0)
-    paired = paired_bootstrap_counts(got_a[1], got_b[1], seed=0)
-    out: dict[str, Any] = {**ci.scores.to_dict(), "f1_ci": list(ci.f1_ci),
-                           "delta_f1": paired.delta_f1, "delta_f1_ci": list(paired.delta_f1_ci),
-                           "p": paired.p_value, "n_documents": paired.n_documents}
+    out: dict[str, Any] = {**paired_scores(got_a[1], got_b[1]), "n_documents": len(got_a[0])}
     if len(base) > 1:
         name = f"{level}_f1"
         deltas = [float(metric_value(b, name) or 0.0) - float(metric_value(a, name) or 0.0)

@@ -36,10 +36,10 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._common import write_result
+from benchmarks._common import paired_scores, write_result
 from benchmarks.cv_accuracy import BC5CDR, CAMONI, SEED
 from xlnel.config import PipelineConfig
-from xlnel.evaluation import bootstrap_counts, document_counts, paired_bootstrap_counts
+from xlnel.evaluation import document_counts
 from xlnel.experiments.runner import plan_cells
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData
 from xlnel.linkers.decide import decide_as
@@ -96,13 +96,7 @@ def run(config: str, folds: int | None, cache: Path) -> dict[str, Any]:
     for name, pred in preds.items():
         out[name] = {}
         for level in levels:
-            a = shipped[level]
-            b = document_counts(gold, pred, level)
-            ci = bootstrap_counts(b, seed=0)
-            paired = paired_bootstrap_counts(a, b, seed=0)
-            out[name][level] = {**ci.scores.to_dict(), "f1_ci": list(ci.f1_ci),
-                                "delta_f1": paired.delta_f1,
-                                "delta_f1_ci": list(paired.delta_f1_ci), "p": paired.p_value}
+            out[name][level] = paired_scores(shipped[level], document_counts(gold, pred, level))
     return out
 
 

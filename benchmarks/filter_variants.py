@@ -45,9 +45,9 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._common import write_result
+from benchmarks._common import paired_scores, write_result
 from benchmarks.cv_accuracy import BC5CDR, CAMONI, SEED, cross_validate
-from xlnel.evaluation import bootstrap_counts, document_counts, paired_bootstrap_counts
+from xlnel.evaluation import document_counts
 from xlnel.experiments.runner import plan_cells
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData
 from xlnel.experiments.summary import pooled_counts
@@ -89,15 +89,6 @@ def predictions(options: dict[str, Any], cache: Path, data: TrainingData,
     return docs, pred, t
 
 
-def compared(shipped: np.ndarray, variant: np.ndarray) -> dict[str, Any]:
-    """Pooled scores of ``variant`` with a 95% document-bootstrap interval, and its paired
-    bootstrap against ``shipped`` (per-document counts of the same documents, same order)."""
-    ci = bootstrap_counts(variant, seed=0)
-    paired = paired_bootstrap_counts(shipped, variant, seed=0)
-    return {**ci.scores.to_dict(), "f1_ci": list(ci.f1_ci), "delta_f1": paired.delta_f1,
-            "delta_f1_ci": list(paired.delta_f1_ci), "p": paired.p_value}
-
-
 def run(names: list[str], cache: Path, baseline: Path | None = None) -> dict[str, Any]:
     """``shipped`` (its scores from ``baseline`` when given) and every variant in ``names``,
     each compared with ``shipped``."""
@@ -110,7 +101,7 @@ def run(names: list[str], cache: Path, baseline: Path | None = None) -> dict[str
                       else predictions(VARIANTS[name], cache, data))
         out[name] = {"options": VARIANTS[name], "threshold": t}
         for level in LEVELS:
-            out[name][level] = compared(shipped[level], document_counts(gold, pred, level))
+            out[name][level] = paired_scores(shipped[level], document_counts(gold, pred, level))
         print(name, round(out[name]["concept"]["f1"], 4),
               round(out[name]["concept"]["delta_f1"], 4), out[name]["concept"]["p"], flush=True)
     return out
@@ -141,13 +132,14 @@ def run_camoni(names: list[str], communities: list[str], folds: int, work: Path,
         entry: dict[str, Any] = {"config": CAMONI[community],
                                  "documents": len(base["span"][0])}
         for name in ["shipped", *(n for n in names if n != "shipped")]:
-            got = camoni_counts(community, VARIANTS[name], folds, work / name / community, cache)
+            got = base if name == "shipped" else camoni_counts(
+                community, VARIANTS[name], folds, work / name / community, cache)
             entry[name] = {"options": VARIANTS[name]}
             for level in CAMONI_LEVELS:
                 ids, shipped = base[level]
                 order = {doc: i for i, doc in enumerate(got[level][0])}
                 variant = got[level][1][[order[doc] for doc in ids]]
-                entry[name][level] = compared(shipped, variant)
+                entry[name][level] = paired_scores(shipped, variant)
             span = entry[name]["span"]
             print(community, name, round(span["f1"], 4), round(span["delta_f1"], 4), span["p"],
                   flush=True)

@@ -1,26 +1,27 @@
-"""The paired comparison of benchmarks/filter_variants.py, on hand-worked counts."""
+"""The paired comparison every variant benchmark writes (benchmarks/_common.py), on
+hand-worked counts."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from benchmarks.filter_variants import compared
+from benchmarks._common import paired_scores
 
 
-def test_compared_scores_the_variant_and_its_delta() -> None:
+def test_paired_scores_scores_the_variant_and_its_delta() -> None:
     # shipped: tp 1, fp 1, fn 1 -> P = R = F1 = 0.5; variant: tp 2, fp 0, fn 0 -> F1 = 1.
     shipped = np.array([[1, 1, 0], [0, 0, 1]])
     variant = np.array([[1, 0, 0], [1, 0, 0]])
-    got = compared(shipped, variant)
+    got = paired_scores(shipped, variant)
     assert got["f1"] == pytest.approx(1.0)
     assert got["delta_f1"] == pytest.approx(0.5)
     assert got["f1_ci"] == pytest.approx([1.0, 1.0])
 
 
-def test_compared_with_itself_has_no_delta() -> None:
+def test_paired_scores_with_itself_has_no_delta() -> None:
     counts = np.array([[2, 1, 0], [1, 0, 2], [0, 1, 1]])
-    got = compared(counts, counts)
+    got = paired_scores(counts, counts)
     assert got["delta_f1"] == 0.0
     assert got["delta_f1_ci"] == [0.0, 0.0]
     assert got["p"] == pytest.approx(1.0)
