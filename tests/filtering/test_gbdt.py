@@ -360,15 +360,21 @@ def test_name_prior_counts_hand_worked(name_prior, expected):
 
 
 def test_name_prior_best_with_ties_and_no_gold():
-    from xlnel.filtering.features import _best_names
-    from xlnel.normalization import normalize_string
+    from xlnel.filtering.features import FeatureExtractor, Priors
+    from xlnel.types import Document
 
+    ex = FeatureExtractor("en", frozenset(), name_prior="best")
+    doc = Document(id="d", text="flu")
     span = Span(0, 3, "flu")
     cands = [Candidate(span, "C1", "flu", 0.9), Candidate(span, "C2", "flue", 0.9),
              Candidate(span, "C3", "fly", 0.6)]
-    out = _best_names(cands, np.zeros(3, dtype=bool), lambda t: normalize_string(t, "en"))
-    assert sorted(out) == [("flu", False), ("flue", False)]
-    assert _best_names([], np.zeros(0, dtype=bool), str) == []
+    priors = Priors()
+    ex.count(priors, doc, cands, np.zeros(3, dtype=bool))
+    # both tied best names count once as not gold; the weaker "fly" is not counted
+    assert sorted(priors.name.items()) == [("flu", [0, 1]), ("flue", [0, 1])]
+    empty = Priors()
+    ex.count(empty, doc, [], np.zeros(0, dtype=bool))
+    assert empty.name == {}
 
 
 def test_name_prior_option_is_checked_and_fits(docs_and_candidates):

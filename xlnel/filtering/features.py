@@ -39,7 +39,7 @@ import bisect
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -159,18 +159,22 @@ class FeatureExtractor:
         """Add one document's candidates to the prior counts."""
         span_pos: dict[tuple[int, int], bool] = {}
         word_start: dict[tuple[int, int], int] = {}
-        if self.name_prior == "best":
-            for name, y in _best_names(candidates, labels, self.norm):
-                priors.add("name", name, y)
         for cand, y in zip(candidates, labels, strict=True):
             if self.name_prior == "all":
                 priors.add("name", self.norm(cand.name), bool(y))
             key = (cand.span.start, cand.span.end)
             span_pos[key] = span_pos.get(key, False) or bool(y)
             word_start[key] = cand.span.start - len(cand.span.stripped_prefix)
+        if self.name_prior == "best":
+            # a name standing for several concepts at a span counts once there
+            best_names = dict.fromkeys((key, self.norm(c.name))
+                                       for key, c in _at_span_best(candidates))
+            for key, name in best_names:
+                priors.add("name", name, span_pos[key])
         if self.concepts:
-            for (_, cid), y in _best_concepts(candidates, span_pos).items():
-                priors.add("concept", cid, y)
+            for key, cid in dict.fromkeys((key, c.concept_id)
+                                          for key, c in _at_span_best(candidates)):
+                priors.add("concept", cid, span_pos[key])
         for (s, e), y in span_pos.items():
             norm = self.norm(document.text[s:e])
             priors.add("mention", norm, y)
@@ -379,39 +383,17 @@ def provenance_columns(candidates: Sequence[Candidate], group: np.ndarray, score
     return np.column_stack([generated.astype(np.float64), annotation, entry, best_given[group]])
 
 
-def _best_names(candidates: Sequence[Candidate], labels: np.ndarray,
-                norm: Callable[[str], str]) -> list[tuple[str, bool]]:
-    """Per span, each distinct normalised name among its best-scoring candidates, with whether
-    the span is gold (a name standing for several concepts counts once per span)."""
-    best: dict[tuple[int, int], float] = {}
-    gold: dict[tuple[int, int], bool] = {}
-    for c, y in zip(candidates, labels, strict=True):
-        key = (c.span.start, c.span.end)
-        best[key] = max(best.get(key, c.score), c.score)
-        gold[key] = gold.get(key, False) or bool(y)
-    out: dict[tuple[tuple[int, int], str], bool] = {}
-    for c in candidates:
-        key = (c.span.start, c.span.end)
-        if c.score >= best[key]:
-            out[(key, norm(c.name))] = gold[key]
-    return [(name, y) for (_, name), y in out.items()]
-
-
-def _best_concepts(candidates: Sequence[Candidate],
-                   span_gold: dict[tuple[int, int], bool]) -> dict[tuple[tuple[int, int], str],
-                                                                   bool]:
-    """Per (span, concept) among each span's best-scoring candidates: whether the span is gold
-    (so a concept counts once per span)."""
+def _at_span_best(candidates: Sequence[Candidate]
+                  ) -> Iterator[tuple[tuple[int, int], Candidate]]:
+    """Each candidate with its span's best matcher score, with the span's (start, end)."""
     best: dict[tuple[int, int], float] = {}
     for c in candidates:
         key = (c.span.start, c.span.end)
         best[key] = max(best.get(key, c.score), c.score)
-    out: dict[tuple[tuple[int, int], str], bool] = {}
     for c in candidates:
         key = (c.span.start, c.span.end)
         if c.score >= best[key]:
-            out[(key, c.concept_id)] = span_gold[key]
-    return out
+            yield key, c
 
 
 def concept_columns(candidates: Sequence[Candidate], group: np.ndarray,
