@@ -15,7 +15,9 @@ levels span, concept and document (1,000 resamples, two-sided p).
   repeats of the text in the document, matcher margin, overlap with a better span);
 - ``concepts``: ``filter.options.concepts`` (what the training documents say about the
   candidate's concept);
-- ``lexical+extended``: both.
+- ``lexical+extended``: both;
+- ``ngrams``: ``filter.options.ngrams`` (mention and name priors predicted from character
+  n-grams, for texts the training documents never showed); ``no-ngrams``: the same option off.
 
 ``--baseline-scores DIR`` takes the shipped filter's dev scores and threshold from a scores
 folder of a stage cache (``scores.npz``, ``threshold.json``) instead of the shipped config's
@@ -63,6 +65,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "extended": {"extended": True},
     "concepts": {"concepts": True},
     "lexical+extended": {"lexical": True, "extended": True},
+    "ngrams": {"ngrams": True},
+    "no-ngrams": {"ngrams": False},
 }
 LEVELS = ("span", "concept", "document")
 CAMONI_LEVELS = ("span", "overlap", "span-prefix")

@@ -311,6 +311,8 @@ def test_concept_features_hand_worked():
 @pytest.mark.parametrize(("options", "last", "table"), [
     ({"concepts": True}, "name_concepts", "concept"),
     ({"lexical": True, "concepts": True}, "long_form", "lexical"),
+    ({"ngrams": True}, "name_ngram", "mention"),
+    ({"lexical": True, "ngrams": True}, "name_ngram", "lexical"),
 ])
 def test_option_priors_round_trip(tmp_path, docs_and_candidates, options, last, table):
     docs, cands = docs_and_candidates
@@ -434,3 +436,32 @@ def test_lexical_features_hand_worked():
     plain = FeatureExtractor("en", frozenset()).transform(doc, cands, priors)
     np.testing.assert_array_equal(rows[:, :-len(LEXICAL_FEATURES)], plain)
 
+
+def test_ngram_columns_follow_the_lexical_ones(docs_and_candidates):
+    from xlnel.filtering.features import FeatureExtractor, count_priors
+    from xlnel.filtering.ngram_priors import NGRAM_FEATURES
+
+    docs, cands = docs_and_candidates
+    labels = [label_candidates(d, c, "span") for d, c in zip(docs, cands, strict=True)]
+    both = FeatureExtractor("en", frozenset(), lexical=True, ngrams=True)
+    assert both.feature_names[-len(NGRAM_FEATURES):] == NGRAM_FEATURES
+    priors = count_priors(both, docs, cands, labels)
+    rows = both.transform(docs[0], cands[0], priors)
+    lexical = FeatureExtractor("en", frozenset(), lexical=True).transform(docs[0], cands[0],
+                                                                           priors)
+    np.testing.assert_array_equal(rows[:, :-len(NGRAM_FEATURES)], lexical)
+    assert ((rows[:, -2:] > 0) & (rows[:, -2:] < 1)).all()
+    # the span text's column is the mention model's prediction for it
+    model = both.ngram_models(priors)[0]
+    expected = model.predict([both.norm(c.span.text) for c in cands[0]])
+    np.testing.assert_allclose(rows[:, -2], expected, rtol=1e-6)
+
+
+def test_saved_ngram_filter_without_its_arrays_is_refused(tmp_path, docs_and_candidates):
+    docs, cands = docs_and_candidates
+    cfg = FilterConfig(name="xlnel.gbdt.v1", options={"folds": 2, "max_iter": 5,
+                                                       "ngrams": True})
+    GradientBoostingFilter(cfg, "en").fit(docs, cands).save(tmp_path / "f")
+    (tmp_path / "f" / "ngram_priors.npz").unlink()
+    with pytest.raises(ArtifactError, match="ngram_priors.npz"):
+        GradientBoostingFilter.load(tmp_path / "f", cfg, "en")

@@ -31,6 +31,10 @@ little about the name's exact matches, which are the rows a per-span filter scor
 With ``lexical``, the last columns are :data:`~xlnel.filtering.lexical_features.LEXICAL_FEATURES`:
 the priors of the span's last word and of its ending, and whether the document defines the
 span as an abbreviation or as the long form of one.
+
+With ``ngrams``, the last two columns are :data:`~xlnel.filtering.ngram_priors.NGRAM_FEATURES`:
+the mention and name priors predicted from the character n-grams of the span's text and of the
+name, which reach texts the training documents never showed.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ import numpy as np
 
 from xlnel.dictionary.dictionary import GENERATED_SOURCES
 from xlnel.filtering.lexical_features import LEXICAL_FEATURES, lexical_columns, lexical_keys
+from xlnel.filtering.ngram_priors import NGRAM_FEATURES, NGRAM_TABLES, NgramPrior
 from xlnel.normalization import normalize_string
 from xlnel.types import Candidate, Document
 
@@ -116,7 +121,7 @@ class FeatureExtractor:
     def __init__(self, lang: str, stopwords: frozenset[str], window: int = 0,
                  extended: bool = False, provenance: bool = False,
                  concepts: bool = False, name_prior: str = "all",
-                 lexical: bool = False) -> None:
+                 lexical: bool = False, ngrams: bool = False) -> None:
         if window < 0:
             raise ValueError(f"window must be at least 0 words, got {window}")
         if name_prior not in NAME_PRIORS:
@@ -130,6 +135,12 @@ class FeatureExtractor:
         self.provenance = provenance
         self.concepts = concepts
         self.lexical = lexical
+        self.ngrams = ngrams
+        # the n-gram models of the priors they were fitted on (identity and version), and
+        # their predictions per text
+        self._ngram_of: tuple[Priors, int] | None = None
+        self._ngram_models: tuple[NgramPrior, ...] = ()
+        self._ngram_cache: tuple[dict[str, float], ...] = ()
         # the same span text recurs for each of its candidates and names recur across spans
         self._norms: dict[str, str] = {}
         # per name: (normalised name, its length, name prior, log1p(seen)) under _rows_of
@@ -152,7 +163,34 @@ class FeatureExtractor:
                 + (EXTENDED_FEATURES if self.extended else ()) + PAIR_FEATURES
                 + (PROVENANCE_FEATURES if self.provenance else ())
                 + (CONCEPT_FEATURES if self.concepts else ())
-                + (LEXICAL_FEATURES if self.lexical else ()))
+                + (LEXICAL_FEATURES if self.lexical else ())
+                + (NGRAM_FEATURES if self.ngrams else ()))
+
+    def ngram_models(self, priors: Priors) -> tuple[NgramPrior, ...]:
+        """The n-gram models of ``priors`` (:data:`NGRAM_TABLES` order), fitted on first use
+        and kept while the same priors stay unchanged."""
+        if self._ngram_of is None or self._ngram_of[0] is not priors \
+                or self._ngram_of[1] != priors.version:
+            self.set_ngram_models(priors, tuple(NgramPrior.fit(getattr(priors, table))
+                                                for table in NGRAM_TABLES))
+        return self._ngram_models
+
+    def set_ngram_models(self, priors: Priors, models: Sequence[NgramPrior]) -> None:
+        """Use ``models`` (fitted on ``priors``, e.g. loaded with a saved filter)."""
+        self._ngram_of = (priors, priors.version)
+        self._ngram_models = tuple(models)
+        self._ngram_cache = tuple({} for _ in models)
+
+    def _ngram_values(self, table: int, texts: Sequence[str], priors: Priors) -> np.ndarray:
+        """The n-gram prior of each normalised text from model ``table``."""
+        model = self.ngram_models(priors)[table]
+        cache = self._ngram_cache[table]
+        todo = [t for t in dict.fromkeys(texts) if t not in cache]
+        if todo:
+            if len(cache) >= 1_000_000:
+                cache.clear()
+            cache.update(zip(todo, model.predict(todo).tolist(), strict=True))
+        return np.fromiter((cache[t] for t in texts), dtype=np.float64, count=len(texts))
 
     def count(self, priors: Priors, document: Document, candidates: Sequence[Candidate],
               labels: np.ndarray) -> None:
@@ -226,7 +264,9 @@ class FeatureExtractor:
         span_norms = [self.norm(candidates[i].span.text) for i in first.tolist()]
         n_concept = len(CONCEPT_FEATURES) if self.concepts else 0
         n_lexical = len(LEXICAL_FEATURES) if self.lexical else 0
-        n_last = (len(PROVENANCE_FEATURES) if self.provenance else 0) + n_concept + n_lexical
+        n_ngram = len(NGRAM_FEATURES) if self.ngrams else 0
+        n_last = ((len(PROVENANCE_FEATURES) if self.provenance else 0) + n_concept + n_lexical
+                  + n_ngram)
         n_span = len(self.feature_names) - len(PAIR_FEATURES) - n_last
         n_own = n_span - (len(EXTENDED_FEATURES) if self.extended else 0)
         span_rows = np.array(
@@ -241,15 +281,18 @@ class FeatureExtractor:
         rows[:, :n_span] = span_rows[group]
         rows[:, n_span:n_span + len(PAIR_FEATURES)] = self._pair_columns(
             candidates, group, scores, better, best, span_norms, priors)
-        end = rows.shape[1] - n_lexical
+        end = rows.shape[1] - n_lexical - n_ngram
         if self.provenance:
             rows[:, end - n_concept - len(PROVENANCE_FEATURES):end - n_concept] = \
                 provenance_columns(candidates, group, scores, len(groups))
         if self.concepts:
             rows[:, end - n_concept:end] = concept_columns(candidates, group, priors)
         if self.lexical:
-            rows[:, end:] = lexical_columns(document.text, list(groups), span_norms,
-                                            priors)[group]
+            rows[:, end:end + n_lexical] = lexical_columns(document.text, list(groups),
+                                                           span_norms, priors)[group]
+        if self.ngrams:
+            rows[:, -2] = self._ngram_values(0, span_norms, priors)[group]
+            rows[:, -1] = self._ngram_values(1, [self.norm(c.name) for c in candidates], priors)
         return rows
 
     def _extended_columns(self, text: str, candidates: Sequence[Candidate], first: np.ndarray,

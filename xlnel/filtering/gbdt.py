@@ -12,8 +12,10 @@ about the candidate's concept (:data:`~xlnel.filtering.features.CONCEPT_FEATURES
 ``name_prior`` (``all`` or ``best``) says which candidates a name's prior counts (see
 :mod:`xlnel.filtering.features`); option ``lexical`` adds the priors of the span's last word and
 ending and whether the document defines it as an abbreviation
-(:data:`~xlnel.filtering.lexical_features.LEXICAL_FEATURES`). The saved ``filter.json`` lists the
-features; a filter saved without an option loads with it off.
+(:data:`~xlnel.filtering.lexical_features.LEXICAL_FEATURES`); option ``ngrams`` adds the mention
+and name priors predicted from character n-grams, for texts the training documents never
+showed (:mod:`xlnel.filtering.ngram_priors`, saved as ``ngram_priors.npz``). The saved
+``filter.json`` lists the features; a filter saved without an option loads with it off.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from xlnel.filtering.base import CandidateFilter, register_filter
 from xlnel.filtering.encoder_features import EmbeddingStore, EncoderFeatures
 from xlnel.filtering.features import FeatureExtractor, Priors, count_priors
 from xlnel.filtering.labels import label_candidates
+from xlnel.filtering.ngram_priors import load_ngram_priors, save_ngram_priors
 from xlnel.linkers.decide import choose_threshold
 from xlnel.types import Candidate, Document
 from xlnel.version import __version__
@@ -43,14 +46,17 @@ logger = logging.getLogger(__name__)
 
 _TREES = "trees.npz"
 _PCA = "encoder_pca.npz"
+_NGRAMS = "ngram_priors.npz"
 _Model: TypeAlias = "TreeEnsemble | HistGradientBoostingClassifier"
 
 #: Options a saved filter may not list, with the value its features were computed with.
-_ABSENT = {"provenance": False, "concepts": False, "name_prior": "all", "lexical": False}
+_ABSENT = {"provenance": False, "concepts": False, "name_prior": "all", "lexical": False,
+           "ngrams": False}
 _DEFAULTS = {"folds": 5, "max_iter": 300, "learning_rate": 0.08, "max_leaf_nodes": 31,
              "l2_regularization": 1.0, "seed": 0, "unit": "auto",
              "window": 0, "extended": False, "provenance": False, "concepts": False,
-             "name_prior": "all", "lexical": False, "encoder": None, "encoder_pca": 0,
+             "name_prior": "all", "lexical": False, "ngrams": False, "encoder": None,
+             "encoder_pca": 0,
              "encoder_context_words": 24}
 
 
@@ -95,7 +101,8 @@ class GradientBoostingFilter(CandidateFilter):
                                           bool(self.options["provenance"]),
                                           bool(self.options["concepts"]),
                                           str(self.options["name_prior"]),
-                                          bool(self.options["lexical"]))
+                                          bool(self.options["lexical"]),
+                                          bool(self.options["ngrams"]))
         #: Frozen-encoder columns (option ``encoder``: a model name, hub id or folder).
         self.encoder_features: EncoderFeatures | None = None
         if self.options["encoder"]:
@@ -237,6 +244,8 @@ class GradientBoostingFilter(CandidateFilter):
                                                encoding="utf-8")
         if self.encoder_features is not None:
             self.encoder_features.save(directory / _PCA)
+        if self.extractor.ngrams:
+            save_ngram_priors(self.extractor.ngram_models(self.priors), directory / _NGRAMS)
         meta = {"xlnel_version": __version__, "filter": self.registered_name,
                 "threshold": self.threshold, "options": self.options,
                 "features": list(self.feature_names)}
@@ -275,6 +284,8 @@ class GradientBoostingFilter(CandidateFilter):
         raw = json.loads((directory / "priors.json").read_text(encoding="utf-8"))
         f.priors = Priors(raw["mention"], raw["name"], raw["context"], raw.get("window", {}),
                           raw.get("concept", {}), raw.get("lexical", {}))
+        if f.extractor.ngrams:
+            f.extractor.set_ngram_models(f.priors, load_ngram_priors(directory / _NGRAMS))
         f.threshold = meta["threshold"] if config.threshold is None else config.threshold
         return f
 
