@@ -23,7 +23,16 @@ last step, scores to links, changes:
 Each variant gets pooled scores with 95% document-bootstrap intervals and the paired bootstrap
 against ``shipped`` at every level of the corpus (1,000 resamples, two-sided p).
 
-    python -m benchmarks decision_variants [--cache DIR] [NAME ...]
+NAME is among ``bc5cdr`` (train -> dev), ``bc5cdr-train`` and the Camoni communities.
+``bc5cdr-train`` checks the BC5CDR decisions without dev: the shipped BC5CDR config
+cross-validated inside ``train.pubtator`` (5 folds by abstract, ``data.test`` unset, each fold
+trained on the other four with its own cross-fitted DFT and filter), pooled out of fold. Its
+cells are not those of ``cv_accuracy.py``: the first call computes them into the cache (about
+20 minutes a fold on one core), and each cell may be computed by a process of its own
+beforehand with ``--cells-only --fold K``.
+
+    python -m benchmarks decision_variants [--cache DIR] [--name RESULT] [NAME ...]
+    python -m benchmarks decision_variants [--cache DIR] --cells-only --fold K bc5cdr-train
 """
 
 from __future__ import annotations
@@ -74,12 +83,25 @@ VARIANTS: dict[str, Rule] = {
 }
 
 
-def run(config: str, folds: int | None, cache: Path) -> dict[str, Any]:
-    """Every variant on the cached cells of one config, compared with ``shipped``."""
+#: The BC5CDR config cross-validated inside its training file (dev is not read).
+TRAIN_CV = {"data.test": None}
+
+
+def cells(name: str) -> list[PipelineConfig]:
+    """The resolved configs of the cells of corpus ``name``."""
+    if name == "bc5cdr":
+        return [cfg for _, cfg in plan_cells(BC5CDR, {}, [SEED])]
+    if name == "bc5cdr-train":
+        return [cfg for _, cfg in plan_cells(BC5CDR, {}, [SEED], TRAIN_CV, folds=5)]
+    return [cfg for _, cfg in plan_cells(CAMONI[name], {}, [SEED], folds=5)]
+
+
+def run(name: str, cache: Path) -> dict[str, Any]:
+    """Every variant on the cached cells of corpus ``name``, compared with ``shipped``."""
     gold: list[Document] = []
     preds: dict[str, list[Document]] = {name: [] for name in VARIANTS}
     data = TrainingData()
-    for _, cfg in plan_cells(config, {}, [SEED], folds=folds):
+    for cfg in cells(name):
         stages = CellStages(cfg, StageCache(cache), data)
         docs = stages.test_documents()
         cands = stages.test_candidates()
@@ -90,7 +112,7 @@ def run(config: str, folds: int | None, cache: Path) -> dict[str, Any]:
         for name, rule in VARIANTS.items():
             preds[name] += [rule(cfg, d, c, s, t, lexicon)
                             for d, c, s in zip(docs, cands, scores, strict=True)]
-    levels = ["span", "concept", "document"] if config == BC5CDR else ["span"]
+    levels = ["span", "concept", "document"] if name.startswith("bc5cdr") else ["span"]
     shipped = {level: document_counts(gold, preds["shipped"], level) for level in levels}
     out: dict[str, Any] = {}
     for name, pred in preds.items():
@@ -102,21 +124,33 @@ def run(config: str, folds: int | None, cache: Path) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("names", nargs="*", default=["bc5cdr"])
+    parser.add_argument("names", nargs="*", default=["bc5cdr"],
+                        choices=["bc5cdr", "bc5cdr-train", *CAMONI])
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
+    parser.add_argument("--name", default="decision_variants",
+                        help="Results file name under benchmarks/results.")
+    parser.add_argument("--cells-only", action="store_true",
+                        help="Compute the scores of one cell (--fold) into the cache and stop.")
+    parser.add_argument("--fold", type=int, default=0)
     args = parser.parse_args()
     t0 = time.perf_counter()
+    if args.cells_only:
+        for name in args.names:
+            CellStages(cells(name)[args.fold], StageCache(args.cache), TrainingData(),
+                       progress=True).scores()
+        return
     results = {}
     for name in args.names:
-        config = BC5CDR if name == "bc5cdr" else CAMONI[name]
-        results[name] = run(config, None if name == "bc5cdr" else 5, args.cache)
+        results[name] = run(name, args.cache)
         for variant, r in results[name].items():
-            level = "concept" if name == "bc5cdr" else "span"
+            level = "concept" if name.startswith("bc5cdr") else "span"
             print(name, variant, round(r[level]["f1"], 4), round(r[level]["delta_f1"], 4),
                   r[level]["p"], flush=True)
-    write_result("decision_variants", {
+    write_result(args.name, {
         "protocol": "the cells of cv_accuracy.py (Camoni 5-fold CV by document, BC5CDR train "
-                    "-> dev) from the stage cache; only the decision step varies",
+                    "-> dev) or (bc5cdr-train) the BC5CDR config by 5-fold CV by document "
+                    "inside train.pubtator, from the stage cache; only the decision step "
+                    "varies",
         "test": "paired bootstrap over documents against shipped, 1000 resamples, two-sided p",
         "results": results, "seconds": round(time.perf_counter() - t0, 1)})
 

@@ -553,28 +553,49 @@ def decision_variants() -> str:
                    "delta F1 [95% CI]", "p"], rows, ["decision_variants.json"])
 
 
-def filter_variants() -> str:
-    """Filter options on BC5CDR dev, paired against the shipped config (filter_variants.py)."""
+def _filter_variants_table(name: str) -> str:
+    """Filter options on BC5CDR dev, paired against the shipped config, from ``name``."""
     rows = []
-    for name, r in _load("filter_variants.json")["results"].items():
+    for variant, r in _load(name)["results"].items():
         options = ", ".join(f"{k}: {str(v).lower()}" for k, v in r["options"].items())
         for level in ("span", "concept", "document"):
-            rows.append([name, options, level, *_paired_cells(r[level])])
+            rows.append([variant, options, level, *_paired_cells(r[level])])
     return _table(["variant", "filter.options", "level", "P", "R", "F1 [95% CI]",
-                   "delta F1 [95% CI]", "p"], rows, ["filter_variants.json"])
+                   "delta F1 [95% CI]", "p"], rows, [name])
+
+
+def _filter_variants_camoni_table(name: str) -> str:
+    """Filter options on Camoni by 5-fold CV, strict span level, paired against the shipped
+    configs, from ``name``."""
+    rows = []
+    for corpus, entry in _load(name)["results"].items():
+        for variant, r in entry.items():
+            if not isinstance(r, dict) or "span" not in r:
+                continue
+            rows.append([_CAMONI[corpus], variant, *_paired_cells(r["span"])])
+    return _table(["corpus", "variant", "P", "R", "strict span F1 [95% CI]",
+                   "delta F1 [95% CI]", "p"], rows, [name])
+
+
+def filter_variants() -> str:
+    """Filter options on BC5CDR dev against the config without the lexical features
+    (filter_variants.py)."""
+    return _filter_variants_table("filter_variants.json")
+
+
+def filter_variants_ngrams() -> str:
+    """The n-gram priors on BC5CDR dev against the config with the lexical features."""
+    return _filter_variants_table("filter_variants_ngrams.json")
 
 
 def filter_variants_camoni() -> str:
-    """Filter options on Camoni by 5-fold CV, strict span level, paired against the shipped
-    configs (filter_variants.py --camoni)."""
-    rows = []
-    for corpus, entry in _load("filter_variants_camoni.json")["results"].items():
-        for name, r in entry.items():
-            if not isinstance(r, dict) or "span" not in r:
-                continue
-            rows.append([_CAMONI[corpus], name, *_paired_cells(r["span"])])
-    return _table(["corpus", "variant", "P", "R", "strict span F1 [95% CI]",
-                   "delta F1 [95% CI]", "p"], rows, ["filter_variants_camoni.json"])
+    """Filter options on Camoni by 5-fold CV (filter_variants.py --camoni)."""
+    return _filter_variants_camoni_table("filter_variants_camoni.json")
+
+
+def filter_variants_camoni_ngrams() -> str:
+    """The n-gram priors on Camoni by 5-fold CV."""
+    return _filter_variants_camoni_table("filter_variants_camoni_ngrams.json")
 
 
 def reference_figures() -> str:
@@ -633,7 +654,8 @@ TABLES: dict[str, Callable[[], str]] = {
                             adapt_new_language_ja_encoder,
                             dictionary_coverage, dictionary_e2e,
                             accuracy_cv, accuracy_cv_gpu, decision_variants, filter_variants,
-                            filter_variants_camoni,
+                            filter_variants_camoni, filter_variants_ngrams,
+                            filter_variants_camoni_ngrams,
                             reference_figures,
                             protocol_bc5cdr)
 }
