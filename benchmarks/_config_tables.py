@@ -47,6 +47,12 @@ _GBDT_OPTIONS = {
                "characters, and whether the document defines the span as an abbreviation "
                "(\"long form (SF)\") or ends the long form of one (a filter saved without them "
                "loads with false).",
+    "ngrams": "Add two features that reach texts the training documents never showed: the "
+              "mention prior and the name prior predicted from character 2-5-grams of the "
+              "span's text and of the candidate's name, by a logistic regression fitted (out of "
+              "fold) to the share of gold occurrences of each text in the prior tables, each "
+              "text weighing one; saved as `ngram_priors.npz` (a filter saved without them "
+              "loads with false).",
     "encoder": "Registered name, Hugging Face id or local folder of a frozen sentence encoder "
                "whose cosines (sentence piece-name, span-name, sentence piece-span) become "
                "three features; none adds none.",
