@@ -72,3 +72,13 @@ def test_merge_keeps_an_earlier_provenance_and_starts_a_new_file(tmp_path):
     _write(tmp_path, {"diabetes": {"f1": 0.7, "recorded_by": first}}, "second")
     assert merge_entries({}, folder=tmp_path)["diabetes"]["recorded_by"] == first
     assert merge_entries({"x": {}}, folder=tmp_path / "none") == {"x": {}}
+
+
+def test_bc5cdr_train_is_cross_validated_without_dev() -> None:
+    from benchmarks.cv_accuracy import BC5CDR, CROSS_VALIDATED
+
+    config, added = CROSS_VALIDATED["bc5cdr-train"]
+    assert config == BC5CDR and added == {"data.test": None}
+    key = summary_key(config, added, 5, True)
+    assert key["config"]["data"]["test"] is None
+    assert key != summary_key(config, {}, 5, True)
