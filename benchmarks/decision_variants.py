@@ -96,12 +96,12 @@ def cells(name: str) -> list[PipelineConfig]:
     return [cfg for _, cfg in plan_cells(CAMONI[name], {}, [SEED], folds=5)]
 
 
-def run(name: str, cache: Path) -> dict[str, Any]:
-    """Every variant on the cached cells of corpus ``name``, compared with ``shipped``."""
+def run(corpus: str, cache: Path) -> dict[str, Any]:
+    """Every variant on the cached cells of ``corpus``, compared with ``shipped``."""
     gold: list[Document] = []
     preds: dict[str, list[Document]] = {name: [] for name in VARIANTS}
     data = TrainingData()
-    for cfg in cells(name):
+    for cfg in cells(corpus):
         stages = CellStages(cfg, StageCache(cache), data)
         docs = stages.test_documents()
         cands = stages.test_candidates()
@@ -112,7 +112,7 @@ def run(name: str, cache: Path) -> dict[str, Any]:
         for name, rule in VARIANTS.items():
             preds[name] += [rule(cfg, d, c, s, t, lexicon)
                             for d, c, s in zip(docs, cands, scores, strict=True)]
-    levels = ["span", "concept", "document"] if name.startswith("bc5cdr") else ["span"]
+    levels = ["span", "concept", "document"] if corpus.startswith("bc5cdr") else ["span"]
     shipped = {level: document_counts(gold, preds["shipped"], level) for level in levels}
     out: dict[str, Any] = {}
     for name, pred in preds.items():
