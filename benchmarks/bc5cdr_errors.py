@@ -12,6 +12,14 @@ offsets), ``unseen_concept`` (candidates at the offsets, none of the gold concep
 matching miss), ``filtered`` (the gold concept's candidate scored below the threshold);
 false positives: ``wrong_concept``, ``boundary``, ``no_gold`` (no gold mention overlaps).
 
+At the document level (the BioCreative V CDR measure), every missed (abstract, concept) pair
+is put in one class, split by whether the training documents annotated the concept
+(``train_concept``) or not (``new_concept``): ``composite`` (its every gold mention is a
+composite ``A|B``), ``other_concept`` (a link at the exact offsets of one of its mentions, with
+another concept), ``boundary`` (a link overlaps one of its mentions), ``unlinked`` (no link
+touches any of them); every wrong (abstract, concept) pair is ``overlaps_gold`` (one of its
+links overlaps a gold mention) or ``no_gold``.
+
     python -m benchmarks bc5cdr_errors [--cache DIR]
 """
 
@@ -75,6 +83,35 @@ def classify(gold: Document, cands: list[Candidate], scores: Any, pred: Document
         fp[f"{cls}/{seen}"] += 1
 
 
+def _ids(link: Link) -> set[str]:
+    """The concept ids of a link, composites split, ``-1`` left out."""
+    return {c for cid in link.concept_ids for c in cid.split("|") if c and c != "-1"}
+
+
+def classify_documents(gold: Document, pred: Document, known: set[str], fn: Counter[str],
+                       fp: Counter[str]) -> None:
+    """Count one document's document-level errors into ``fn`` and ``fp`` (keys ``type/class/
+    seen`` and ``class``)."""
+    gold_ids = {c for g in gold.entities for c in _ids(g)}
+    pred_ids = {c for p in pred.entities for c in _ids(p)}
+    for cid in sorted(gold_ids - pred_ids):
+        mentions = [g for g in gold.entities if cid in _ids(g)]
+        if all(any("|" in c for c in g.concept_ids) for g in mentions):
+            cls = "composite"
+        elif any((p.start, p.end) == (g.start, g.end) for p in pred.entities for g in mentions):
+            cls = "other_concept"
+        elif any(p.start < g.end and g.start < p.end for p in pred.entities for g in mentions):
+            cls = "boundary"
+        else:
+            cls = "unlinked"
+        seen = "train_concept" if cid in known else "new_concept"
+        fn[f"{mentions[0].type}/{cls}/{seen}"] += 1
+    for cid in sorted(pred_ids - gold_ids):
+        links = [p for p in pred.entities if cid in _ids(p)]
+        overlaps = any(p.start < g.end and g.start < p.end for p in links for g in gold.entities)
+        fp["overlaps_gold" if overlaps else "no_gold"] += 1
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
@@ -88,14 +125,20 @@ def main() -> None:
     lk = cfg.linker
     fn: Counter[str] = Counter()
     fp: Counter[str] = Counter()
+    doc_fn: Counter[str] = Counter()
+    doc_fp: Counter[str] = Counter()
+    known_concepts = {c for d in stages.train_documents() for g in d.entities for c in _ids(g)}
     for d, c, s in zip(docs, cands, scores, strict=True):
         pred = decide_as(d, c, s, t, lk, lexicon)
         adjusted = lexicon.adjust(c, s, t, lk.lexicon_rate) if lk.lexicon else s
         classify(d, c, adjusted, pred, t, set(lexicon.concepts), fn, fp)
+        classify_documents(d, pred, known_concepts, doc_fn, doc_fp)
     write_result("bc5cdr_errors", {
         "config": BC5CDR, "train": "train.pubtator", "scored_on": "dev.pubtator",
         "level": "concept (mention)", "threshold": t,
         "false_negatives": dict(sorted(fn.items())), "false_positives": dict(sorted(fp.items())),
+        "document_false_negatives": dict(sorted(doc_fn.items())),
+        "document_false_positives": dict(sorted(doc_fp.items())),
         "seconds": round(time.perf_counter() - t0, 1)})
 
 
