@@ -15,7 +15,7 @@ false positives: ``wrong_concept``, ``boundary``, ``no_gold`` (no gold mention o
 At the document level (the BioCreative V CDR measure), every missed (abstract, concept) pair
 is put in one class, split by whether the training documents annotated the concept
 (``train_concept``) or not (``new_concept``): ``composite`` (its every gold mention is a
-composite ``A|B``), ``other_concept`` (a link at the exact offsets of one of its mentions, with
+composite, linked to several concepts), ``other_concept`` (a link at the exact offsets of one of its mentions, with
 another concept), ``boundary`` (a link overlaps one of its mentions), ``unlinked`` (no link
 touches any of them); every wrong (abstract, concept) pair is ``overlaps_gold`` (one of its
 links overlaps a gold mention) or ``no_gold``.
@@ -96,7 +96,7 @@ def classify_documents(gold: Document, pred: Document, known: set[str], fn: Coun
     pred_ids = {c for p in pred.entities for c in _ids(p)}
     for cid in sorted(gold_ids - pred_ids):
         mentions = [g for g in gold.entities if cid in _ids(g)]
-        if all(any("|" in c for c in g.concept_ids) for g in mentions):
+        if all(len(_ids(g)) > 1 for g in mentions):
             cls = "composite"
         elif any((p.start, p.end) == (g.start, g.end) for p in pred.entities for g in mentions):
             cls = "other_concept"

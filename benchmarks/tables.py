@@ -574,6 +574,30 @@ def decision_variants_bc5cdr_train() -> str:
     return _decision_variants_table("decision_variants_bc5cdr_train.json")
 
 
+def bc5cdr_errors() -> str:
+    """Where the shipped BC5CDR pipeline errs on dev, at mention and document level."""
+    data = _load("bc5cdr_errors.json")
+    rows: list[Row] = []
+    for level, fn_key, fp_key in (
+            ("mention (concept)", "false_negatives", "false_positives"),
+            ("document", "document_false_negatives", "document_false_positives")):
+        counts: dict[tuple[str, str], dict[str, int]] = {}
+        for key, n in data.get(fn_key, {}).items():
+            typ, cls, where = key.split("/")
+            counts.setdefault((f"missed {typ}", cls), {})[where.split("_")[0]] = n
+        for key, n in data.get(fp_key, {}).items():
+            cls, _, where = key.partition("/")
+            counts.setdefault(("wrong", cls), {})[where.split("_")[0] if where else "all"] = n
+        for (kind, cls), by in counts.items():
+            known, new = by.get("train", 0), by.get("new", 0)
+            total = sum(by.values())
+            rows.append([level, kind, cls, str(known) if "all" not in by else "",
+                         str(new) if "all" not in by else "", str(total)])
+    rows.sort(key=lambda r: (r[0] != "mention (concept)", r[1], -int(r[5])))
+    return _table(["level", "error", "class", "known in training", "new", "all"], rows,
+                  ["bc5cdr_errors.json"])
+
+
 def _filter_variants_table(name: str) -> str:
     """Filter options on BC5CDR dev, paired against the shipped config, from ``name``."""
     rows = []
@@ -675,7 +699,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             adapt_new_language_ja_encoder,
                             dictionary_coverage, dictionary_e2e,
                             accuracy_cv, accuracy_cv_gpu, decision_variants,
-                            decision_variants_bc5cdr_train, filter_variants,
+                            decision_variants_bc5cdr_train, filter_variants, bc5cdr_errors,
                             filter_variants_camoni, filter_variants_ngrams,
                             filter_variants_camoni_ngrams,
                             reference_figures,

@@ -12,7 +12,8 @@ TEXT = "grand mal seizures, renal and hepatic failure, cocaine and aspirin; feve
 
 def _link(text: str, cid: str, typ: str = "Disease") -> Link:
     start = TEXT.index(text)
-    return Link(start, start + len(text), text, (cid,), type=typ)
+    # the readers split a composite id "A|B" into the link's concept ids
+    return Link(start, start + len(text), text, tuple(cid.split("|")), type=typ)
 
 
 def test_every_missed_and_wrong_concept_gets_one_class() -> None:
