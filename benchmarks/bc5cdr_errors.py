@@ -15,8 +15,8 @@ false positives: ``wrong_concept``, ``boundary``, ``no_gold`` (no gold mention o
 At the document level (the BioCreative V CDR measure), every missed (abstract, concept) pair
 is put in one class, split by whether the training documents annotated the concept
 (``train_concept``) or not (``new_concept``): ``composite`` (its every gold mention is a
-composite, linked to several concepts), ``other_concept`` (a link at the exact offsets of one of its mentions, with
-another concept), ``boundary`` (a link overlaps one of its mentions), ``unlinked`` (no link
+composite, linked to several concepts), ``other_concept`` (a link at the exact offsets of one
+of its mentions, with another concept), ``boundary`` (a link overlaps one of its mentions), ``unlinked`` (no link
 touches any of them); every wrong (abstract, concept) pair is ``overlaps_gold`` (one of its
 links overlaps a gold mention) or ``no_gold``.
 
