@@ -17,8 +17,8 @@ is put in one class, split by whether the training documents annotated the conce
 (``train_concept``) or not (``new_concept``): ``composite`` (its every gold mention is a
 composite, linked to several concepts), ``other_concept`` (a link at the exact offsets of one
 of its mentions, with another concept), ``boundary`` (a link overlaps one of its mentions),
-``unlinked`` (no link touches any of them); every wrong (abstract, concept) pair is ``overlaps_gold`` (one of its
-links overlaps a gold mention) or ``no_gold``.
+``unlinked`` (no link touches any of them); every wrong (abstract, concept) pair is
+``overlaps_gold`` (one of its links overlaps a gold mention) or ``no_gold``.
 
     python -m benchmarks bc5cdr_errors [--cache DIR]
 """
