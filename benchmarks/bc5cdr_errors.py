@@ -83,20 +83,17 @@ def classify(gold: Document, cands: list[Candidate], scores: Any, pred: Document
         fp[f"{cls}/{seen}"] += 1
 
 
-def _ids(link: Link) -> set[str]:
-    """The concept ids of a link, composites split, ``-1`` left out."""
-    return {c for cid in link.concept_ids for c in cid.split("|") if c and c != "-1"}
-
-
 def classify_documents(gold: Document, pred: Document, known: set[str], fn: Counter[str],
                        fp: Counter[str]) -> None:
     """Count one document's document-level errors into ``fn`` and ``fp`` (keys ``type/class/
     seen`` and ``class``)."""
-    gold_ids = {c for g in gold.entities for c in _ids(g)}
-    pred_ids = {c for p in pred.entities for c in _ids(p)}
+    # the concept ids as the readers give them and the document level counts them: a composite
+    # "A|B" is split, a mention without an id has none
+    gold_ids = {c for g in gold.entities for c in g.concept_ids}
+    pred_ids = {c for p in pred.entities for c in p.concept_ids}
     for cid in sorted(gold_ids - pred_ids):
-        mentions = [g for g in gold.entities if cid in _ids(g)]
-        if all(len(_ids(g)) > 1 for g in mentions):
+        mentions = [g for g in gold.entities if cid in g.concept_ids]
+        if all(len(g.concept_ids) > 1 for g in mentions):
             cls = "composite"
         elif any((p.start, p.end) == (g.start, g.end) for p in pred.entities for g in mentions):
             cls = "other_concept"
@@ -107,7 +104,7 @@ def classify_documents(gold: Document, pred: Document, known: set[str], fn: Coun
         seen = "train_concept" if cid in known else "new_concept"
         fn[f"{mentions[0].type}/{cls}/{seen}"] += 1
     for cid in sorted(pred_ids - gold_ids):
-        links = [p for p in pred.entities if cid in _ids(p)]
+        links = [p for p in pred.entities if cid in p.concept_ids]
         overlaps = any(p.start < g.end and g.start < p.end for p in links for g in gold.entities)
         fp["overlaps_gold" if overlaps else "no_gold"] += 1
 
@@ -127,7 +124,8 @@ def main() -> None:
     fp: Counter[str] = Counter()
     doc_fn: Counter[str] = Counter()
     doc_fp: Counter[str] = Counter()
-    known_concepts = {c for d in stages.train_documents() for g in d.entities for c in _ids(g)}
+    known_concepts = {c for d in stages.train_documents() for g in d.entities
+                      for c in g.concept_ids}
     for d, c, s in zip(docs, cands, scores, strict=True):
         pred = decide_as(d, c, s, t, lk, lexicon)
         adjusted = lexicon.adjust(c, s, t, lk.lexicon_rate) if lk.lexicon else s

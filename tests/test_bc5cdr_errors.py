@@ -12,8 +12,9 @@ TEXT = "grand mal seizures, renal and hepatic failure, cocaine and aspirin; feve
 
 def _link(text: str, cid: str, typ: str = "Disease") -> Link:
     start = TEXT.index(text)
-    # the readers split a composite id "A|B" into the link's concept ids
-    return Link(start, start + len(text), text, tuple(cid.split("|")), type=typ)
+    # as the readers give them: a composite id "A|B" split, no id for "-1"
+    ids = () if cid == "-1" else tuple(cid.split("|"))
+    return Link(start, start + len(text), text, ids, type=typ)
 
 
 def test_every_missed_and_wrong_concept_gets_one_class() -> None:
