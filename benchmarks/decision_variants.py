@@ -26,9 +26,9 @@ against ``shipped`` at every level of the corpus (1,000 resamples, two-sided p).
 NAME is among ``bc5cdr`` (train -> dev), ``bc5cdr-train`` and the Camoni communities.
 ``bc5cdr-train`` checks the BC5CDR decisions without dev: the shipped BC5CDR config
 cross-validated inside ``train.pubtator`` (5 folds by abstract, ``data.test`` unset, each fold
-trained on the other four with its own cross-fitted DFT and filter), pooled out of fold. Its
-cells are not those of ``cv_accuracy.py``: the first call computes them into the cache (about
-20 minutes a fold on one core), and each cell may be computed by a process of its own
+trained on the other four with its own cross-fitted DFT and filter), pooled out of fold: the
+cells of ``cv_accuracy.py bc5cdr-train``. The first of the two to run computes them into the
+cache (about 20 minutes a fold on one core); each cell may be computed by a process of its own
 beforehand with ``--cells-only --fold K``.
 
     python -m benchmarks decision_variants [--cache DIR] [--name RESULT] [NAME ...]
@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks._common import paired_scores, write_result
-from benchmarks.cv_accuracy import BC5CDR, CAMONI, SEED
+from benchmarks.cv_accuracy import BC5CDR, CROSS_VALIDATED, SEED
 from xlnel.config import PipelineConfig
 from xlnel.evaluation import document_counts
 from xlnel.experiments.runner import plan_cells
@@ -83,17 +83,12 @@ VARIANTS: dict[str, Rule] = {
 }
 
 
-#: The BC5CDR config cross-validated inside its training file (dev is not read).
-TRAIN_CV = {"data.test": None}
-
-
 def cells(name: str) -> list[PipelineConfig]:
-    """The resolved configs of the cells of corpus ``name``."""
+    """The resolved configs of the cells of corpus ``name``: those of ``cv_accuracy.py``."""
     if name == "bc5cdr":
         return [cfg for _, cfg in plan_cells(BC5CDR, {}, [SEED])]
-    if name == "bc5cdr-train":
-        return [cfg for _, cfg in plan_cells(BC5CDR, {}, [SEED], TRAIN_CV, folds=5)]
-    return [cfg for _, cfg in plan_cells(CAMONI[name], {}, [SEED], folds=5)]
+    config, added = CROSS_VALIDATED[name]
+    return [cfg for _, cfg in plan_cells(config, {}, [SEED], added, folds=5)]
 
 
 def run(corpus: str, cache: Path) -> dict[str, Any]:
@@ -125,7 +120,7 @@ def run(corpus: str, cache: Path) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("names", nargs="*", default=["bc5cdr"],
-                        choices=["bc5cdr", "bc5cdr-train", *CAMONI])
+                        choices=["bc5cdr", *CROSS_VALIDATED])
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
     parser.add_argument("--name", default="decision_variants",
                         help="Results file name under benchmarks/results.")

@@ -17,7 +17,7 @@ levels span, concept and document (1,000 resamples, two-sided p).
   candidate's concept);
 - ``lexical+extended``: both;
 - ``ngrams``: ``filter.options.ngrams`` (mention and name priors predicted from character
-  n-grams, for texts the training documents never showed); ``no-ngrams``: the same option off.
+  n-grams, for texts the training documents never showed).
 
 ``--baseline-scores DIR`` takes the shipped filter's dev scores and threshold from a scores
 folder of a stage cache (``scores.npz``, ``threshold.json``) instead of the shipped config's
@@ -66,7 +66,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "concepts": {"concepts": True},
     "lexical+extended": {"lexical": True, "extended": True},
     "ngrams": {"ngrams": True},
-    "no-ngrams": {"ngrams": False},
 }
 LEVELS = ("span", "concept", "document")
 CAMONI_LEVELS = ("span", "overlap", "span-prefix")
