@@ -205,9 +205,10 @@ def summary(records: Sequence[Mapping[str, Any]], extra: Sequence[dict[str, Any]
             "cell_seconds": round(sum(r["seconds"]["total"] for r in records), 1)}
 
 
-def camoni(name: str, folds: int, work: Path, cache: Path, overrides: Overrides,
-           protocol: bool = True) -> dict[str, Any]:
-    """The cross-validation of one Camoni community, or of a name of :data:`CROSS_VALIDATED`."""
+def cross_validated(name: str, folds: int, work: Path, cache: Path, overrides: Overrides,
+                    protocol: bool = True) -> dict[str, Any]:
+    """The cross-validation of a name of :data:`CROSS_VALIDATED` (a Camoni community or
+    ``bc5cdr-train``)."""
     t0 = time.perf_counter()
     config, added = CROSS_VALIDATED[name]
     overrides = {**overrides, **added}
@@ -321,7 +322,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             results[name] = resumed(args.work, name, key, lambda: bc5cdr(
                 args.work, args.cache, overrides, protocol))
         else:
-            results[name] = resumed(args.work, name, key, lambda n=name: camoni(
+            results[name] = resumed(args.work, name, key, lambda n=name: cross_validated(
                 n, args.folds, args.work, args.cache, overrides, protocol))
         print(name, "done", flush=True)
     filter_desc = ("xlnel.gbdt.v1 (shipped configs)" if not overrides else
