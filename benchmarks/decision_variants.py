@@ -131,7 +131,10 @@ def main() -> None:
     t0 = time.perf_counter()
     if args.cells_only:
         for name in args.names:
-            CellStages(cells(name)[args.fold], StageCache(args.cache), TrainingData(),
+            planned = cells(name)
+            if not 0 <= args.fold < len(planned):
+                parser.error(f"--fold {args.fold}: {name} has folds 0 to {len(planned) - 1}")
+            CellStages(planned[args.fold], StageCache(args.cache), TrainingData(),
                        progress=True).scores()
         return
     results = {}
