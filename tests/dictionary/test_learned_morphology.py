@@ -83,6 +83,19 @@ def test_compound_glues_the_head_and_the_nouns_before_it() -> None:
     assert "gravakaladobo" in [r.text for r in plain.render("severe kidney cyst", n_best=5)]
 
 
+def test_compound_template_form_links_the_right_phrase() -> None:
+    # "X of Y" as the compound "YX": the built-in form puts Y's last word in its compound form
+    profile = LanguageProfile("zz", segment_order="keep", compound=True,
+                              connectors={"of": ("{right|compound}{left}",)})
+    table = {"kidney": ["kala"], "cyst": ["dobo"], "small": ["mini"]}
+    forms = CompoundForms(CompoundConfig(ending=1)).fit(ZZ_WORDS)
+    composer = _composer(profile, table, compounds=forms)
+    assert composer.render("cyst of the kidney")[0].text == "kalasdobo"
+    assert composer.render("cyst of the small kidney")[0].text == "mini kalasdobo"
+    # without learned forms the word stays as it is
+    assert _composer(profile, table).render("cyst of the kidney")[0].text == "kaladobo"
+
+
 def test_inflections_are_the_senses_sharing_a_stem() -> None:
     assert inflections("fino", ["fino", "fina", "delgado", "finos"]) == ["fino", "fina", "finos"]
     assert inflections("fino", ["fi", "finalmente"]) == ["fino"]

@@ -6,7 +6,12 @@ import pytest
 
 from xlnel.dictionary.langdata import LanguageProfile
 from xlnel.dictionary.lexicon import Lexicon
-from xlnel.dictionary.morphology import AffixModel, related_forms
+from xlnel.dictionary.morphology import (
+    COMPLETED_FACTOR,
+    SPLIT_FACTOR,
+    AffixModel,
+    related_forms,
+)
 from xlnel.dictionary.render import RELATED_FACTOR, WordSenses
 
 # A made-up language: "-itis" is "-zu" glued to the organ's word, "hyper-" is "gro-".
@@ -51,6 +56,19 @@ def test_affix_rendering_of_missing_words() -> None:
     # two parts: a learned stem and a lexicon word, then the suffix
     assert model.render("arthrotracheitis", lookup(words), joiner="")[0][0] == "fasukelozu"
     assert model.render("unknownword", lookup(words)) == []
+
+
+def test_affix_confidence_falls_with_how_the_stem_was_found() -> None:
+    model = AffixModel().fit(PAIRS)
+    share = model.suffixes["itis"].share
+    words = dict(PAIRS)
+    # "gastr" is a lexicon word only when completed ("gastrum"); "arthrotrache" is two learned
+    # stems; "bronch" is one
+    assert model.render("gastritis", lookup(words)) == [("nobizu", share * COMPLETED_FACTOR)]
+    assert model.render("arthrotracheitis", lookup(words)) == [
+        ("fasukelozu", share * SPLIT_FACTOR)]
+    assert model.stems["bronch"] == "ribo"
+    assert model.render("bronchitis", lookup({})) == [("ribozu", share)]
 
 
 def test_affix_rendering_glues_every_part_with_the_joiner() -> None:

@@ -172,6 +172,7 @@ def test_shipped_language_files_load() -> None:
     ("connectors:\n  of: ['{left|nope} {right}']\n", "nope"),
     ("connectors:\n  of: ['{middle}']\n", "may only hold"),
     ("variants: [nope]\n", "variants"),
+    ("forms:\n  compound: {words: last, rules: [['$', 's']]}\n", "built in"),
     ("noun_modifier: of\n", "noun_modifier"),
     ("connectors: [1, 2\n", "invalid YAML"),
 ])

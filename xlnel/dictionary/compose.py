@@ -181,7 +181,10 @@ class NameComposer:
         def field(match: re.Match[str]) -> str:
             part = left if match.group(1) == "left" else right
             words = list(part.words)
-            if match.group(2):
+            if match.group(2) == "compound":
+                if words and self.compounds is not None:
+                    words[-1] = self.compounds.form(words[-1])
+            elif match.group(2):
                 words = self.profile.forms[match.group(2)].apply(words)
             return joiner.join(words)
 

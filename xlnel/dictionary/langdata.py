@@ -27,7 +27,11 @@ connectors translated through the lexicon. Keys (all optional)::
         words: all                # all | first | last: which words of the phrase change
         rules: [['^', 'ה']]       # regex substitutions; the first that matches applies
 
-``{left}`` is the rendered phrase before the connector, ``{right}`` the one after it.
+``{left}`` is the rendered phrase before the connector, ``{right}`` the one after it. One form is
+built in and may not be defined in a file: ``compound`` puts the phrase's last word in the form
+that begins a compound, as learned from the pairs when ``compound`` is true
+(``{right|compound}{left}``: *Blase* + *Hypoplasie* -> *Blasenhypoplasie*; see
+:mod:`xlnel.dictionary.compounds`); without learned forms it leaves the word as it is.
 """
 
 from __future__ import annotations
@@ -54,6 +58,8 @@ DEFAULT_CONNECTORS = ("due to", "secondary to", "associated with", "caused by", 
 _ORDERS = ("keep", "reverse", "both")
 _SCOPES = ("all", "first", "last")
 _TEMPLATE_FIELD = re.compile(r"\{(left|right)(?:\|([^}]+))?\}")
+#: Template forms every language has (see the module's docstring); files may not redefine them.
+BUILTIN_FORMS = ("compound",)
 
 
 @dataclass(frozen=True)
@@ -159,6 +165,8 @@ def read_profile(path: str | Path, lang: str) -> LanguageProfile:
     order = data.get("segment_order", "both")
     if order not in _ORDERS:
         raise FormatError(f"segment_order {order!r} is not one of {_ORDERS}", path)
+    if builtin := sorted(set(data.get("forms", {})) & set(BUILTIN_FORMS)):
+        raise FormatError(f"forms {builtin} are built in and may not be defined", path)
     forms = {name: _form(spec, path, name) for name, spec in data.get("forms", {}).items()}
     connectors = {_key(k): _strings(v, path, f"connectors.{k}")
                   for k, v in data.get("connectors", {}).items()}
@@ -237,9 +245,10 @@ def _form(spec: Any, path: str | Path, name: str) -> Form:
 
 def _check_template(template: str, forms: dict[str, Form], path: str | Path, key: str) -> None:
     for match in _TEMPLATE_FIELD.finditer(template):
-        if match.group(2) and match.group(2) not in forms:
+        if match.group(2) and match.group(2) not in forms and match.group(2) not in BUILTIN_FORMS:
             raise FormatError(f"connectors.{key}: template {template!r} uses form "
-                              f"{match.group(2)!r}, not defined under [forms]", path)
+                              f"{match.group(2)!r}, not defined under [forms] nor built in "
+                              f"{list(BUILTIN_FORMS)}", path)
     if re.sub(_TEMPLATE_FIELD, "", template).count("{"):
         raise FormatError(f"connectors.{key}: template {template!r} may only hold {{left}}, "
                           f"{{right}} and {{left|form}} / {{right|form}}", path)

@@ -56,6 +56,14 @@ def related_forms(word: str) -> list[str]:
     return list(out)
 
 
+#: Confidence factor of an affix rendering whose stem was read as a longer word (*pla* as
+#: *play*): short stems complete to unrelated words.
+COMPLETED_FACTOR = 0.8
+#: Confidence factor of an affix rendering whose stem was pieced together from two parts
+#: (*hypopla* as *hypo* + *play*), below a cognate rewrite's usual confidence.
+SPLIT_FACTOR = 0.4
+
+
 @dataclass(frozen=True)
 class AffixConfig:
     """Settings of :class:`AffixModel`.
@@ -170,7 +178,9 @@ class AffixModel:
             joiner: Glue between the parts, the halves of a two-part stem too (``''`` for a word).
 
         Returns:
-            ``(rendering, confidence)`` best first: the share of the affix alignment.
+            ``(rendering, confidence)`` best first: the share of the affix alignment, times
+            :data:`COMPLETED_FACTOR` for a stem read as a longer word (*pla* as *play*) and
+            :data:`SPLIT_FACTOR` for a stem pieced together from two parts.
         """
         out: dict[str, float] = {}
         for n in sorted(self.config.english_lengths, reverse=True):
@@ -182,28 +192,31 @@ class AffixModel:
                 if affix is None:
                     continue
                 rest = word[:-n] if suffix else word[n:]
-                stem = self._stem(rest, lookup, joiner)
-                if stem:
+                found = self._stem(rest, lookup, joiner)
+                if found:
+                    stem, factor = found
                     text = joiner.join((stem, affix.target) if suffix else (affix.target, stem))
-                    out[text] = max(out.get(text, 0.0), affix.share)
+                    out[text] = max(out.get(text, 0.0), affix.share * factor)
         return sorted(out.items(), key=lambda x: -x[1])
 
     def _stem(self, rest: str, lookup: Callable[[str], str | None], joiner: str = "",
-              split: bool = True) -> str | None:
-        """A rendering of an English stem: learned, a lexicon word, or two such parts."""
+              split: bool = True) -> tuple[str, float] | None:
+        """A rendering of an English stem and the confidence in how it was found: learned or a
+        lexicon word (1), a lexicon word the stem completes (*trache* -> *trachea*), or two
+        such parts."""
         for form in (rest, rest[:-1] if rest.endswith(("o", "i")) else rest):
             if form in self.stems:  # combining vowels: nephro-, ossi-
-                return self.stems[form]
+                return self.stems[form], 1.0
         for form in _completions(rest):
             found = lookup(form)
             if found:
-                return found
+                return found, 1.0 if form == rest else COMPLETED_FACTOR
         if split:
             for i in range(self.config.min_stem, len(rest) - self.config.min_stem + 1):
                 left = self._stem(rest[:i], lookup, joiner, split=False)
                 right = left and self._stem(rest[i:], lookup, joiner, split=False)
                 if left and right:
-                    return joiner.join((left, right))
+                    return joiner.join((left[0], right[0])), SPLIT_FACTOR * left[1] * right[1]
         return None
 
 

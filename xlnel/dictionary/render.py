@@ -262,7 +262,10 @@ class WordSenses:
             found += self.affixes.render(word, self._best_text)[:FALLBACK_SENSES]
         if self.morphemes is not None:
             found += self.morphemes.render(word, self._best_text)[:FALLBACK_SENSES]
-        return sorted(found, key=lambda x: -x[1])
+        best: dict[str, float] = {}
+        for text, score in found:  # one sense per text, at its best confidence
+            best[text] = max(score, best.get(text, 0.0))
+        return sorted(best.items(), key=lambda x: -x[1])
 
 
 def number_forms(word: str, classical: bool = False) -> list[str]:
