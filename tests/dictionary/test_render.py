@@ -127,6 +127,14 @@ def test_unknown_word_goes_through_the_fallbacks(lexicon: Lexicon, zz: LanguageP
     assert senses.missing == {"pancreatitis", "insulin", "xylophone"}
 
 
+def test_a_fallback_text_found_twice_is_one_sense_at_its_best(lexicon: Lexicon,
+                                                               zz: LanguageProfile) -> None:
+    senses = WordSenses(lexicon, zz, transliterations={"insulin": [("insulino", 0.5),
+                                                                   ("insulino", 0.9)]})
+    found = [(s.text, s.prior) for s in senses("insulin") if s.text == "insulino"]
+    assert found == [("insulino", pytest.approx(0.9 * senses.fallback_prior))]
+
+
 def test_senses_pooled_with_the_other_number(zz: LanguageProfile) -> None:
     lexicon = Lexicon([("bone", "ossa"), ("bone", "ossik"), ("bone", "osto"), ("bones", "osto"),
                        ("bones", "bones"), ("ovary", "ovo"), ("ovaries", "ovarj")])
