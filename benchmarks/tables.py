@@ -432,6 +432,18 @@ def adapt_new_language_ja_encoder() -> str:
     return adapt_table("adapt_new_language_ja_encoder.json")
 
 
+def pairs_coverage() -> str:
+    """Per language: the share of the official labels' English content words (and of whole
+    labels) that the word pairs translate, without and with copies."""
+    data = _load("pairs_coverage.json")["languages"]
+    rows = [[lang, num(r["labels"]), num(r["words"]), pct(r["word_share"]),
+             pct(r["label_share"]), pct(r["copies"]["word_share"]),
+             pct(r["copies"]["label_share"])] for lang, r in data.items()]
+    return _table(["language", "English labels", "content words", "words translated",
+                   "labels wholly translated", "words, copies counted",
+                   "labels, copies counted"], rows, ["pairs_coverage.json"])
+
+
 def dictionary_coverage() -> str:
     """Camoni: exact and fuzzy coverage of the distinct gold terms per community."""
     data = _load("dictionary_coverage.json")
@@ -696,7 +708,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             top_k_recall, filter_speed, dense_index_speed, config_reference,
                             options_reference, serve_load, adapt_new_language,
                             adapt_new_language_english_hpo,
-                            adapt_new_language_ja_encoder,
+                            adapt_new_language_ja_encoder, pairs_coverage,
                             dictionary_coverage, dictionary_e2e,
                             accuracy_cv, accuracy_cv_gpu, decision_variants,
                             decision_variants_bc5cdr_train, filter_variants, bc5cdr_errors,
