@@ -432,6 +432,11 @@ def adapt_new_language_ja_encoder() -> str:
     return adapt_table("adapt_new_language_ja_encoder.json")
 
 
+def adapt_new_language_generic() -> str:
+    """Every language built with the generic grammar (``xlnel adapt --generic-grammar``)."""
+    return adapt_table("adapt_new_language_generic.json")
+
+
 def pairs_coverage() -> str:
     """Per language: the share of the official labels' English content words (and of whole
     labels) that the word pairs translate, without and with copies."""
@@ -708,7 +713,8 @@ TABLES: dict[str, Callable[[], str]] = {
                             top_k_recall, filter_speed, dense_index_speed, config_reference,
                             options_reference, serve_load, adapt_new_language,
                             adapt_new_language_english_hpo,
-                            adapt_new_language_ja_encoder, pairs_coverage,
+                            adapt_new_language_ja_encoder, adapt_new_language_generic,
+                            pairs_coverage,
                             dictionary_coverage, dictionary_e2e,
                             accuracy_cv, accuracy_cv_gpu, decision_variants,
                             decision_variants_bc5cdr_train, filter_variants, bc5cdr_errors,

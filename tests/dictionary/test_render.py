@@ -15,7 +15,7 @@ from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.langdata import LanguageProfile, load_profile
 from xlnel.dictionary.lexicon import Lexicon
 from xlnel.dictionary.render import BuildSettings, WordSenses, number_forms, render_kb
-from xlnel.errors import FormatError
+from xlnel.errors import ConfigError, FormatError
 from xlnel.types import Concept
 
 # A synthetic language "zz": head-first word order, "X of Y" -> "Y-ko X" with Y inflected by a
@@ -234,6 +234,27 @@ def test_adapt_writes_dictionary_and_report(tmp_path: Path) -> None:
     saved = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
     assert saved["dictionary"]["entries"] == report["dictionary"]["entries"] == len(dictionary)
     assert saved["peak_memory_mb"] > 0
+
+
+def test_adapt_with_the_generic_grammar_ignores_the_shipped_file(tmp_path: Path) -> None:
+    pairs = write(tmp_path / "pairs.tsv", "kidney\tniere\ncyst\tzyste\n")
+    kb = write(tmp_path / "kb.tsv", "concept_id\tname\nC1\tCyst of kidney\n")
+    shipped = adapt("de", pairs, [f"tsv:{kb}"], tmp_path / "shipped", transliteration_seconds=0)
+    generic = adapt("de", pairs, [f"tsv:{kb}"], tmp_path / "generic", transliteration_seconds=0,
+                    generic_grammar=True)
+    assert shipped["language_file"].endswith("de.yaml") and generic["language_file"] == "default"
+    def names(folder: str) -> set[str]:
+        return {e.name for e in Dictionary.load(tmp_path / folder / "dictionary.tsv")}
+
+    assert "zyste der niere" in names("shipped")  # the German template
+    assert "zyste der niere" not in names("generic")
+    assert load_profile("de", generic=True) == LanguageProfile("de")
+    with pytest.raises(ValueError, match="exclude"):
+        load_profile("de", tmp_path / "zz.yaml", generic=True)
+    with pytest.raises(ConfigError, match="not both"):
+        adapt("de", pairs, [f"tsv:{kb}"], tmp_path / "both", language_file=pairs,
+              generic_grammar=True)
+    assert not (tmp_path / "both").exists()
 
 
 def test_adapt_names_the_bad_kb_line(tmp_path: Path) -> None:

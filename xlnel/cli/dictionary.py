@@ -108,6 +108,9 @@ def adapt_cli(
         help="LANG texts (plain text, JSONL, PubTator) to rank renderings (repeatable).")] = None,
     language_file: Annotated[Path | None, typer.Option(
         help="Language grammar file (YAML) instead of the shipped one.")] = None,
+    generic_grammar: Annotated[bool, typer.Option(
+        help="Use the generic defaults of a language without a grammar file, even where one "
+             "is shipped (how a new language fares).")] = False,
     n_best: NBestOpt = 6, max_names: Annotated[int | None, typer.Option(
         min=1, help="Most names per concept (default: no limit).")] = None,
     limit: LimitOpt = None,
@@ -134,7 +137,8 @@ def adapt_cli(
     report = _run(lambda: adapt(lang, pairs, kb, out, corpus=corpus or (),
                                 language_file=language_file, settings=settings,
                                 transliteration_seconds=translit_seconds, limit=limit,
-                                progress=True, induce=induce, embed=_embedder(encoder)))
+                                progress=True, induce=induce, embed=_embedder(encoder),
+                                generic_grammar=generic_grammar))
     summary = {k: report[k] for k in ("dictionary", "seconds", "peak_memory_mb")}
     typer.echo(json.dumps(summary, ensure_ascii=False, indent=2))
     typer.echo(f"adapted to {lang!r} in {out}", err=True)

@@ -257,7 +257,7 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
           settings: BuildSettings | None = None, transliteration_seconds: float = 180.0,
           limit: int | None = None, progress: bool = False,
           induction: InductionSettings | None = None, induce: bool = True,
-          embed: Embed | None = None) -> dict[str, Any]:
+          embed: Embed | None = None, generic_grammar: bool = False) -> dict[str, Any]:
     """Render English knowledge bases into ``lang`` from word pairs; write the dictionary.
 
     The pairs become a lexicon (every sense); names are composed in the target's word order
@@ -287,6 +287,8 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         induction: Settings of the corpus induction (defaults when ``None``).
         induce: Add the entries induced from the corpus (when one is given).
         embed: Text embedder of the encoder named by ``settings.encoder`` (required with it).
+        generic_grammar: Use the generic defaults of a language without a file even where
+            one is shipped (to see how a language without a file fares).
 
     Returns:
         The report written to ``report.json``: inputs, counts by source, timings, peak memory.
@@ -296,7 +298,8 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         FormatError: On a malformed pair, knowledge-base, corpus or language file, naming the
             file and line.
         ValueError: On an empty pair file or no knowledge base.
-        ConfigError: When ``settings.encoder`` is set without ``embed``.
+        ConfigError: When ``settings.encoder`` is set without ``embed``, or both
+            ``language_file`` and ``generic_grammar`` are given.
         OutputError: When ``out_dir`` is a file, an input, holds one, or holds files of
             something else (checked before any work).
     """
@@ -313,11 +316,14 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     out = check_output_folder(out_dir, inputs, (TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE,
                                                      ATTESTED_FILE),
                               marker=REPORT_FILE)
+    if generic_grammar and language_file is not None:
+        raise ConfigError(f"give a language file ({language_file}) or the generic grammar, "
+                          "not both")
     settings = settings if settings is not None else BuildSettings()
     if settings.encoder is not None and embed is None:
         raise ConfigError(f"settings.encoder is {settings.encoder!r} but no embedder was given "
                           "(embed=, a text embedder of that encoder)")
-    profile = load_profile(lang, language_file)
+    profile = load_profile(lang, language_file, generic=generic_grammar)
     concepts, sources = load_concepts(kb_specs, limit)
     lexicon = Lexicon.from_file(pairs_path)
     times = {"read": time.monotonic() - started}

@@ -115,13 +115,21 @@ def language_dirs() -> list[Path]:
             Path(__file__).resolve().parents[2] / "dictionary" / "languages"]
 
 
-def load_profile(lang: str, path: str | Path | None = None) -> LanguageProfile:
-    """The profile of a language: from ``path``, the shipped file, or the generic defaults.
+def load_profile(lang: str, path: str | Path | None = None,
+                 generic: bool = False) -> LanguageProfile:
+    """The profile of a language: from ``path``, the shipped file, or the generic defaults
+    (always with ``generic``: what a language without a file gets).
 
     Raises:
         FileNotFoundError: If an explicit ``path`` does not exist.
         FormatError: On invalid YAML or an invalid key or value, naming the file.
+        ValueError: If both ``path`` and ``generic`` are given.
     """
+    if generic:
+        if path is not None:
+            raise ValueError(f"a language file ({path}) and the generic defaults exclude "
+                             "each other")
+        return LanguageProfile(lang)
     if path is not None:
         if not Path(path).is_file():
             raise FileNotFoundError(f"language file not found: {path}")
