@@ -15,6 +15,7 @@ from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.langdata import LanguageProfile, load_profile
 from xlnel.dictionary.lexicon import Lexicon
 from xlnel.dictionary.render import BuildSettings, WordSenses, number_forms, render_kb
+from xlnel.dictionary.transliterate import is_unspaced_script
 from xlnel.errors import ConfigError, FormatError
 from xlnel.types import Concept
 
@@ -255,6 +256,18 @@ def test_adapt_with_the_generic_grammar_ignores_the_shipped_file(tmp_path: Path)
         adapt("de", pairs, [f"tsv:{kb}"], tmp_path / "both", language_file=pairs,
               generic_grammar=True)
     assert not (tmp_path / "both").exists()
+
+
+def test_a_language_without_a_file_in_an_unspaced_script_glues_its_words(
+        tmp_path: Path) -> None:
+    pairs = write(tmp_path / "pairs.tsv", "kidney\t腎臓\ncyst\t嚢胞\nstone\t結石\n")
+    kb = write(tmp_path / "kb.tsv", "concept_id\tname\nC1\tKidney cyst\n")
+    report = adapt("xx", pairs, [f"tsv:{kb}"], tmp_path / "out", transliteration_seconds=0)
+    assert report["language_file"] == "default" and report["joiner"] == ""
+    names = {e.name for e in Dictionary.load(tmp_path / "out" / "dictionary.tsv")}
+    assert "腎臓嚢胞" in names and "腎臓 嚢胞" not in names
+    assert is_unspaced_script(Lexicon([("kidney", "腎臓"), ("cat", "แมว")]))
+    assert not is_unspaced_script(Lexicon([("kidney", "rein"), ("cyst", "кист")]))
 
 
 def test_adapt_names_the_bad_kb_line(tmp_path: Path) -> None:

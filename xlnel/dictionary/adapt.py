@@ -49,6 +49,7 @@ from xlnel.dictionary.render import BuildSettings, WordSenses, kb_words, render_
 from xlnel.dictionary.translator import CharTranslator, TranslatorConfig, train_translator
 from xlnel.dictionary.transliterate import (
     is_latin_script,
+    is_unspaced_script,
     train_transliterator,
     transliterate,
     transliteration_pairs,
@@ -326,6 +327,11 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     profile = load_profile(lang, language_file, generic=generic_grammar)
     concepts, sources = load_concepts(kb_specs, limit)
     lexicon = Lexicon.from_file(pairs_path)
+    if profile.source == "default" and profile.joiner and is_unspaced_script(lexicon):
+        # a language without a file, in a script written without spaces: words are glued
+        logger.info("no language file and the pairs' script is written without spaces: "
+                    "joining words without them")
+        profile = dataclasses.replace(profile, joiner="")
     times = {"read": time.monotonic() - started}
     senses, details = _word_senses(lexicon, profile, concepts, out, settings,
                                    transliteration_seconds, progress, embed)
@@ -350,6 +356,7 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     report = {
         "lang": lang, "xlnel_version": __version__, "pairs": str(pairs_path),
         "kb": sources, "corpus": [str(c) for c in corpus], "language_file": profile.source,
+        "joiner": profile.joiner,
         "settings": dataclasses.asdict(settings), "lexicon_words": len(lexicon), **details,
         "kb_words_missing_from_lexicon": len(senses.missing),
         "dictionary": {"out": str(out / DICTIONARY_FILE), "concepts": len(concepts),

@@ -2,7 +2,8 @@
 
 What the builder needs to know about a target language lives in ``dictionary/languages/<lang>.yaml``
 (shipped in wheels as ``xlnel/resources/languages/<lang>.yaml``), not in code. A language without a
-file gets generic defaults, which hedge: both word orders, words joined by spaces, English
+file gets generic defaults, which hedge: both word orders, words joined by spaces (the builder
+drops them for a script written without spaces, see :func:`xlnel.dictionary.adapt.adapt`), English
 connectors translated through the lexicon. Keys (all optional)::
 
     segment_order: reverse        # keep | reverse | both: order of a modifier-head word chain

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import math
+import unicodedata
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -25,6 +26,25 @@ logger = logging.getLogger(__name__)
 
 #: Fewest transliteration pairs worth training a model on.
 MIN_PAIRS = 200
+
+
+#: Unicode scripts (character name prefixes) of languages written without spaces between words.
+UNSPACED_SCRIPTS = ("CJK UNIFIED", "HIRAGANA", "KATAKANA", "THAI", "LAO", "KHMER", "MYANMAR",
+                    "TIBETAN")
+
+
+def is_unspaced_script(lexicon: Lexicon, sample: int = 2000) -> bool:
+    """Whether most letters of the lexicon's first senses belong to scripts written without
+    spaces between words (:data:`UNSPACED_SCRIPTS`: Chinese, Japanese, Thai...)."""
+    letters = unspaced = 0
+    for i, (_, senses) in enumerate(lexicon.items()):
+        if i >= sample:
+            break
+        for ch in senses[0].text:
+            if ch.isalpha():
+                letters += 1
+                unspaced += unicodedata.name(ch, "").startswith(UNSPACED_SCRIPTS)
+    return letters > 0 and unspaced / letters > 0.5
 
 
 def is_latin_script(lexicon: Lexicon, sample: int = 2000) -> bool:
