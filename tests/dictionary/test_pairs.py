@@ -9,6 +9,7 @@ import pytest
 from xlnel.dictionary.pairs import (
     WordPair,
     derive_training_pairs,
+    is_romanized_transliteration,
     is_transliteration,
     load_pairs,
     phonetic_skeleton_en,
@@ -52,6 +53,18 @@ def test_translations_are_not_transliterations(en: str, he: str) -> None:
 def test_short_skeletons_must_match_exactly() -> None:
     assert is_transliteration("bir", "ביר")
     assert not is_transliteration("bar", "בד")
+
+
+@pytest.mark.parametrize(("en", "target", "expected"), [
+    ("insulin", "インスリン", True),   # insurin
+    ("insulin", "инсулин", True),     # Cyrillic
+    ("insulin", "ινσουλίνη", True),   # Greek
+    ("heart", "心臓", False),          # a translation
+    ("heart", "сердце", False),
+    ("insulin", "insulin", False),    # a copy is no transliteration
+])
+def test_romanized_transliterations_in_any_script(en: str, target: str, expected: bool) -> None:
+    assert is_romanized_transliteration(en, target) is expected
 
 
 def test_read_pairs(tmp_path: Path) -> None:

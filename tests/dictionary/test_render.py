@@ -290,6 +290,10 @@ def test_transliteration_pairs_and_script(tmp_path: Path) -> None:
     assert pairs == [("insulin", "インスリン"), ("dose", "ドーズ")]
     assert not is_latin_script(lexicon) and is_latin_script(Lexicon([("red", "rouge")]))
     assert train_transliterator(pairs, "kk", tmp_path / "tr", seconds=1.0) is None  # too few
+    # without a pattern and with too few Hebrew-like skeleton matches: romanized spellings
+    assert transliteration_pairs(lexicon, LanguageProfile("kk")) == [("insulin", "インスリン")]
+    cyrillic = Lexicon([("insulin", "инсулин"), ("heart", "сердце")])
+    assert transliteration_pairs(cyrillic, LanguageProfile("ru")) == [("insulin", "инсулин")]
 
 
 def test_adapt_learns_no_cognate_rules_for_another_script(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
+from anyascii import anyascii
 from rapidfuzz.distance import Levenshtein
 
 from xlnel.errors import FormatError
@@ -137,6 +138,23 @@ def is_transliteration(en: str, he: str, threshold: float = 0.7) -> bool:
     if max(len(a), len(b)) <= 2:
         return a == b
     return Levenshtein.normalized_similarity(a, b) >= threshold
+
+
+def is_romanized_transliteration(en: str, target: str, threshold: float = 0.6) -> bool:
+    """Whether a word in another script, romanized (``anyascii``: *インスリン* -> *insurin*,
+    *инсулин* -> *insulin*), is spelled close to the English word: a transliteration in any
+    script, where :func:`is_transliteration` knows Hebrew's consonant skeletons only.
+
+    Args:
+        en: English word.
+        target: Target word; one already in ASCII letters is no transliteration (a copy).
+        threshold: Least normalised similarity (1 - edit distance / longer length).
+    """
+    if target.isascii():
+        return False
+    romanized = anyascii(target).casefold()
+    return bool(romanized) and Levenshtein.normalized_similarity(en.casefold(),
+                                                                 romanized) >= threshold
 
 
 def read_pairs(path: str | Path) -> list[tuple[str, str]]:

@@ -3,7 +3,9 @@
 Which pairs of the word list are transliterations is learned from the pairs themselves: a target
 matching the language file's ``transliteration_pattern`` (Japanese katakana), or else one whose
 consonant skeleton matches the English word's (:func:`~xlnel.dictionary.pairs.is_transliteration`,
-Hebrew-script targets). A small :class:`~xlnel.dictionary.translator.CharTranslator` is trained on
+Hebrew-script targets), or, when that finds too few, one whose romanized spelling is close to
+the English word's (:func:`~xlnel.dictionary.pairs.is_romanized_transliteration`, any script). A
+small :class:`~xlnel.dictionary.translator.CharTranslator` is trained on
 those pairs within a time budget and asked for the missing words only, in batches. When too few
 transliteration pairs are found (Latin-script targets, where cognate rules do this job) no model
 is trained.
@@ -14,12 +16,12 @@ from __future__ import annotations
 import logging
 import math
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from xlnel.dictionary.langdata import LanguageProfile
 from xlnel.dictionary.lexicon import Lexicon
-from xlnel.dictionary.pairs import is_transliteration
+from xlnel.dictionary.pairs import is_romanized_transliteration, is_transliteration
 from xlnel.dictionary.translator import CharTranslator, TranslatorConfig, train_translator
 
 logger = logging.getLogger(__name__)
@@ -61,8 +63,20 @@ def is_latin_script(lexicon: Lexicon, sample: int = 2000) -> bool:
 
 
 def transliteration_pairs(lexicon: Lexicon, profile: LanguageProfile) -> list[tuple[str, str]]:
-    """Single-word ``(english, target)`` pairs of the lexicon that are transliterations."""
+    """Single-word ``(english, target)`` pairs of the lexicon that are transliterations: those
+    matching the profile's ``transliteration_pattern``; without one, those whose consonant
+    skeleton matches (Hebrew), or, when these are fewer than :data:`MIN_PAIRS`, those whose
+    romanized spelling is close to the English word (any other script)."""
     pattern = profile.transliteration_pattern
+    if pattern is not None:
+        return _pairs(lexicon, lambda _, text: pattern.search(text) is not None)
+    found = _pairs(lexicon, is_transliteration)
+    if len(found) >= MIN_PAIRS:
+        return found
+    return _pairs(lexicon, is_romanized_transliteration)
+
+
+def _pairs(lexicon: Lexicon, test: Callable[[str, str], bool]) -> list[tuple[str, str]]:
     out = []
     for word, senses in lexicon.items():
         if not word.isalpha():
@@ -71,7 +85,7 @@ def transliteration_pairs(lexicon: Lexicon, profile: LanguageProfile) -> list[tu
             text = sense.text
             if " " in text or text.casefold() == word:
                 continue
-            if pattern.search(text) if pattern is not None else is_transliteration(word, text):
+            if test(word, text):
                 out.append((word, text))
     return out
 
