@@ -13,6 +13,7 @@ is trained.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 import unicodedata
@@ -35,31 +36,28 @@ UNSPACED_SCRIPTS = ("CJK UNIFIED", "HIRAGANA", "KATAKANA", "THAI", "LAO", "KHMER
                     "TIBETAN")
 
 
-def is_unspaced_script(lexicon: Lexicon, sample: int = 2000) -> bool:
-    """Whether most letters of the lexicon's first senses belong to scripts written without
-    spaces between words (:data:`UNSPACED_SCRIPTS`: Chinese, Japanese, Thai...)."""
-    letters = unspaced = 0
-    for i, (_, senses) in enumerate(lexicon.items()):
-        if i >= sample:
-            break
+def _mostly(lexicon: Lexicon, test: Callable[[str], bool], sample: int) -> bool:
+    """Whether more than half the letters of the first senses of the lexicon's first
+    ``sample`` words pass ``test``."""
+    letters = passed = 0
+    for _, senses in itertools.islice(lexicon.items(), sample):
         for ch in senses[0].text:
             if ch.isalpha():
                 letters += 1
-                unspaced += unicodedata.name(ch, "").startswith(UNSPACED_SCRIPTS)
-    return letters > 0 and unspaced / letters > 0.5
+                passed += test(ch)
+    return letters > 0 and passed / letters > 0.5
+
+
+def is_unspaced_script(lexicon: Lexicon, sample: int = 2000) -> bool:
+    """Whether most letters of the lexicon's first senses belong to scripts written without
+    spaces between words (:data:`UNSPACED_SCRIPTS`: Chinese, Japanese, Thai...)."""
+    return _mostly(lexicon, lambda ch: unicodedata.name(ch, "").startswith(UNSPACED_SCRIPTS),
+                   sample)
 
 
 def is_latin_script(lexicon: Lexicon, sample: int = 2000) -> bool:
     """Whether most target words of the lexicon are written in ASCII / Latin-1 / Latin Extended."""
-    letters = latin = 0
-    for i, (_, senses) in enumerate(lexicon.items()):
-        if i >= sample:
-            break
-        for ch in senses[0].text:
-            if ch.isalpha():
-                letters += 1
-                latin += ord(ch) < 0x250
-    return letters > 0 and latin / letters > 0.5
+    return _mostly(lexicon, lambda ch: ord(ch) < 0x250, sample)
 
 
 def transliteration_pairs(lexicon: Lexicon, profile: LanguageProfile) -> list[tuple[str, str]]:
