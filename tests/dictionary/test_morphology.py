@@ -87,6 +87,23 @@ def test_word_senses_fall_back_to_relatives_then_affixes() -> None:
     assert "corneal" not in senses.missing and "gastritis" in senses.missing
 
 
+def test_a_relative_the_pairs_only_copy_is_no_sense_of_the_word() -> None:
+    from xlnel.dictionary.cognates import CognateRules
+
+    # "lytic" has a relative ("lyte") whose one pair copies it: that says nothing of how the
+    # language writes "lytic", so the word's own cognate rewrite comes first
+    cognates = [("analytic", "analytique"), ("catalytic", "catalytique"),
+                ("paralytic", "paralytique")]
+    lexicon = Lexicon([*cognates, ("lyte", "lyte")])
+    senses = WordSenses(lexicon, LanguageProfile("zz"), CognateRules().fit(cognates))
+    assert senses("lytic")[0].text == "lytique"
+    assert "lytic" in senses.missing
+    # a relative with a real translation is still taken
+    senses = WordSenses(Lexicon([*cognates, ("lyte", "lito")]), LanguageProfile("zz"),
+                        CognateRules().fit(cognates))
+    assert senses("lytic")[0].text == "lito"
+
+
 def test_render_kb_keeps_the_english_names_unless_asked_not_to() -> None:
     from xlnel.dictionary.render import BuildSettings, render_kb
     from xlnel.types import Concept

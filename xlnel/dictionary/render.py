@@ -242,7 +242,7 @@ class WordSenses:
         """Senses of the first English relative the lexicon holds (*cornea* for *corneal*)."""
         for form in related_forms(word):
             senses = self.lexicon_senses(form)
-            if senses:
+            if senses and not all(s.text.casefold() == form for s in senses):
                 return [Sense(s.text, RELATED_FACTOR * s.prior, s.kind) for s in senses]
         return []
 
