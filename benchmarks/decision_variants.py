@@ -16,6 +16,9 @@ last step, scores to links, changes:
   whose text was annotated in at least the share R of its training occurrences;
 - ``no-consistency`` / ``consistency``: every unlinked occurrence of a linked text in the
   document linked with its concept off or on (``linker.consistency``);
+- ``no-composites`` / ``composites``: a link whose text the training annotations mostly mark
+  as a composite mention holding its concept carries all the composite's ids or not
+  (``linker.composites``, with the lexicon);
 - ``overlap-longest`` / ``overlap-score``: of two overlapping spans passing the threshold, the
   longer or the higher scored is kept (``linker.overlap``; the threshold stays the one the
   cell chose with the config's rule).
@@ -78,6 +81,8 @@ VARIANTS: dict[str, Rule] = {
     **{f"lexicon+rate-{r}": _decide(lexicon=True, lexicon_rate=r) for r in (0.3, 0.5, 0.7, 0.9)},
     "no-consistency": _decide(consistency=False),
     "consistency": _decide(consistency=True),
+    "no-composites": _decide(composites=False),
+    "composites": _decide(composites=True),
     "overlap-longest": _decide(overlap="longest"),
     "overlap-score": _decide(overlap="score"),
 }

@@ -219,6 +219,9 @@ class LinkerConfig(_Section):
             leaves the decision to link to the filter.
         consistency: Also link every unlinked whole-word occurrence of a linked text in the
             same document, with that text's concept (:mod:`xlnel.linkers.consistency`).
+        composites: With ``lexicon``, a link whose text the training annotations mostly mark
+            as a composite mention (several concept ids, PubTator ``A|B``) holding the linked
+            concept carries all of the composite's ids, the linked one first.
     """
 
     overlap: Literal["longest", "score", "none"] = "longest"
@@ -227,6 +230,7 @@ class LinkerConfig(_Section):
     lexicon: bool = False
     lexicon_rate: float | None = Field(default=None, gt=0.0, le=1.0)
     consistency: bool = False
+    composites: bool = False
     window_chars: int = Field(default=20_000, ge=1)
     window_overlap: int = Field(default=1_000, ge=0)
 

@@ -105,3 +105,43 @@ def test_load_refuses_missing_or_foreign_files(tmp_path) -> None:
     (tmp_path / "bad.json").write_text("{}", encoding="utf-8")
     with pytest.raises(ArtifactError, match="not an annotation lexicon"):
         AnnotationLexicon.load(tmp_path / "bad.json")
+
+
+COMPOSITE_TRAIN = [
+    Document("c", "Hemorrhagic cystitis; hemorrhagic cystitis; renal failure.",
+             (Link(0, 20, "Hemorrhagic cystitis", ("H1", "Y1")),
+              Link(22, 42, "hemorrhagic cystitis", ("Y1",)),
+              Link(44, 57, "renal failure", ("R1",)))),
+    Document("d", "hemorrhagic cystitis and ulcer|ulcer.",
+             (Link(0, 20, "hemorrhagic cystitis", ("H1", "Y1")),
+              Link(25, 30, "ulcer", ("U1", "U1")))),
+]
+
+
+def test_fit_keeps_the_texts_mostly_annotated_as_composites() -> None:
+    lex = AnnotationLexicon.fit(COMPOSITE_TRAIN)
+    # two of three annotations of the text are the composite; a repeated id is no composite
+    assert lex.composites == {"hemorrhagic cystitis": ["H1", "Y1"]}
+    assert lex.composite("Hemorrhagic  cystitis", "Y1") == ("Y1", "H1")
+    assert lex.composite("hemorrhagic cystitis", "Z9") is None
+    assert lex.composite("renal failure", "R1") is None
+
+
+def test_decide_gives_a_composite_text_all_its_ids_only_when_asked() -> None:
+    lex = AnnotationLexicon.fit(COMPOSITE_TRAIN)
+    text = "Acute hemorrhagic cystitis."
+    doc = Document("x", text)
+    cands = _cands(text, 6, 26, ["Y1"])
+    on = decide(doc, cands, np.array([0.9]), 0.5, lexicon=lex, composites=True).entities
+    assert [link.concept_ids for link in on] == [("Y1", "H1")]
+    off = decide(doc, cands, np.array([0.9]), 0.5, lexicon=lex).entities
+    assert [link.concept_ids for link in off] == [("Y1",)]
+    # without the lexicon the option has nothing to read
+    bare = decide_as(doc, cands, np.array([0.9]), 0.5, LinkerConfig(composites=True), lex)
+    assert [link.concept_ids for link in bare.entities] == [("Y1",)]
+
+
+def test_composites_survive_save_and_load(tmp_path) -> None:
+    lex = AnnotationLexicon.fit(COMPOSITE_TRAIN)
+    lex.save(tmp_path / "lexicon.json")
+    assert AnnotationLexicon.load(tmp_path / "lexicon.json").composites == lex.composites

@@ -23,7 +23,8 @@ BestPerSpan = dict[tuple[int, int], _Best]
 def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarray,
            threshold: float, overlap: str = "longest", propagate: bool = False,
            abbreviations: bool = False, lexicon: AnnotationLexicon | None = None,
-           lexicon_rate: float | None = None, consistency: bool = False) -> Document:
+           lexicon_rate: float | None = None, consistency: bool = False,
+           composites: bool = False) -> Document:
     """Keep, per span, the best candidate scoring at least ``threshold``; resolve overlaps.
 
     Args:
@@ -44,6 +45,9 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
             from which its spans are linked whatever their score.
         consistency: Then link the unlinked occurrences of every linked text with its concept
             (:func:`xlnel.linkers.consistency.link_repeats`), before the abbreviations.
+        composites: With ``lexicon``, a link whose text the training annotations mostly mark
+            as a composite holding its concept gets all the composite's concept ids
+            (:meth:`xlnel.linkers.lexicon.AnnotationLexicon.composite`), its own first.
 
     Returns:
         The document with the links as its entities.
@@ -60,6 +64,8 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
                          overlap)
     if consistency:
         links = list(link_repeats(document.text, links))
+    if composites and lexicon is not None:
+        links = [_with_composite(link, lexicon) for link in links]
     if abbreviations:
         return replace(document, entities=link_abbreviations(document.text, links))
     return replace(document, entities=tuple(links))
@@ -72,7 +78,12 @@ def decide_as(document: Document, candidates: Sequence[Candidate], scores: np.nd
     only when ``linker.lexicon`` is on)."""
     return decide(document, candidates, scores, threshold, linker.overlap, linker.propagate,
                   linker.abbreviations, lexicon if linker.lexicon else None,
-                  linker.lexicon_rate, linker.consistency)
+                  linker.lexicon_rate, linker.consistency, linker.composites)
+
+
+def _with_composite(link: Link, lexicon: AnnotationLexicon) -> Link:
+    ids = lexicon.composite(link.text, link.concept_id)
+    return link if ids is None else replace(link, concept_ids=ids)
 
 
 def best_per_span(candidates: Sequence[Candidate], scores: np.ndarray,

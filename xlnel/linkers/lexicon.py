@@ -50,12 +50,16 @@ class AnnotationLexicon:
         concepts: Normalised mention text -> concept id -> times annotated with it.
         annotated: Normalised mention text -> times annotated (any concept).
         occurrences: Normalised mention text -> whole-word occurrences in the documents.
+        composites: Normalised mention text -> the concept ids of its most frequent composite
+            annotation (several ids: *hemorrhagic cystitis* as hemorrhage and cystitis), for a
+            text annotated as a composite in at least half its annotations.
     """
 
     lang: str = "en"
     concepts: dict[str, dict[str, int]] = field(default_factory=dict)
     annotated: dict[str, int] = field(default_factory=dict)
     occurrences: dict[str, int] = field(default_factory=dict)
+    composites: dict[str, list[str]] = field(default_factory=dict)
 
     @classmethod
     def fit(cls, documents: Iterable[Document], lang: str = "en") -> AnnotationLexicon:
@@ -66,6 +70,7 @@ class AnnotationLexicon:
         docs = list(documents)
         concepts: dict[str, Counter[str]] = defaultdict(Counter)
         annotated: Counter[str] = Counter()
+        combined: dict[str, Counter[tuple[str, ...]]] = defaultdict(Counter)
         for doc in docs:
             for ent in doc.entities:
                 if not ent.concept_ids:
@@ -74,10 +79,23 @@ class AnnotationLexicon:
                 annotated[key] += 1
                 for cid in ent.concept_ids:
                     concepts[key][cid] += 1
+                if len(set(ent.concept_ids)) > 1:
+                    combined[key][tuple(dict.fromkeys(ent.concept_ids))] += 1
         found = _count_token_runs(annotated, [normalize_string(d.text, lang) for d in docs])
         occurrences = {key: max(found[key], annotated[key]) for key in annotated}
+        composites = {key: list(c.most_common(1)[0][0]) for key, c in sorted(combined.items())
+                      if 2 * sum(c.values()) >= annotated[key]}
         return cls(lang, {k: dict(v) for k, v in concepts.items()}, dict(annotated),
-                   occurrences)
+                   occurrences, composites)
+
+    def composite(self, text: str, concept_id: str | None) -> tuple[str, ...] | None:
+        """The concept ids a link of ``text`` to ``concept_id`` stands for when the training
+        annotations mostly mark ``text`` as a composite holding that concept: ``concept_id``
+        first, then the composite's others in their order; ``None`` otherwise."""
+        ids = self.composites.get(normalize_string(text, self.lang))
+        if not ids or concept_id not in ids:
+            return None
+        return (concept_id, *(c for c in ids if c != concept_id))
 
     def rate(self, text: str) -> float:
         """Share of the training occurrences of ``text`` that were annotated (0 if unseen)."""
@@ -123,7 +141,8 @@ class AnnotationLexicon:
     def save(self, path: str | Path) -> None:
         """Write the lexicon as JSON (atomically)."""
         data = {"xlnel_version": __version__, "lang": self.lang, "concepts": self.concepts,
-                "annotated": self.annotated, "occurrences": self.occurrences}
+                "annotated": self.annotated, "occurrences": self.occurrences,
+                "composites": self.composites}
         with atomic_write(Path(path)) as f:
             f.write(json.dumps(data, ensure_ascii=False))
 
@@ -139,8 +158,9 @@ class AnnotationLexicon:
             raise ArtifactError(f"no annotation lexicon at {p}")
         try:
             data = json.loads(p.read_text(encoding="utf-8"))
+            # lexicons saved before composites were kept have none
             return cls(str(data["lang"]), data["concepts"], data["annotated"],
-                       data["occurrences"])
+                       data["occurrences"], dict(data.get("composites", {})))
         except (json.JSONDecodeError, KeyError, TypeError) as e:
             raise ArtifactError(f"{p} is not an annotation lexicon: {e}") from None
 
