@@ -169,7 +169,7 @@ class WordSenses:
             return [Sense(t, 1.0 / (1.0 + RANK_DECAY * i))
                     for i, t in enumerate(self.profile.words[word])]
         senses = self.lexicon_senses(word)
-        if senses and all(s.text.casefold() == word for s in senses):
+        if senses and _copies_only(word, senses):
             return self._respelled(word, senses)
         if senses:
             return senses
@@ -242,7 +242,7 @@ class WordSenses:
         """Senses of the first English relative the lexicon holds (*cornea* for *corneal*)."""
         for form in related_forms(word):
             senses = self.lexicon_senses(form)
-            if senses and not all(s.text.casefold() == form for s in senses):
+            if senses and not _copies_only(form, senses):
                 return [Sense(s.text, RELATED_FACTOR * s.prior, s.kind) for s in senses]
         return []
 
@@ -286,6 +286,11 @@ def number_forms(word: str, classical: bool = False) -> list[str]:
     if word.endswith("y") and word[-2:-1] not in ("a", "e", "o", "u"):
         return [*out, word[:-1] + "ies"]
     return [*out, word + ("es" if word.endswith(("s", "x", "sh", "ch", "z")) else "s")]
+
+
+def _copies_only(word: str, senses: Sequence[Sense]) -> bool:
+    """Whether every sense merely copies the English word (``lyte``/``lyte``)."""
+    return all(s.text.casefold() == word for s in senses)
 
 
 def _similarity(word: str, text: str) -> float:

@@ -158,7 +158,7 @@ class AnnotationLexicon:
             raise ArtifactError(f"no annotation lexicon at {p}")
         try:
             data = json.loads(p.read_text(encoding="utf-8"))
-            # lexicons saved before composites were kept have none
+            # a lexicon file without the key has no composites
             return cls(str(data["lang"]), data["concepts"], data["annotated"],
                        data["occurrences"], dict(data.get("composites", {})))
         except (json.JSONDecodeError, KeyError, TypeError) as e:
