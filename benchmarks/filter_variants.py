@@ -17,7 +17,9 @@ levels span, concept and document (1,000 resamples, two-sided p).
   candidate's concept);
 - ``lexical+extended``: both;
 - ``ngrams``: ``filter.options.ngrams`` (mention and name priors predicted from character
-  n-grams, for texts the training documents never showed).
+  n-grams, for texts the training documents never showed);
+- ``kinds``: ``filter.options.kinds`` (whether the candidate's name stands for a concept of a
+  kind the training documents annotate); ``kinds+ngrams``: with ``ngrams`` too.
 
 ``--baseline-scores DIR`` takes the shipped filter's dev scores and threshold from a scores
 folder of a stage cache (``scores.npz``, ``threshold.json``) instead of the shipped config's
@@ -66,6 +68,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "concepts": {"concepts": True},
     "lexical+extended": {"lexical": True, "extended": True},
     "ngrams": {"ngrams": True},
+    "kinds": {"kinds": True},
+    "kinds+ngrams": {"kinds": True, "ngrams": True},
 }
 LEVELS = ("span", "concept", "document")
 CAMONI_LEVELS = ("span", "overlap", "span-prefix")

@@ -313,6 +313,8 @@ def test_concept_features_hand_worked():
     ({"lexical": True, "concepts": True}, "long_form", "lexical"),
     ({"ngrams": True}, "name_ngram", "mention"),
     ({"lexical": True, "ngrams": True}, "name_ngram", "lexical"),
+    ({"kinds": True}, "concept_kind", "kind"),
+    ({"ngrams": True, "kinds": True}, "concept_kind", "mention"),
 ])
 def test_option_priors_round_trip(tmp_path, docs_and_candidates, options, last, table):
     docs, cands = docs_and_candidates
@@ -464,4 +466,49 @@ def test_saved_ngram_filter_without_its_arrays_is_refused(tmp_path, docs_and_can
     GradientBoostingFilter(cfg, "en").fit(docs, cands).save(tmp_path / "f")
     (tmp_path / "f" / "ngram_priors.npz").unlink()
     with pytest.raises(ArtifactError, match="ngram_priors.npz"):
+        GradientBoostingFilter.load(tmp_path / "f", cfg, "en")
+
+
+def test_kind_table_labels_every_name_by_its_concept():
+    from xlnel.filtering.concept_kinds import kind_key, kind_table
+
+    kind = {kind_key("D1", "drowsiness"): [1, 6],   # annotated once of six: a disease
+            kind_key("D1", "somnolence"): [0, 2],   # its other name is labelled with it
+            kind_key("D2", "neutrophils"): [0, 4],  # never annotated
+            kind_key("D3", "somnolence"): [0, 1]}   # a name two concepts share
+    assert kind_table(kind) == {"drowsiness": [1, 1], "somnolence": [1, 2],
+                                "neutrophils": [0, 1]}
+
+
+def test_kind_column_counts_close_matches_and_gold_spans():
+    from xlnel.filtering.concept_kinds import KIND_FEATURES
+    from xlnel.filtering.features import FeatureExtractor, Priors
+    from xlnel.types import Document, Span
+
+    ex = FeatureExtractor("en", frozenset(), kinds=True)
+    assert ex.feature_names[-1:] == KIND_FEATURES
+    train = Document(id="t", text="anemia in rats")
+    anemia, rats = Span(0, 6, "anemia"), Span(10, 14, "rats")
+    cands = [Candidate(anemia, "C1", "anemia", 1.0), Candidate(anemia, "C2", "anaemias", 0.6),
+             Candidate(rats, "C3", "rats", 1.0), Candidate(rats, "C4", "ratios", 0.5)]
+    priors = Priors()
+    ex.count(priors, train, cands, np.array([1, 0, 0, 0], dtype=bool))
+    # gold, or a close match: loose matches of no gold span say nothing of their concept
+    assert priors.kind == {"C1\tanemia": [1, 1], "C3\trats": [0, 1]}
+    doc = Document(id="d", text="leukemia")
+    rows = ex.transform(doc, [Candidate(Span(0, 8, "leukemia"), "C5", "leukemia", 1.0)], priors)
+    expected = ex.kind_model(priors).predict(["leukemia"])
+    np.testing.assert_allclose(rows[:, -1], expected, rtol=1e-6)
+    plain = FeatureExtractor("en", frozenset()).transform(
+        doc, [Candidate(Span(0, 8, "leukemia"), "C5", "leukemia", 1.0)], priors)
+    np.testing.assert_array_equal(rows[:, :-1], plain)
+
+
+def test_saved_kind_filter_without_its_arrays_is_refused(tmp_path, docs_and_candidates):
+    docs, cands = docs_and_candidates
+    cfg = FilterConfig(name="xlnel.gbdt.v1", options={"folds": 2, "max_iter": 5,
+                                                       "kinds": True})
+    GradientBoostingFilter(cfg, "en").fit(docs, cands).save(tmp_path / "f")
+    (tmp_path / "f" / "kind_prior.npz").unlink()
+    with pytest.raises(ArtifactError, match="kind_prior.npz.*kinds"):
         GradientBoostingFilter.load(tmp_path / "f", cfg, "en")

@@ -35,6 +35,10 @@ span as an abbreviation or as the long form of one.
 With ``ngrams``, the last two columns are :data:`~xlnel.filtering.ngram_priors.NGRAM_FEATURES`:
 the mention and name priors predicted from the character n-grams of the span's text and of the
 name, which reach texts the training documents never showed.
+
+With ``kinds``, the last column is :data:`~xlnel.filtering.concept_kinds.KIND_FEATURES`: the
+predicted chance that the candidate's name stands for a concept of a kind the training documents
+annotate (a disease or a chemical rather than an organ or an occupation).
 """
 
 from __future__ import annotations
@@ -49,6 +53,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from xlnel.dictionary.dictionary import GENERATED_SOURCES
+from xlnel.filtering.concept_kinds import (
+    KIND_FEATURES,
+    counts_toward_kind,
+    kind_key,
+    kind_table,
+)
 from xlnel.filtering.lexical_features import LEXICAL_FEATURES, lexical_columns, lexical_keys
 from xlnel.filtering.ngram_priors import NGRAM_FEATURES, NGRAM_TABLES, NgramPrior
 from xlnel.normalization import normalize_string
@@ -91,7 +101,8 @@ NAME_PRIORS = ("all", "best")
 @dataclass
 class Priors:
     """Counts of (positive, seen) per normalised mention text, name, previous word, word of
-    the context window, concept and (``lexical``) last word or ending of a span."""
+    the context window, concept, (``lexical``) last word or ending of a span and (``kinds``)
+    concept and name (:func:`~xlnel.filtering.concept_kinds.kind_key`)."""
 
     mention: dict[str, list[int]] = field(default_factory=dict)
     name: dict[str, list[int]] = field(default_factory=dict)
@@ -99,6 +110,7 @@ class Priors:
     window: dict[str, list[int]] = field(default_factory=dict)
     concept: dict[str, list[int]] = field(default_factory=dict)
     lexical: dict[str, list[int]] = field(default_factory=dict)
+    kind: dict[str, list[int]] = field(default_factory=dict)
     #: Bumped by every :meth:`add`, so caches of looked-up rates know when they are stale.
     version: int = field(default=0, init=False, repr=False, compare=False)
 
@@ -121,7 +133,7 @@ class FeatureExtractor:
     def __init__(self, lang: str, stopwords: frozenset[str], window: int = 0,
                  extended: bool = False, provenance: bool = False,
                  concepts: bool = False, name_prior: str = "all",
-                 lexical: bool = False, ngrams: bool = False) -> None:
+                 lexical: bool = False, ngrams: bool = False, kinds: bool = False) -> None:
         if window < 0:
             raise ValueError(f"window must be at least 0 words, got {window}")
         if name_prior not in NAME_PRIORS:
@@ -136,11 +148,16 @@ class FeatureExtractor:
         self.concepts = concepts
         self.lexical = lexical
         self.ngrams = ngrams
+        self.kinds = kinds
         # the n-gram models of the priors they were fitted on (identity and version), and
         # their predictions per text
         self._ngram_of: tuple[Priors, int] | None = None
         self._ngram_models: tuple[NgramPrior, ...] = ()
         self._ngram_cache: tuple[dict[str, float], ...] = ()
+        # the same for the kind model
+        self._kind_of: tuple[Priors, int] | None = None
+        self._kind_model: NgramPrior | None = None
+        self._kind_cache: dict[str, float] = {}
         # the same span text recurs for each of its candidates and names recur across spans
         self._norms: dict[str, str] = {}
         # per name: (normalised name, its length, name prior, log1p(seen)) under _rows_of
@@ -164,7 +181,8 @@ class FeatureExtractor:
                 + (PROVENANCE_FEATURES if self.provenance else ())
                 + (CONCEPT_FEATURES if self.concepts else ())
                 + (LEXICAL_FEATURES if self.lexical else ())
-                + (NGRAM_FEATURES if self.ngrams else ()))
+                + (NGRAM_FEATURES if self.ngrams else ())
+                + (KIND_FEATURES if self.kinds else ()))
 
     def ngram_models(self, priors: Priors) -> tuple[NgramPrior, ...]:
         """The n-gram models of ``priors`` (:data:`NGRAM_TABLES` order), fitted on first use
@@ -180,6 +198,33 @@ class FeatureExtractor:
         self._ngram_of = (priors, priors.version)
         self._ngram_models = tuple(models)
         self._ngram_cache = tuple({} for _ in models)
+
+    def kind_model(self, priors: Priors) -> NgramPrior:
+        """The kind model of ``priors`` (fitted on their ``kind`` table through
+        :func:`~xlnel.filtering.concept_kinds.kind_table`), fitted on first use and kept while
+        the same priors stay unchanged."""
+        if self._kind_model is None or self._kind_of is None or self._kind_of[0] is not priors \
+                or self._kind_of[1] != priors.version:
+            self.set_kind_model(priors, NgramPrior.fit(kind_table(priors.kind)))
+        assert self._kind_model is not None
+        return self._kind_model
+
+    def set_kind_model(self, priors: Priors, model: NgramPrior) -> None:
+        """Use ``model`` (fitted on ``priors``, e.g. loaded with a saved filter)."""
+        self._kind_of = (priors, priors.version)
+        self._kind_model = model
+        self._kind_cache = {}
+
+    def _kind_values(self, texts: Sequence[str], priors: Priors) -> np.ndarray:
+        """The kind model's prediction for each normalised name."""
+        model = self.kind_model(priors)
+        cache = self._kind_cache
+        todo = [t for t in dict.fromkeys(texts) if t not in cache]
+        if todo:
+            if len(cache) >= 1_000_000:
+                cache.clear()
+            cache.update(zip(todo, model.predict(todo).tolist(), strict=True))
+        return np.fromiter((cache[t] for t in texts), dtype=np.float64, count=len(texts))
 
     def _ngram_values(self, table: int, texts: Sequence[str], priors: Priors) -> np.ndarray:
         """The n-gram prior of each normalised text from model ``table``."""
@@ -200,6 +245,8 @@ class FeatureExtractor:
         for cand, y in zip(candidates, labels, strict=True):
             if self.name_prior == "all":
                 priors.add("name", self.norm(cand.name), bool(y))
+            if self.kinds and counts_toward_kind(cand.score, bool(y)):
+                priors.add("kind", kind_key(cand.concept_id, self.norm(cand.name)), bool(y))
             key = (cand.span.start, cand.span.end)
             span_pos[key] = span_pos.get(key, False) or bool(y)
             word_start[key] = cand.span.start - len(cand.span.stripped_prefix)
@@ -265,8 +312,9 @@ class FeatureExtractor:
         n_concept = len(CONCEPT_FEATURES) if self.concepts else 0
         n_lexical = len(LEXICAL_FEATURES) if self.lexical else 0
         n_ngram = len(NGRAM_FEATURES) if self.ngrams else 0
+        n_kind = len(KIND_FEATURES) if self.kinds else 0
         n_last = ((len(PROVENANCE_FEATURES) if self.provenance else 0) + n_concept + n_lexical
-                  + n_ngram)
+                  + n_ngram + n_kind)
         n_span = len(self.feature_names) - len(PAIR_FEATURES) - n_last
         n_own = n_span - (len(EXTENDED_FEATURES) if self.extended else 0)
         span_rows = np.array(
@@ -281,7 +329,7 @@ class FeatureExtractor:
         rows[:, :n_span] = span_rows[group]
         rows[:, n_span:n_span + len(PAIR_FEATURES)] = self._pair_columns(
             candidates, group, scores, better, best, span_norms, priors)
-        end = rows.shape[1] - n_lexical - n_ngram
+        end = rows.shape[1] - n_lexical - n_ngram - n_kind
         if self.provenance:
             rows[:, end - n_concept - len(PROVENANCE_FEATURES):end - n_concept] = \
                 provenance_columns(candidates, group, scores, len(groups))
@@ -291,8 +339,11 @@ class FeatureExtractor:
             rows[:, end:end + n_lexical] = lexical_columns(document.text, list(groups),
                                                            span_norms, priors)[group]
         if self.ngrams:
-            rows[:, -2] = self._ngram_values(0, span_norms, priors)[group]
-            rows[:, -1] = self._ngram_values(1, [self.norm(c.name) for c in candidates], priors)
+            rows[:, -n_kind - 2] = self._ngram_values(0, span_norms, priors)[group]
+            rows[:, -n_kind - 1] = self._ngram_values(1, [self.norm(c.name) for c in candidates],
+                                                      priors)
+        if self.kinds:
+            rows[:, -1] = self._kind_values([self.norm(c.name) for c in candidates], priors)
         return rows
 
     def _extended_columns(self, text: str, candidates: Sequence[Candidate], first: np.ndarray,

@@ -14,7 +14,9 @@ about the candidate's concept (:data:`~xlnel.filtering.features.CONCEPT_FEATURES
 ending and whether the document defines it as an abbreviation
 (:data:`~xlnel.filtering.lexical_features.LEXICAL_FEATURES`); option ``ngrams`` adds the mention
 and name priors predicted from character n-grams, for texts the training documents never
-showed (:mod:`xlnel.filtering.ngram_priors`, saved as ``ngram_priors.npz``). The saved
+showed (:mod:`xlnel.filtering.ngram_priors`, saved as ``ngram_priors.npz``); option ``kinds``
+adds whether the candidate's name stands for a concept of a kind the training documents
+annotate (:mod:`xlnel.filtering.concept_kinds`, saved as ``kind_prior.npz``). The saved
 ``filter.json`` lists the features; a filter saved without an option loads with it off.
 """
 
@@ -47,15 +49,17 @@ logger = logging.getLogger(__name__)
 _TREES = "trees.npz"
 _PCA = "encoder_pca.npz"
 _NGRAMS = "ngram_priors.npz"
+_KINDS = "kind_prior.npz"
 _Model: TypeAlias = "TreeEnsemble | HistGradientBoostingClassifier"
 
 #: Options a saved filter may not list, with the value its features were computed with.
 _ABSENT = {"provenance": False, "concepts": False, "name_prior": "all", "lexical": False,
-           "ngrams": False}
+           "ngrams": False, "kinds": False}
 _DEFAULTS = {"folds": 5, "max_iter": 300, "learning_rate": 0.08, "max_leaf_nodes": 31,
              "l2_regularization": 1.0, "seed": 0, "unit": "auto",
              "window": 0, "extended": False, "provenance": False, "concepts": False,
-             "name_prior": "all", "lexical": False, "ngrams": False, "encoder": None,
+             "name_prior": "all", "lexical": False, "ngrams": False, "kinds": False,
+             "encoder": None,
              "encoder_pca": 0,
              "encoder_context_words": 24}
 
@@ -102,7 +106,8 @@ class GradientBoostingFilter(CandidateFilter):
                                           bool(self.options["concepts"]),
                                           str(self.options["name_prior"]),
                                           bool(self.options["lexical"]),
-                                          bool(self.options["ngrams"]))
+                                          bool(self.options["ngrams"]),
+                                          bool(self.options["kinds"]))
         #: Frozen-encoder columns (option ``encoder``: a model name, hub id or folder).
         self.encoder_features: EncoderFeatures | None = None
         if self.options["encoder"]:
@@ -239,13 +244,16 @@ class GradientBoostingFilter(CandidateFilter):
         self.model.save(directory / _TREES)
         priors = {"mention": self.priors.mention, "name": self.priors.name,
                   "context": self.priors.context, "window": self.priors.window,
-                  "concept": self.priors.concept, "lexical": self.priors.lexical}
+                  "concept": self.priors.concept, "lexical": self.priors.lexical,
+                  "kind": self.priors.kind}
         (directory / "priors.json").write_text(json.dumps(priors, ensure_ascii=False),
                                                encoding="utf-8")
         if self.encoder_features is not None:
             self.encoder_features.save(directory / _PCA)
         if self.extractor.ngrams:
             save_ngram_priors(self.extractor.ngram_models(self.priors), directory / _NGRAMS)
+        if self.extractor.kinds:
+            save_ngram_priors([self.extractor.kind_model(self.priors)], directory / _KINDS)
         meta = {"xlnel_version": __version__, "filter": self.registered_name,
                 "threshold": self.threshold, "options": self.options,
                 "features": list(self.feature_names)}
@@ -283,9 +291,12 @@ class GradientBoostingFilter(CandidateFilter):
             f.encoder_features.load(directory / _PCA)
         raw = json.loads((directory / "priors.json").read_text(encoding="utf-8"))
         f.priors = Priors(raw["mention"], raw["name"], raw["context"], raw.get("window", {}),
-                          raw.get("concept", {}), raw.get("lexical", {}))
+                          raw.get("concept", {}), raw.get("lexical", {}), raw.get("kind", {}))
         if f.extractor.ngrams:
             f.extractor.set_ngram_models(f.priors, load_ngram_priors(directory / _NGRAMS))
+        if f.extractor.kinds:
+            f.extractor.set_kind_model(f.priors, load_ngram_priors(directory / _KINDS, 1,
+                                                                   "kinds")[0])
         f.threshold = meta["threshold"] if config.threshold is None else config.threshold
         return f
 

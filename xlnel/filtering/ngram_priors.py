@@ -94,22 +94,25 @@ class NgramPrior:
 
 
 def save_ngram_priors(models: Sequence[NgramPrior], path: Path) -> None:
-    """Write the models (in :data:`NGRAM_TABLES` order) as plain arrays to an ``.npz``."""
+    """Write the models (in :data:`NGRAM_TABLES` order, or any models of this class) as plain
+    arrays to an ``.npz``."""
     np.savez(path, coef=np.stack([m.coef for m in models]),
              intercept=np.array([m.intercept for m in models]))
 
 
-def load_ngram_priors(path: Path) -> tuple[NgramPrior, ...]:
-    """Read models written by :func:`save_ngram_priors` (no pickle is loaded).
+def load_ngram_priors(path: Path, count: int = len(NGRAM_TABLES),
+                      option: str = "ngrams") -> tuple[NgramPrior, ...]:
+    """Read ``count`` models written by :func:`save_ngram_priors` (no pickle is loaded);
+    ``option`` names the filter option that needs them, for the error.
 
     Raises:
         ArtifactError: If the file is missing or its arrays have other shapes.
     """
     if not path.is_file():
-        raise ArtifactError(f"saved filter lacks {path.name} (option ngrams is on)")
+        raise ArtifactError(f"saved filter lacks {path.name} (option {option} is on)")
     with np.load(path, allow_pickle=False) as data:
         coef, intercept = data["coef"], data["intercept"]
-    if coef.shape != (len(NGRAM_TABLES), N_FEATURES) or intercept.shape != (len(NGRAM_TABLES),):
+    if coef.shape != (count, N_FEATURES) or intercept.shape != (count,):
         raise ArtifactError(f"{path} holds n-gram priors of shape {coef.shape}, expected "
-                            f"({len(NGRAM_TABLES)}, {N_FEATURES}); retrain the pipeline")
+                            f"({count}, {N_FEATURES}); retrain the pipeline")
     return tuple(NgramPrior(c, float(b)) for c, b in zip(coef, intercept, strict=True))
