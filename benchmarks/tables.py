@@ -660,6 +660,16 @@ def filter_variants_camoni_ngrams() -> str:
     return _filter_variants_camoni_table("filter_variants_camoni_ngrams.json")
 
 
+def filter_variants_kinds() -> str:
+    """The concept-kind feature on BC5CDR dev against the shipped config."""
+    return _filter_variants_table("filter_variants_kinds.json")
+
+
+def filter_variants_camoni_kinds() -> str:
+    """The concept-kind feature on Camoni by 5-fold CV."""
+    return _filter_variants_camoni_table("filter_variants_camoni_kinds.json")
+
+
 def reference_figures() -> str:
     """Published figures of other systems, each with the measure it uses."""
     path = ROOT / "benchmarks" / "reference_figures.json"
@@ -720,6 +730,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             decision_variants_bc5cdr_train, filter_variants, bc5cdr_errors,
                             filter_variants_camoni, filter_variants_ngrams,
                             filter_variants_camoni_ngrams,
+                            filter_variants_kinds, filter_variants_camoni_kinds,
                             reference_figures,
                             protocol_bc5cdr)
 }
