@@ -217,25 +217,12 @@ class FeatureExtractor:
 
     def _kind_values(self, texts: Sequence[str], priors: Priors) -> np.ndarray:
         """The kind model's prediction for each normalised name."""
-        model = self.kind_model(priors)
-        cache = self._kind_cache
-        todo = [t for t in dict.fromkeys(texts) if t not in cache]
-        if todo:
-            if len(cache) >= 1_000_000:
-                cache.clear()
-            cache.update(zip(todo, model.predict(todo).tolist(), strict=True))
-        return np.fromiter((cache[t] for t in texts), dtype=np.float64, count=len(texts))
+        return _cached_predictions(self.kind_model(priors), self._kind_cache, texts)
 
     def _ngram_values(self, table: int, texts: Sequence[str], priors: Priors) -> np.ndarray:
         """The n-gram prior of each normalised text from model ``table``."""
         model = self.ngram_models(priors)[table]
-        cache = self._ngram_cache[table]
-        todo = [t for t in dict.fromkeys(texts) if t not in cache]
-        if todo:
-            if len(cache) >= 1_000_000:
-                cache.clear()
-            cache.update(zip(todo, model.predict(todo).tolist(), strict=True))
-        return np.fromiter((cache[t] for t in texts), dtype=np.float64, count=len(texts))
+        return _cached_predictions(model, self._ngram_cache[table], texts)
 
     def count(self, priors: Priors, document: Document, candidates: Sequence[Candidate],
               labels: np.ndarray) -> None:
@@ -421,6 +408,18 @@ class FeatureExtractor:
                 float(any(ch.isdigit() for ch in c.span.text)), float(latin),
                 float(inside_better), float(n_candidates), mention_prior,
                 float(np.log1p(mention_seen)), context_prior, *window]
+
+
+def _cached_predictions(model: NgramPrior, cache: dict[str, float],
+                        texts: Sequence[str]) -> np.ndarray:
+    """``model``'s prediction for each text, through ``cache`` (texts recur across documents;
+    the cache is emptied when it reaches a million texts, for linking whole corpora)."""
+    todo = [t for t in dict.fromkeys(texts) if t not in cache]
+    if todo:
+        if len(cache) >= 1_000_000:
+            cache.clear()
+        cache.update(zip(todo, model.predict(todo).tolist(), strict=True))
+    return np.fromiter((cache[t] for t in texts), dtype=np.float64, count=len(texts))
 
 
 def _scores_above(group: np.ndarray, scores: np.ndarray, n_groups: int
