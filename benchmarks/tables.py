@@ -665,6 +665,12 @@ def filter_variants_kinds() -> str:
     return _filter_variants_table("filter_variants_kinds.json")
 
 
+def filter_variants_kinds_ngrams() -> str:
+    """The concept-kind feature with the n-gram priors on BC5CDR dev against the shipped
+    config."""
+    return _filter_variants_table("filter_variants_kinds_ngrams.json")
+
+
 def filter_variants_camoni_kinds() -> str:
     """The concept-kind feature on Camoni by 5-fold CV."""
     return _filter_variants_camoni_table("filter_variants_camoni_kinds.json")
@@ -731,6 +737,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             filter_variants_camoni, filter_variants_ngrams,
                             filter_variants_camoni_ngrams,
                             filter_variants_kinds, filter_variants_camoni_kinds,
+                            filter_variants_kinds_ngrams,
                             reference_figures,
                             protocol_bc5cdr)
 }
