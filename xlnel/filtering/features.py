@@ -154,9 +154,8 @@ class FeatureExtractor:
         self._ngram_of: tuple[Priors, int] | None = None
         self._ngram_models: tuple[NgramPrior, ...] = ()
         self._ngram_cache: tuple[dict[str, float], ...] = ()
-        # the same for the kind model
-        self._kind_of: tuple[Priors, int] | None = None
-        self._kind_model: NgramPrior | None = None
+        # the same for the kind model: (priors, their version, model)
+        self._kind: tuple[Priors, int, NgramPrior] | None = None
         self._kind_cache: dict[str, float] = {}
         # the same span text recurs for each of its candidates and names recur across spans
         self._norms: dict[str, str] = {}
@@ -203,16 +202,14 @@ class FeatureExtractor:
         """The kind model of ``priors`` (fitted on their ``kind`` table through
         :func:`~xlnel.filtering.concept_kinds.kind_table`), fitted on first use and kept while
         the same priors stay unchanged."""
-        if self._kind_model is None or self._kind_of is None or self._kind_of[0] is not priors \
-                or self._kind_of[1] != priors.version:
+        if self._kind is None or self._kind[0] is not priors or self._kind[1] != priors.version:
             self.set_kind_model(priors, NgramPrior.fit(kind_table(priors.kind)))
-        assert self._kind_model is not None
-        return self._kind_model
+            assert self._kind is not None
+        return self._kind[2]
 
     def set_kind_model(self, priors: Priors, model: NgramPrior) -> None:
         """Use ``model`` (fitted on ``priors``, e.g. loaded with a saved filter)."""
-        self._kind_of = (priors, priors.version)
-        self._kind_model = model
+        self._kind = (priors, priors.version, model)
         self._kind_cache = {}
 
     def _kind_values(self, texts: Sequence[str], priors: Priors) -> np.ndarray:
@@ -325,12 +322,12 @@ class FeatureExtractor:
         if self.lexical:
             rows[:, end:end + n_lexical] = lexical_columns(document.text, list(groups),
                                                            span_norms, priors)[group]
+        name_norms = [self.norm(c.name) for c in candidates] if self.ngrams or self.kinds else []
         if self.ngrams:
             rows[:, -n_kind - 2] = self._ngram_values(0, span_norms, priors)[group]
-            rows[:, -n_kind - 1] = self._ngram_values(1, [self.norm(c.name) for c in candidates],
-                                                      priors)
+            rows[:, -n_kind - 1] = self._ngram_values(1, name_norms, priors)
         if self.kinds:
-            rows[:, -1] = self._kind_values([self.norm(c.name) for c in candidates], priors)
+            rows[:, -1] = self._kind_values(name_norms, priors)
         return rows
 
     def _extended_columns(self, text: str, candidates: Sequence[Candidate], first: np.ndarray,
