@@ -459,13 +459,18 @@ def test_ngram_columns_follow_the_lexical_ones(docs_and_candidates):
     np.testing.assert_allclose(rows[:, -2], expected, rtol=1e-6)
 
 
-def test_saved_ngram_filter_without_its_arrays_is_refused(tmp_path, docs_and_candidates):
+@pytest.mark.parametrize(("option", "arrays", "message"), [
+    ("ngrams", "ngram_priors.npz", "ngram_priors.npz"),
+    ("kinds", "kind_prior.npz", "kind_prior.npz.*kinds"),
+])
+def test_saved_filter_without_its_option_arrays_is_refused(tmp_path, docs_and_candidates,
+                                                           option, arrays, message):
     docs, cands = docs_and_candidates
     cfg = FilterConfig(name="xlnel.gbdt.v1", options={"folds": 2, "max_iter": 5,
-                                                       "ngrams": True})
+                                                       option: True})
     GradientBoostingFilter(cfg, "en").fit(docs, cands).save(tmp_path / "f")
-    (tmp_path / "f" / "ngram_priors.npz").unlink()
-    with pytest.raises(ArtifactError, match="ngram_priors.npz"):
+    (tmp_path / "f" / arrays).unlink()
+    with pytest.raises(ArtifactError, match=message):
         GradientBoostingFilter.load(tmp_path / "f", cfg, "en")
 
 
@@ -502,13 +507,3 @@ def test_kind_column_counts_close_matches_and_gold_spans():
     plain = FeatureExtractor("en", frozenset()).transform(
         doc, [Candidate(Span(0, 8, "leukemia"), "C5", "leukemia", 1.0)], priors)
     np.testing.assert_array_equal(rows[:, :-1], plain)
-
-
-def test_saved_kind_filter_without_its_arrays_is_refused(tmp_path, docs_and_candidates):
-    docs, cands = docs_and_candidates
-    cfg = FilterConfig(name="xlnel.gbdt.v1", options={"folds": 2, "max_iter": 5,
-                                                       "kinds": True})
-    GradientBoostingFilter(cfg, "en").fit(docs, cands).save(tmp_path / "f")
-    (tmp_path / "f" / "kind_prior.npz").unlink()
-    with pytest.raises(ArtifactError, match="kind_prior.npz.*kinds"):
-        GradientBoostingFilter.load(tmp_path / "f", cfg, "en")
