@@ -4,6 +4,7 @@ read ``data.*`` the same way and give the same predictions."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -16,6 +17,7 @@ from xlnel.io import read_documents
 from xlnel.linkers.decide import decide
 from xlnel.runtime import Pipeline
 from xlnel.training import STEPS, TrainingData, step_keys, train
+from xlnel.training.recipe import file_fingerprint
 
 
 def _spy(monkeypatch, calls: list[str], name: str) -> None:
@@ -104,6 +106,34 @@ def test_cache_keys_follow_the_declared_config_parts(tiny_config):
     top_m = step_keys(load_config(tiny_config, {"candidates.top_m": 5}))
     assert top_m["dictionary"] == keys["dictionary"]
     assert top_m["generator"] != keys["generator"] and top_m["filter"] != keys["filter"]
+
+
+def test_cache_keys_follow_the_data_content_not_its_modification_time(tiny_config, tiny_docs,
+                                                                     tiny_kb):
+    keys = step_keys(load_config(tiny_config))
+    for path in (tiny_docs, tiny_kb):  # the same bytes written again: a new modification time
+        content = path.read_bytes()
+        path.write_bytes(content)
+        os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    assert step_keys(load_config(tiny_config)) == keys
+    tiny_docs.write_bytes(tiny_docs.read_bytes() + b"\n")
+    changed = step_keys(load_config(tiny_config))
+    assert changed["dictionary"] != keys["dictionary"] and changed["filter"] != keys["filter"]
+    assert changed["generator"] != keys["generator"]  # it is fitted on the dictionary
+
+
+def test_a_folder_fingerprint_covers_its_file_names_and_bytes(tmp_path):
+    folder = tmp_path / "brat"
+    folder.mkdir()
+    (folder / "a.txt").write_text("fever", encoding="utf-8")
+    (folder / "a.ann").write_text("T1\tDisease 0 5\tfever\n", encoding="utf-8")
+    first = file_fingerprint(str(folder))
+    (folder / "a.txt").rename(folder / "b.txt")
+    renamed = file_fingerprint(str(folder))
+    assert renamed != first and renamed["size"] == first["size"]
+    (folder / "b.txt").write_text("fevers", encoding="utf-8")
+    assert file_fingerprint(str(folder)) not in (first, renamed)
+    assert file_fingerprint(str(tmp_path / "missing")) == {"path": str(tmp_path / "missing")}
 
 
 def test_a_cached_experiment_reads_what_it_stored(tmp_path, tiny_config):

@@ -211,15 +211,44 @@ STEPS: tuple[Step, ...] = (
 
 
 # --------------------------------------------------------------------------- cache keys
+_DIGESTS: dict[tuple[str, int, int, int], str] = {}
+"""Content hashes of the files already read in this process, by resolved path, inode, size
+and modification time."""
+
+
+def _file_digest(path: Path) -> str:
+    """The blake2b hash of a file's bytes, read once per process while the file is unchanged."""
+    st = path.stat()
+    memo = (str(path.resolve()), st.st_ino, st.st_size, st.st_mtime_ns)
+    if memo not in _DIGESTS:
+        digest = hashlib.blake2b(digest_size=20)
+        with path.open("rb") as f:
+            while block := f.read(1 << 20):
+                digest.update(block)
+        _DIGESTS[memo] = digest.hexdigest()
+    return _DIGESTS[memo]
+
+
 def file_fingerprint(path: str | None) -> dict[str, Any] | None:
-    """Absolute path, size and modification time of an input file (``None`` if there is none)."""
+    """Size and content hash of an input file or folder (``None`` if there is none; the path
+    of a missing one).
+
+    The content rather than the modification time, so that the same data written again (a
+    fresh checkout, a corpus copied anew) keeps its stage-cache keys; a folder (BRAT) hashes
+    the relative path and content hash of every file under it.
+    """
     if path is None:
         return None
     p = Path(path)
     if not p.exists():
         return {"path": str(p)}
-    st = p.stat()
-    return {"path": str(p.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+    if not p.is_dir():
+        return {"size": p.stat().st_size, "blake2b": _file_digest(p)}
+    files = sorted(f for f in p.rglob("*") if f.is_file())
+    digest = hashlib.blake2b(digest_size=20)
+    for f in files:
+        digest.update(f"{f.relative_to(p).as_posix()}\0{_file_digest(f)}\n".encode())
+    return {"size": sum(f.stat().st_size for f in files), "blake2b": digest.hexdigest()}
 
 
 def _kb_path(spec: str) -> str | None:
@@ -232,7 +261,7 @@ def _kb_path(spec: str) -> str | None:
 def config_parts(config: PipelineConfig) -> dict[str, Any]:
     """The parts of a config that steps name in :attr:`Step.config`, as JSON values.
 
-    ``data`` and ``kb`` include the size and modification time of the files they name;
+    ``data`` and ``kb`` include the size and content hash of the files they name;
     ``dft`` drops the seed when no split or fold depends on it (R 1, or R 0 without
     cross-fitting) and ``crossfit`` when it is off (so configs without it keep their keys);
     ``filter`` leaves out the threshold (see the module docstring).
