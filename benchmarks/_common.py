@@ -10,6 +10,7 @@ import os
 import platform
 import resource
 import shlex
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -79,11 +80,24 @@ def provenance() -> dict[str, Any]:
 
 
 def _accelerator() -> dict[str, str]:
-    """``{"gpu": name}`` when this process has loaded torch and sees a CUDA device."""
+    """``{"gpu": name}`` when the machine has a CUDA device: the name torch reports (with its
+    version) when this process has loaded torch, else the first name ``nvidia-smi`` lists (a
+    run that resumed finished work on a GPU machine without loading torch)."""
     torch = sys.modules.get("torch")
-    if torch is None or not torch.cuda.is_available():
+    if torch is not None:
+        if not torch.cuda.is_available():
+            return {}
+        return {"gpu": f"{torch.cuda.get_device_name(0)}, torch {torch.__version__}"}
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
         return {}
-    return {"gpu": f"{torch.cuda.get_device_name(0)}, torch {torch.__version__}"}
+    try:
+        names = subprocess.run([smi, "--query-gpu=name", "--format=csv,noheader"],
+                               capture_output=True, text=True, timeout=30, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    name = names.strip().splitlines()[0].strip() if names.strip() else ""
+    return {"gpu": name} if name else {}
 
 
 def envelope(results: dict[str, Any], settings: dict[str, Any] | None = None,

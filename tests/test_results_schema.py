@@ -81,3 +81,15 @@ def test_a_benchmark_runs_by_name() -> None:
     run = subprocess.run([sys.executable, "-m", "benchmarks", "tables", "--help"], cwd=ROOT,
                          capture_output=True, text=True, check=True)
     assert "--check" in run.stdout
+
+
+def test_the_gpu_is_recorded_from_nvidia_smi_when_torch_is_not_loaded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    smi = tmp_path / "nvidia-smi"
+    smi.write_text("#!/bin/sh\necho 'NVIDIA H200'\necho 'NVIDIA H200'\n", encoding="utf-8")
+    smi.chmod(0o755)
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert _common.provenance()["machine"]["gpu"] == "NVIDIA H200"
+    smi.write_text("#!/bin/sh\nexit 9\n", encoding="utf-8")  # no driver: nothing recorded
+    assert "gpu" not in _common.provenance()["machine"]
