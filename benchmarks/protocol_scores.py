@@ -4,7 +4,8 @@ scores, for trained pipelines and gold files.
 For each ``--run NAME=PIPELINE_DIR:GOLD_FILE`` this script scores the pipeline's candidates and
 filter on GOLD by the protocol (as :func:`xlnel.evaluation.galperin2022_pipeline` does; also with
 positives keeping their context candidate's matcher score) for each seed, links GOLD with
-the pipeline and scores it end to end (:func:`xlnel.evaluation.evaluate`, strict offsets) at the
+the pipeline (with every decision of its ``linker`` section, as ``xlnel link`` does) and scores
+it end to end (:func:`xlnel.evaluation.evaluate`, strict offsets) at the
 filter's level, and writes ``benchmarks/results/protocol_<NAME>.json``. GOLD must be documents
 the pipeline was not trained on (its ``test.jsonl``, or BC5CDR ``dev.pubtator``).
 
@@ -23,7 +24,7 @@ from benchmarks._common import write_result
 from xlnel.analysis.protocol import ProtocolSample, matcher_scorer, protocol_sample
 from xlnel.evaluation import evaluate
 from xlnel.io import read_documents
-from xlnel.linkers.decide import decide
+from xlnel.linkers.decide import decide_as
 from xlnel.pipeline import Pipeline
 
 
@@ -35,14 +36,16 @@ def measure(pipeline_dir: str, gold_file: str, seeds: list[int],
     docs = read_documents(gold_file)
     t0 = time.perf_counter()
     scorer = matcher_scorer(pipe.generator)
+    linker = pipe.config.linker  # linked as `xlnel link` links: every decision of the config
     rescored, kept, linked = [], [], []
     for lo in range(0, len(docs), batch_size):
         batch = docs[lo:lo + batch_size]
         cands = pipe.candidates(batch)
-        rescored.append(protocol_sample(batch, cands, pipe.filter, level, scorer))
-        kept.append(protocol_sample(batch, cands, pipe.filter, level))
-        scores = pipe.filter.score_batch(batch, cands)  # the same candidates, linked
-        linked += [decide(d, c, s, pipe.filter.threshold, pipe.config.linker.overlap)
+        scores = pipe.filter.score_batch(batch, cands)  # scored once for all three
+        rescored.append(protocol_sample(batch, cands, pipe.filter, level, scorer, scores))
+        kept.append(protocol_sample(batch, cands, pipe.filter, level, plain_scores=scores))
+        linked += [decide_as(d, c, s, pipe.filter.threshold, linker, pipe.lexicon)
+                   if len(d.text) <= linker.window_chars else pipe.link_batch([d])[0]
                    for d, c, s in zip(batch, cands, scores, strict=True)]
     end_to_end = {lvl: evaluate(docs, linked, lvl).to_dict()
                   for lvl in dict.fromkeys(("span", level))}

@@ -99,6 +99,19 @@ def test_sample_by_hand(corpus):
     assert swapped[3].concept_id == "C2"
 
 
+def test_given_plain_scores_replace_the_plain_pass(corpus):
+    docs, cands = corpus
+    full = protocol_sample(docs, cands, StubFilter())
+    filt = StubFilter()
+    plain = [np.array([c.score for c in cs]) for cs in cands]
+    given = protocol_sample(docs, cands, filt, plain_scores=plain)
+    assert len(filt.seen) == 3  # only the gold-term pass, one list per document
+    assert given.pool_scores.tolist() == full.pool_scores.tolist()
+    assert given.positive_scores.tolist() == full.positive_scores.tolist()
+    with pytest.raises(ValueError, match="one score per candidate"):
+        protocol_sample(docs, cands, filt, plain_scores=plain[:2])
+
+
 def test_scores_by_hand(corpus):
     docs, cands = corpus
     s = galperin2022(docs, cands, StubFilter(), seed=0)

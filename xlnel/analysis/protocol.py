@@ -270,7 +270,8 @@ def _tie_document(document: Document, candidates: Sequence[Candidate], level: st
 
 def protocol_sample(documents: Sequence[Document], candidates: Sequence[Sequence[Candidate]],
                     candidate_filter: CandidateFilter, level: str | None = None,
-                    name_scores: NameScorer | None = None) -> ProtocolSample:
+                    name_scores: NameScorer | None = None,
+                    plain_scores: Sequence[np.ndarray] | None = None) -> ProtocolSample:
     """Filter scores of the ``galperin2022`` positives and negative pool (see the module doc).
 
     Args:
@@ -282,6 +283,8 @@ def protocol_sample(documents: Sequence[Document], candidates: Sequence[Sequence
         name_scores: The matcher's score of (span text, name) pairs, given to each positive
             for its (span, gold term) (``TfidfCandidateGenerator.pair_scores``); ``None``
             keeps the context candidate's score.
+        plain_scores: The filter's scores of ``candidates`` when they are at hand (a stage
+            cache's test scores), which saves one of the two scoring passes.
 
     Raises:
         ValueError: If the lengths differ or the level is not span or concept.
@@ -292,6 +295,9 @@ def protocol_sample(documents: Sequence[Document], candidates: Sequence[Sequence
                          f"{', '.join(PROTOCOL_LEVELS)}")
     if len(documents) != len(candidates):
         raise ValueError(f"{len(documents)} documents but {len(candidates)} candidate lists")
+    if plain_scores is not None and [len(s) for s in plain_scores] != [len(c) for c in
+                                                                        candidates]:
+        raise ValueError("plain_scores must hold one score per candidate of each document")
     threshold = float(candidate_filter.threshold)
     if not documents:
         return ProtocolSample(np.zeros(0), np.zeros(0), 0, threshold, level)
@@ -304,7 +310,8 @@ def protocol_sample(documents: Sequence[Document], candidates: Sequence[Sequence
     swapped = [list(c) for c in candidates]
     for (k, i, m), score in zip(reached, new_scores, strict=True):
         swapped[k][i] = gold_term_candidate(candidates[k][i], m, score)
-    plain = candidate_filter.score_batch(documents, candidates)
+    plain = (candidate_filter.score_batch(documents, candidates) if plain_scores is None
+             else [np.asarray(s, dtype=np.float64) for s in plain_scores])
     gold_term = candidate_filter.score_batch(documents, swapped)
     pos = np.array([gold_term[k][i] for k, i, _ in reached], dtype=np.float64)
     neg = [s[pool] for s, (_, pool, _) in zip(plain, tied, strict=True)]
