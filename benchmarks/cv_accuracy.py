@@ -102,7 +102,8 @@ def protocol_galperin2022(config: PipelineConfig, stages: CellStages) -> dict[st
     gold = stages.test_documents()
     cands = stages.test_candidates()
     sample = protocol_sample(gold, cands, stages.filter(),
-                             name_scores=matcher_scorer(stages.generator()))
+                             name_scores=matcher_scorer(stages.generator()),
+                             plain_scores=stages.scores()[0])
     return {"level": sample.level, "threshold": sample.threshold,
             "draws": [sample.draw(seed).to_dict() for seed in PROTOCOL_SEEDS]}
 
