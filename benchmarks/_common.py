@@ -96,7 +96,7 @@ def _accelerator() -> dict[str, str]:
                                capture_output=True, text=True, timeout=30, check=True).stdout
     except (OSError, subprocess.SubprocessError):
         return {}
-    name = names.strip().splitlines()[0].strip() if names.strip() else ""
+    name = next((line.strip() for line in names.splitlines() if line.strip()), "")
     return {"gpu": name} if name else {}
 
 

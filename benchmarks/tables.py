@@ -646,7 +646,8 @@ def filter_variants() -> str:
 
 
 def filter_variants_ngrams() -> str:
-    """The n-gram priors on BC5CDR dev against the config with the lexical features."""
+    """The n-gram priors on BC5CDR dev against the config with the lexical features and
+    without the concept kinds."""
     return _filter_variants_table("filter_variants_ngrams.json")
 
 
@@ -661,13 +662,14 @@ def filter_variants_camoni_ngrams() -> str:
 
 
 def filter_variants_kinds() -> str:
-    """The concept-kind feature on BC5CDR dev against the shipped config."""
+    """The concept-kind feature on BC5CDR dev against the config with it and the n-gram
+    priors off."""
     return _filter_variants_table("filter_variants_kinds.json")
 
 
 def filter_variants_kinds_ngrams() -> str:
-    """The concept-kind feature with the n-gram priors on BC5CDR dev against the shipped
-    config."""
+    """The concept-kind feature with the n-gram priors on BC5CDR dev against the config with
+    both off (the shipped config turns both on)."""
     return _filter_variants_table("filter_variants_kinds_ngrams.json")
 
 
