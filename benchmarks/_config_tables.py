@@ -60,6 +60,14 @@ _GBDT_OPTIONS = {
              "logistic regression fitted out of fold, each (concept, name) weighing one; for "
              "knowledge bases that hold kinds of concepts the corpus does not annotate; saved "
              "as `kind_prior.npz` (a filter saved without it loads with false).",
+    "tagger": "Add four span features from a linear-chain CRF (CRFsuite) that tags the "
+              "document's words as beginning, inside or outside a mention (typed by the gold "
+              "entity type), from the words, their shapes, affixes and neighbours and the "
+              "matcher scores of the spans at each word: the chance that the span's first "
+              "word begins a mention, the lowest chance that its other words continue one, "
+              "the chance that the next word does not, and their product; fitted out of "
+              "fold; saved as `span_tagger.crfsuite` (a filter saved without them loads "
+              "with false).",
     "encoder": "Registered name, Hugging Face id or local folder of a frozen sentence encoder "
                "whose cosines (sentence piece-name, span-name, sentence piece-span) become "
                "three features; none adds none.",

@@ -19,7 +19,9 @@ levels span, concept and document (1,000 resamples, two-sided p).
 - ``ngrams``: ``filter.options.ngrams`` (mention and name priors predicted from character
   n-grams, for texts the training documents never showed);
 - ``kinds``: ``filter.options.kinds`` (whether the candidate's name stands for a concept of a
-  kind the training documents annotate); ``kinds+ngrams``: with ``ngrams`` too.
+  kind the training documents annotate); ``kinds+ngrams``: with ``ngrams`` too;
+- ``tagger``: ``filter.options.tagger`` (marginals of a CRF tagging the words as mention
+  beginnings, insides and outsides).
 
 ``--baseline-scores DIR`` takes the shipped filter's dev scores and threshold from a scores
 folder of a stage cache (``scores.npz``, ``threshold.json``) instead of the shipped config's
@@ -70,6 +72,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "ngrams": {"ngrams": True},
     "kinds": {"kinds": True},
     "kinds+ngrams": {"kinds": True, "ngrams": True},
+    "tagger": {"tagger": True},
 }
 LEVELS = ("span", "concept", "document")
 CAMONI_LEVELS = ("span", "overlap", "span-prefix")

@@ -16,7 +16,9 @@ ending and whether the document defines it as an abbreviation
 and name priors predicted from character n-grams, for texts the training documents never
 showed (:mod:`xlnel.filtering.ngram_priors`, saved as ``ngram_priors.npz``); option ``kinds``
 adds whether the candidate's name stands for a concept of a kind the training documents
-annotate (:mod:`xlnel.filtering.concept_kinds`, saved as ``kind_prior.npz``). The saved
+annotate (:mod:`xlnel.filtering.concept_kinds`, saved as ``kind_prior.npz``); option ``tagger``
+adds the marginals of a CRF that tags the document's words as mention beginnings, insides and
+outsides (:mod:`xlnel.filtering.span_tagger`, saved as ``span_tagger.crfsuite``). The saved
 ``filter.json`` lists the features; a filter saved without an option loads with it off.
 """
 
@@ -40,6 +42,7 @@ from xlnel.filtering.encoder_features import EmbeddingStore, EncoderFeatures
 from xlnel.filtering.features import FeatureExtractor, Priors, count_priors
 from xlnel.filtering.labels import label_candidates
 from xlnel.filtering.ngram_priors import load_ngram_priors, save_ngram_priors
+from xlnel.filtering.span_tagger import TAGGER_FEATURES, SpanTagger
 from xlnel.linkers.decide import choose_threshold
 from xlnel.types import Candidate, Document
 from xlnel.version import __version__
@@ -50,16 +53,17 @@ _TREES = "trees.npz"
 _PCA = "encoder_pca.npz"
 _NGRAMS = "ngram_priors.npz"
 _KINDS = "kind_prior.npz"
+_TAGGER = "span_tagger.crfsuite"
 _Model: TypeAlias = "TreeEnsemble | HistGradientBoostingClassifier"
 
 #: Options a saved filter may not list, with the value its features were computed with.
 _ABSENT = {"provenance": False, "concepts": False, "name_prior": "all", "lexical": False,
-           "ngrams": False, "kinds": False}
+           "ngrams": False, "kinds": False, "tagger": False}
 _DEFAULTS = {"folds": 5, "max_iter": 300, "learning_rate": 0.08, "max_leaf_nodes": 31,
              "l2_regularization": 1.0, "seed": 0, "unit": "auto",
              "window": 0, "extended": False, "provenance": False, "concepts": False,
              "name_prior": "all", "lexical": False, "ngrams": False, "kinds": False,
-             "encoder": None,
+             "tagger": False, "encoder": None,
              "encoder_pca": 0,
              "encoder_context_words": 24}
 
@@ -114,6 +118,8 @@ class GradientBoostingFilter(CandidateFilter):
             self.encoder_features = EncoderFeatures(
                 EmbeddingStore(str(self.options["encoder"])), int(self.options["encoder_pca"]),
                 int(self.options["encoder_context_words"]))
+        #: The CRF of option ``tagger`` fitted on all training documents (set by :meth:`fit`).
+        self.span_tagger: SpanTagger | None = None
         self.priors = Priors()
         #: The fitted trees, as plain arrays (saved without pickle, see :mod:`._trees`).
         self.model: TreeEnsemble | None = None
@@ -123,16 +129,24 @@ class GradientBoostingFilter(CandidateFilter):
 
     @property
     def feature_names(self) -> tuple[str, ...]:
-        """Names of the feature columns: the extractor's, then the encoder's."""
+        """Names of the feature columns: the extractor's, the encoder's, then the tagger's."""
         extra = self.encoder_features.feature_names if self.encoder_features else ()
-        return self.extractor.feature_names + extra
+        tagger = TAGGER_FEATURES if self.options["tagger"] else ()
+        return self.extractor.feature_names + extra + tagger
 
     def _features(self, document: Document, candidates: Sequence[Candidate],
-                  priors: Priors) -> np.ndarray:
-        x = self.extractor.transform(document, candidates, priors)
-        if self.encoder_features is None:
-            return x
-        return np.hstack([x, self.encoder_features.transform(document, candidates)])
+                  priors: Priors, tagger: SpanTagger | None = None) -> np.ndarray:
+        """Feature rows of a document's candidates; ``tagger`` (option ``tagger``) defaults
+        to the one fitted on all training documents."""
+        parts = [self.extractor.transform(document, candidates, priors)]
+        if self.encoder_features is not None:
+            parts.append(self.encoder_features.transform(document, candidates))
+        if self.options["tagger"]:
+            tagger = tagger or self.span_tagger
+            if tagger is None:
+                raise RuntimeError("the filter's span tagger is not fitted")
+            parts.append(tagger.columns(document, candidates))
+        return parts[0] if len(parts) == 1 else np.hstack(parts)
 
     def _new_model(self) -> HistGradientBoostingClassifier:
         o = self.options
@@ -169,6 +183,8 @@ class GradientBoostingFilter(CandidateFilter):
             logger.info("filter threshold %.3f (out-of-fold %s F1 %.4f)", self.threshold,
                         level, f1)
         self.priors = count_priors(self.extractor, documents, candidates, labels)
+        if self.options["tagger"]:
+            self.span_tagger = SpanTagger().fit(documents, candidates)
         xs, ys = self._rows(oof_x, labels, candidates)
         fitted = self._new_model().fit(np.concatenate(xs), np.concatenate(ys))
         # Scored from here on by the same code as after loading, so fit and load agree.
@@ -202,8 +218,12 @@ class GradientBoostingFilter(CandidateFilter):
             outside = [int(i) for i in np.flatnonzero(fold_of != f)]
             priors = count_priors(self.extractor, [documents[i] for i in outside],
                                   [candidates[i] for i in outside], [labels[i] for i in outside])
+            # The tagger of a fold, like its priors, never saw the fold's documents.
+            tagger = (SpanTagger().fit([documents[i] for i in outside],
+                                       [candidates[i] for i in outside])
+                      if self.options["tagger"] else None)
             for i in inside:
-                xs[i] = self._features(documents[i], candidates[i], priors)
+                xs[i] = self._features(documents[i], candidates[i], priors, tagger)
         return xs
 
     def _cross_val_scores(self, xs: list[np.ndarray], labels: list[np.ndarray],
@@ -254,6 +274,8 @@ class GradientBoostingFilter(CandidateFilter):
             save_ngram_priors(self.extractor.ngram_models(self.priors), directory / _NGRAMS)
         if self.extractor.kinds:
             save_ngram_priors([self.extractor.kind_model(self.priors)], directory / _KINDS)
+        if self.span_tagger is not None:
+            self.span_tagger.save(directory / _TAGGER)
         meta = {"xlnel_version": __version__, "filter": self.registered_name,
                 "threshold": self.threshold, "options": self.options,
                 "features": list(self.feature_names)}
@@ -297,6 +319,8 @@ class GradientBoostingFilter(CandidateFilter):
         if f.extractor.kinds:
             f.extractor.set_kind_model(f.priors, load_ngram_priors(directory / _KINDS, 1,
                                                                    "kinds")[0])
+        if f.options["tagger"]:
+            f.span_tagger = SpanTagger.load(directory / _TAGGER)
         f.threshold = meta["threshold"] if config.threshold is None else config.threshold
         return f
 
