@@ -683,6 +683,17 @@ def filter_variants_camoni_kinds_ngrams() -> str:
     return _filter_variants_camoni_table("filter_variants_camoni_kinds_ngrams.json")
 
 
+def filter_variants_tagger() -> str:
+    """The CRF tagger features on BC5CDR dev against the config without them (the shipped
+    config turns them on)."""
+    return _filter_variants_table("filter_variants_tagger.json")
+
+
+def filter_variants_camoni_tagger() -> str:
+    """The CRF tagger features on Camoni by 5-fold CV."""
+    return _filter_variants_camoni_table("filter_variants_camoni_tagger.json")
+
+
 def reference_figures() -> str:
     """Published figures of other systems, each with the measure it uses."""
     path = ROOT / "benchmarks" / "reference_figures.json"
@@ -745,6 +756,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             filter_variants_camoni_ngrams,
                             filter_variants_kinds, filter_variants_camoni_kinds,
                             filter_variants_kinds_ngrams, filter_variants_camoni_kinds_ngrams,
+                            filter_variants_tagger, filter_variants_camoni_tagger,
                             reference_figures,
                             protocol_bc5cdr)
 }
