@@ -123,3 +123,15 @@ def test_gbdt_option_tagger_adds_columns_and_round_trips(tmp_path, corpus):
     (tmp_path / "f" / "span_tagger.crfsuite").unlink()
     with pytest.raises(ArtifactError, match="span tagger"):
         GradientBoostingFilter.load(tmp_path / "f", cfg, "en")
+
+
+def test_blank_tagger_gives_zero_columns_and_a_fold_without_entities_trains(corpus):
+    docs, cands = corpus
+    assert not SpanTagger.blank().columns(docs[0], cands[0]).any()
+    # with two folds (document i in fold i % 2), the odd documents lose their entities: the
+    # even fold's other documents hold none and it gets the blank tagger
+    bare = [d if i % 2 == 0 else Document(d.id, d.text, ()) for i, d in enumerate(docs)]
+    cfg = FilterConfig(name="xlnel.gbdt.v1", options={"folds": 2, "max_iter": 5,
+                                                       "tagger": True})
+    f = GradientBoostingFilter(cfg, "en").fit(bare, cands)
+    assert len(f.score_batch(bare[:1], cands[:1])[0]) == len(cands[0])

@@ -166,6 +166,8 @@ class SpanTagger:
 
     def __init__(self, model: bytes | None = None) -> None:
         self.model = model
+        #: Set by :meth:`blank`: no model, every column zero.
+        self.is_blank = False
         self._local = threading.local()
 
     def fit(self, documents: Sequence[Document],
@@ -199,6 +201,14 @@ class SpanTagger:
                     len(documents), entities, MAX_ITERATIONS)
         return self
 
+    @classmethod
+    def blank(cls) -> SpanTagger:
+        """A tagger without a model, whose :meth:`columns` are all zero (for training folds
+        that hold no entity to learn from)."""
+        tagger = cls()
+        tagger.is_blank = True
+        return tagger
+
     def _tagger(self) -> Any:
         """This thread's CRFsuite tagger (a tagger is not safe to share between threads)."""
         tagger = getattr(self._local, "tagger", None)
@@ -216,7 +226,7 @@ class SpanTagger:
         """The :data:`TAGGER_FEATURES` of each candidate's span (float64)."""
         out = np.zeros((len(candidates), len(TAGGER_FEATURES)))
         tokens = _tokens(document.text)
-        if not len(candidates) or not tokens:
+        if not len(candidates) or not tokens or self.is_blank:
             return out
         tagger = self._tagger()
         tagger.set(word_features(document.text, tokens, candidates))
