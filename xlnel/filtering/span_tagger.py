@@ -48,7 +48,8 @@ TAGGER_FEATURES = ("tagger_begin", "tagger_inside", "tagger_end", "tagger_span")
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 #: First bytes of a CRFsuite model file.
 _MAGIC = b"lCRF"
-#: L-BFGS settings: L1 and L2 penalties and most iterations (about a minute on 100,000 words).
+#: L-BFGS settings: L1 and L2 penalties and most iterations (a fit on 400 BC5CDR abstracts,
+#: about 100,000 words, takes about 11 seconds on one core).
 C1 = 0.05
 C2 = 0.01
 MAX_ITERATIONS = 100
