@@ -20,6 +20,11 @@ of its mentions, with another concept), ``boundary`` (a link overlaps one of its
 ``unlinked`` (no link touches any of them); every wrong (abstract, concept) pair is
 ``overlaps_gold`` (one of its links overlaps a gold mention) or ``no_gold``.
 
+``missed_outside_kb`` counts, per level and entity type, the misses whose gold concept the
+pipeline cannot output at all: an id that is neither in the config's KBs nor annotated in the
+training documents (the corpus's MeSH version names some chemicals by supplementary concepts
+that the bundled MeSH has made descriptors of).
+
     python -m benchmarks bc5cdr_errors [--cache DIR]
 """
 
@@ -35,6 +40,7 @@ from benchmarks._common import write_result
 from benchmarks.cv_accuracy import BC5CDR, SEED
 from xlnel.experiments.runner import plan_cells
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData
+from xlnel.io import load_kb
 from xlnel.linkers.decide import decide_as
 from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.normalization import normalize_string
@@ -56,6 +62,42 @@ def _fn_class(g: Link, pred: dict[tuple[int, int], Link], links: tuple[Link, ...
     return "filtered"
 
 
+def missed_mentions(gold: Document, pred: Document) -> list[Link]:
+    """The gold mentions with a concept id that no link has at their offsets with one of
+    their ids (the mention-level false negatives)."""
+    by_offsets = {(p.start, p.end): p for p in pred.entities}
+    out = []
+    for g in gold.entities:
+        p = by_offsets.get((g.start, g.end))
+        if g.concept_ids and not (p is not None and p.concept_ids[0] in g.concept_ids):
+            out.append(g)
+    return out
+
+
+def missed_concepts(gold: Document, pred: Document) -> list[tuple[str, list[Link]]]:
+    """The document's gold concept ids that no link carries, each with its mentions (the
+    document-level false negatives)."""
+    # the concept ids as the readers give them and the document level counts them: a composite
+    # "A|B" is split, a mention without an id has none
+    gold_ids = {c for g in gold.entities for c in g.concept_ids}
+    pred_ids = {c for p in pred.entities for c in p.concept_ids}
+    return [(cid, [g for g in gold.entities if cid in g.concept_ids])
+            for cid in sorted(gold_ids - pred_ids)]
+
+
+def count_absent(gold: Document, pred: Document, reachable: set[str],
+                 counts: dict[str, Counter[str]]) -> None:
+    """Count the missed mentions and (abstract, concept) pairs, by entity type, none of whose
+    concept ids the pipeline can output: neither a KB concept nor one the training documents
+    annotate (ids of another MeSH version)."""
+    for g in missed_mentions(gold, pred):
+        if not reachable.intersection(g.concept_ids):
+            counts["mention"][g.type or "untyped"] += 1
+    for cid, mentions in missed_concepts(gold, pred):
+        if cid not in reachable:
+            counts["document"][mentions[0].type or "untyped"] += 1
+
+
 def classify(gold: Document, cands: list[Candidate], scores: Any, pred: Document,
              threshold: float, known: set[str], fn: Counter[str], fp: Counter[str]) -> None:
     """Count the errors of one document into ``fn`` and ``fp`` (keys ``type/class/seen``)."""
@@ -65,10 +107,7 @@ def classify(gold: Document, cands: list[Candidate], scores: Any, pred: Document
         best[key] = max(best.get(key, -1.0), s)
     spans = {(c.span.start, c.span.end) for c in cands}
     by_offsets = {(p.start, p.end): p for p in pred.entities}
-    for g in gold.entities:
-        p = by_offsets.get((g.start, g.end))
-        if not g.concept_ids or (p is not None and p.concept_ids[0] in g.concept_ids):
-            continue
+    for g in missed_mentions(gold, pred):
         seen = "train_text" if normalize_string(g.text) in known else "new_text"
         cls = _fn_class(g, by_offsets, pred.entities, best, spans, threshold)
         fn[f"{g.type}/{cls}/{seen}"] += 1
@@ -87,12 +126,9 @@ def classify_documents(gold: Document, pred: Document, known: set[str], fn: Coun
                        fp: Counter[str]) -> None:
     """Count one document's document-level errors into ``fn`` and ``fp`` (keys ``type/class/
     seen`` and ``class``)."""
-    # the concept ids as the readers give them and the document level counts them: a composite
-    # "A|B" is split, a mention without an id has none
     gold_ids = {c for g in gold.entities for c in g.concept_ids}
     pred_ids = {c for p in pred.entities for c in p.concept_ids}
-    for cid in sorted(gold_ids - pred_ids):
-        mentions = [g for g in gold.entities if cid in g.concept_ids]
+    for cid, mentions in missed_concepts(gold, pred):
         if all(len(g.concept_ids) > 1 for g in mentions):
             cls = "composite"
         elif any((p.start, p.end) == (g.start, g.end) for p in pred.entities for g in mentions):
@@ -126,17 +162,21 @@ def main() -> None:
     doc_fp: Counter[str] = Counter()
     known_concepts = {c for d in stages.train_documents() for g in d.entities
                       for c in g.concept_ids}
+    reachable = known_concepts | {c.id for spec in cfg.dictionary.kb for c in load_kb(spec)}
+    absent: dict[str, Counter[str]] = {"mention": Counter(), "document": Counter()}
     for d, c, s in zip(docs, cands, scores, strict=True):
         pred = decide_as(d, c, s, t, lk, lexicon)
         adjusted = lexicon.adjust(c, s, t, lk.lexicon_rate) if lk.lexicon else s
         classify(d, c, adjusted, pred, t, set(lexicon.concepts), fn, fp)
         classify_documents(d, pred, known_concepts, doc_fn, doc_fp)
+        count_absent(d, pred, reachable, absent)
     write_result("bc5cdr_errors", {
         "config": BC5CDR, "train": "train.pubtator", "scored_on": "dev.pubtator",
         "level": "concept (mention)", "threshold": t,
         "false_negatives": dict(sorted(fn.items())), "false_positives": dict(sorted(fp.items())),
         "document_false_negatives": dict(sorted(doc_fn.items())),
         "document_false_positives": dict(sorted(doc_fp.items())),
+        "missed_outside_kb": {level: dict(sorted(c.items())) for level, c in absent.items()},
         "seconds": round(time.perf_counter() - t0, 1)})
 
 

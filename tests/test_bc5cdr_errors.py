@@ -1,10 +1,11 @@
-"""The document-level error classes of benchmarks/bc5cdr_errors.py on a hand-worked abstract."""
+"""The document-level error classes of benchmarks/bc5cdr_errors.py, and its count of misses
+whose concept the pipeline cannot output, on a hand-worked abstract."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from benchmarks.bc5cdr_errors import classify_documents
+from benchmarks.bc5cdr_errors import classify_documents, count_absent
 from xlnel.types import Document, Link
 
 TEXT = "grand mal seizures, renal and hepatic failure, cocaine and aspirin; fever"
@@ -44,3 +45,18 @@ def test_a_right_concept_anywhere_in_the_abstract_is_no_error() -> None:
     fp: Counter[str] = Counter()
     classify_documents(gold, pred, set(), fn, fp)
     assert not fn and not fp
+
+
+def test_misses_outside_the_kb_and_training_are_counted_per_level_and_type() -> None:
+    gold = Document(id="d", text=TEXT, entities=(
+        _link("grand mal seizures", "D1"),            # missed, reachable
+        _link("renal and hepatic failure", "D2|D3"),  # missed, D3 reachable: not counted
+        _link("cocaine", "C4", "Chemical"),           # missed, unreachable: both levels
+        _link("aspirin", "C5", "Chemical"),           # found: no miss, whatever its id
+        _link("fever", "-1")))                        # no concept: never a miss
+    pred = Document(id="d", text=TEXT, entities=(
+        _link("cocaine", "D6", "Chemical"), _link("aspirin", "C5", "Chemical")))
+    counts: dict[str, Counter[str]] = {"mention": Counter(), "document": Counter()}
+    count_absent(gold, pred, {"D1", "D3", "D6"}, counts)
+    # mentions: cocaine (C4 unreachable); documents: D2 and C4 are missed and unreachable
+    assert counts == {"mention": {"Chemical": 1}, "document": {"Disease": 1, "Chemical": 1}}
