@@ -49,3 +49,41 @@ def test_load_refuses_cycles_and_pickles(tmp_path):
     np.savez(tmp_path / "old.npz", format=99)
     with pytest.raises(ArtifactError, match="format 99"):
         TreeEnsemble.load(tmp_path / "old.npz")
+
+
+def test_compiled_and_numpy_walks_agree(monkeypatch):
+    rng = np.random.default_rng(5)
+    x = _data(rng, 1500, 0.1)
+    model = HistGradientBoostingClassifier(max_iter=25, max_leaf_nodes=31, random_state=0)
+    model.fit(x, np.nan_to_num(x[:, 0]) * np.nan_to_num(x[:, 2]) > 0.1)
+    trees = TreeEnsemble.from_sklearn(model)
+    test = _data(rng, 2500, 0.2)
+    assert trees._compiled is not None  # scikit-learn's walker is what this version uses
+    compiled = trees.raw_predict(test)
+    walked = trees._numpy_predict(test, np.full(len(test), trees.baseline))
+    assert np.array_equal(compiled, walked)
+    # without scikit-learn's internals the numpy walk answers the same
+    fallback = TreeEnsemble.from_sklearn(model)
+    monkeypatch.setitem(fallback.__dict__, "_compiled", None)
+    assert np.array_equal(fallback.raw_predict(test), compiled)
+
+
+def test_load_refuses_a_child_in_another_tree(tmp_path):
+    rng = np.random.default_rng(0)
+    x = _data(rng, 300, 0.0)
+    model = HistGradientBoostingClassifier(max_iter=3, random_state=0).fit(x, x[:, 0] > 0)
+    trees = TreeEnsemble.from_sklearn(model)
+    arrays = {k: getattr(trees, k).copy() for k in ("feature", "threshold", "missing_left",
+                                                    "left", "right", "is_leaf", "value",
+                                                    "tree_starts")}
+    # the first tree's root sends its right branch into the last tree: still after the
+    # parent, but a walk of the first tree would leave its nodes
+    arrays["right"][0] = len(arrays["feature"]) - 1
+    np.savez(tmp_path / "cross.npz", baseline=0.0, n_features=6, format=1, **arrays)
+    with pytest.raises(ArtifactError, match="valid trees"):
+        TreeEnsemble.load(tmp_path / "cross.npz")
+    arrays = {k: getattr(trees, k) for k in arrays}
+    np.savez(tmp_path / "starts.npz", baseline=0.0, n_features=6, format=1,
+             **{**arrays, "tree_starts": arrays["tree_starts"][::-1]})
+    with pytest.raises(ArtifactError, match="valid trees"):
+        TreeEnsemble.load(tmp_path / "starts.npz")
