@@ -151,10 +151,12 @@ def measure(folder: str, n_docs: int, args: argparse.Namespace) -> dict[str, Any
 
 
 def _same_documents(single: Path, shard_dir: Path) -> bool:
-    """Whether the Ray shard outputs, concatenated in order, equal the single-file output."""
+    """Whether the Ray shard outputs, concatenated in order, equal the single-file output
+    (the hidden records beside them, naming their writer, are not outputs)."""
     import gzip
 
-    joined = b"".join(gzip.decompress(p.read_bytes()) for p in sorted(shard_dir.iterdir()))
+    shards = sorted(shard_dir.glob("[!.]*.jsonl.gz"))
+    joined = b"".join(gzip.decompress(p.read_bytes()) for p in shards)
     return joined == gzip.decompress(single.read_bytes())
 
 
