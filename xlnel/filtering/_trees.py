@@ -19,6 +19,7 @@ gives the same values, several times slower.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -117,8 +118,9 @@ class TreeEnsemble:
         walkers = self._compiled
         if walkers is not None:
             predictors, no_categories, feature_map, threads = walkers
+            n_threads = threads()  # as scikit-learn: OpenMP's limit now (xlnel threads)
             for predictor in predictors:  # tree by tree, as scikit-learn adds them
-                raw += predictor.predict(x, no_categories, feature_map, threads)
+                raw += predictor.predict(x, no_categories, feature_map, n_threads)
             return raw
         return self._numpy_predict(x, raw)
 
@@ -142,9 +144,10 @@ class TreeEnsemble:
         return raw
 
     @cached_property
-    def _compiled(self) -> tuple[list[Any], np.ndarray, np.ndarray, int] | None:
+    def _compiled(self) -> tuple[list[Any], np.ndarray, np.ndarray, Callable[[], int]] | None:
         """scikit-learn's tree predictors built from the (checked) node arrays, with the
-        arguments of their ``predict``; ``None`` where its internals differ."""
+        arguments of their ``predict`` (the thread count as a function: it is read at each
+        call); ``None`` where its internals differ."""
         try:
             from sklearn.ensemble._hist_gradient_boosting.common import PREDICTOR_RECORD_DTYPE
             from sklearn.ensemble._hist_gradient_boosting.predictor import TreePredictor
@@ -167,7 +170,7 @@ class TreeEnsemble:
                 nodes["is_leaf"] = leaf
                 predictors.append(TreePredictor(nodes, no_bitsets, no_bitsets))
             return (predictors, no_bitsets, np.zeros(self.n_features, dtype=np.uint32),
-                    int(_openmp_effective_n_threads()))
+                    _openmp_effective_n_threads)
         except (ImportError, AttributeError, TypeError, ValueError) as e:
             logger.debug("scikit-learn's tree predictor is unavailable (%s); numpy walk", e)
             return None
