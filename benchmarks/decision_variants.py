@@ -78,7 +78,8 @@ VARIANTS: dict[str, Rule] = {
     "abbreviations": _decide(abbreviations=True),
     "no-lexicon": _decide(lexicon=False),
     "lexicon": _decide(lexicon=True, lexicon_rate=None),
-    **{f"lexicon+rate-{r}": _decide(lexicon=True, lexicon_rate=r) for r in (0.3, 0.5, 0.7, 0.9, 1.0)},
+    **{f"lexicon+rate-{r}": _decide(lexicon=True, lexicon_rate=r)
+       for r in (0.3, 0.5, 0.7, 0.9, 1.0)},
     "no-consistency": _decide(consistency=False),
     "consistency": _decide(consistency=True),
     "no-composites": _decide(composites=False),
