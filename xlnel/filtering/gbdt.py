@@ -216,15 +216,16 @@ class GradientBoostingFilter(CandidateFilter):
         for f in np.unique(fold_of):
             inside = [int(i) for i in np.flatnonzero(fold_of == f)]
             outside = [int(i) for i in np.flatnonzero(fold_of != f)]
-            priors = count_priors(self.extractor, [documents[i] for i in outside],
-                                  [candidates[i] for i in outside], [labels[i] for i in outside])
+            other_docs = [documents[i] for i in outside]
+            other_cands = [candidates[i] for i in outside]
+            priors = count_priors(self.extractor, other_docs, other_cands,
+                                  [labels[i] for i in outside])
             # The tagger of a fold, like its priors, never saw the fold's documents; a fold
             # whose other documents hold no entity gets zero tagger features.
             tagger = None
             if self.options["tagger"]:
-                tagger = (SpanTagger().fit([documents[i] for i in outside],
-                                           [candidates[i] for i in outside])
-                          if any(documents[i].entities for i in outside) else SpanTagger.blank())
+                tagger = (SpanTagger().fit(other_docs, other_cands)
+                          if any(d.entities for d in other_docs) else SpanTagger.blank())
             for i in inside:
                 xs[i] = self._features(documents[i], candidates[i], priors, tagger)
         return xs
