@@ -150,3 +150,16 @@ def test_lexicon_is_saved_with_the_pipeline_and_required_when_on(tmp_path, tiny_
     assert not (tmp_path / "plain" / "lexicon.json").exists()
     with pytest.raises(ArtifactError, match="trained without linker.lexicon"):
         Pipeline.load(tmp_path / "plain", {"linker.lexicon": True})
+
+
+def test_links_carry_the_training_annotations_entity_type(tmp_path, tiny_config):
+    over = {"filter.name": "xlnel.similarity.v1", "filter.options": {}}
+    train(load_config(tiny_config, over), tmp_path / "pipe")
+    assert (tmp_path / "pipe" / "entity_types.json").is_file()
+    links = Pipeline.load(tmp_path / "pipe").link("She has diabetes and asthma.")
+    assert links and {link.type for link in links} == {"Disorder"}
+    off = Pipeline.load(tmp_path / "pipe", {"linker.entity_types": False})
+    assert {link.type for link in off.link("She has diabetes and asthma.")} == {None}
+    # a pipeline saved without a typer (untyped training documents) links without types
+    (tmp_path / "pipe" / "entity_types.json").unlink()
+    assert Pipeline.load(tmp_path / "pipe").typer is None

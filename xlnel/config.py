@@ -222,6 +222,10 @@ class LinkerConfig(_Section):
         composites: With ``lexicon``, a link whose text the training annotations mostly mark
             as a composite mention (several concept ids, PubTator ``A|B``) holding the linked
             concept carries all of the composite's ids, the linked one first.
+        entity_types: Give each link the entity type of the training annotations (``Disease``,
+            ``Chemical`` ...): its concept's most annotated type, else the type its words
+            suggest (:class:`xlnel.linkers.entity_types.EntityTyper`, saved with the pipeline
+            when the training documents have types).
     """
 
     overlap: Literal["longest", "score", "none"] = "longest"
@@ -231,6 +235,7 @@ class LinkerConfig(_Section):
     lexicon_rate: float | None = Field(default=None, gt=0.0, le=1.0)
     consistency: bool = False
     composites: bool = False
+    entity_types: bool = True
     window_chars: int = Field(default=20_000, ge=1)
     window_overlap: int = Field(default=1_000, ge=0)
 

@@ -36,6 +36,7 @@ from xlnel.io import write_documents
 from xlnel.io._atomic import atomic_dir
 from xlnel.linkers.base import Linker
 from xlnel.linkers.decide import decide_as
+from xlnel.linkers.entity_types import EntityTyper
 from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.linkers.windows import link_in_windows, plan_windows
 from xlnel.ner.base import SpanTagger, tagger_class
@@ -53,6 +54,9 @@ __all__ = ["LINK_TIME_SECTIONS", "Pipeline", "PipelineSource", "SavedPipeline", 
 T = TypeVar("T")
 LEXICON_FILE = "lexicon.json"
 """The pipeline folder's :class:`~xlnel.linkers.lexicon.AnnotationLexicon` (``linker.lexicon``)."""
+TYPER_FILE = "entity_types.json"
+"""The pipeline folder's :class:`~xlnel.linkers.entity_types.EntityTyper` (when the training
+documents had types)."""
 
 
 class Pipeline(Linker):
@@ -66,7 +70,8 @@ class Pipeline(Linker):
                  generator: CandidateGenerator, candidate_filter: CandidateFilter,
                  tagger: SpanTagger | None = None,
                  concepts: ConceptTable | None = None,
-                 lexicon: AnnotationLexicon | None = None) -> None:
+                 lexicon: AnnotationLexicon | None = None,
+                 typer: EntityTyper | None = None) -> None:
         self.config = config
         self.dictionary = dictionary
         self.generator = generator
@@ -74,6 +79,9 @@ class Pipeline(Linker):
         self.tagger = tagger
         #: The training annotations' concepts per mention text (``linker.lexicon``).
         self.lexicon = lexicon
+        #: The training annotations' entity types (``linker.entity_types``); ``None`` when the
+        #: training documents had none.
+        self.typer = typer
         #: Which saved pipeline this is, with the load overrides (set by :meth:`load`);
         #: recorded beside shard outputs so that a resumed run never mixes two pipelines.
         self.identity: dict[str, Any] | None = None
@@ -90,8 +98,9 @@ class Pipeline(Linker):
     def link_batch(self, documents: Sequence[Document]) -> list[Document]:
         """Link documents: candidates, filter scores, best candidate per span, overlaps.
 
-        Each link says what was found: the concept's preferred name and type, and the
-        dictionary name that matched with its source. Documents longer than
+        Each link says what was found: the concept's preferred name and type, the entity type
+        the training annotations give it (``linker.entity_types``), and the dictionary name
+        that matched with its source. Documents longer than
         ``linker.window_chars`` are linked window by window (:mod:`xlnel.linkers.windows`), one
         at a time, so memory stays bounded (``linker.propagate``, ``linker.abbreviations``,
         ``linker.consistency`` and ``linker.lexicon`` apply to documents linked whole).
@@ -106,8 +115,11 @@ class Pipeline(Linker):
                 windows = plan_windows(d.text, cfg.window_chars, cfg.window_overlap)
                 linked[id(d)] = link_in_windows(d, windows, self._scored,
                                                 self.filter.threshold, cfg.overlap)
-        return [self._with_id_kinds(self.concepts.describe(linked[id(d)], self.dictionary))
-                for d in documents]
+        out = [self._with_id_kinds(self.concepts.describe(linked[id(d)], self.dictionary))
+               for d in documents]
+        if self.typer is not None and cfg.entity_types:
+            out = [self.typer.annotate_document(d) for d in out]
+        return out
 
     def _scored(self, documents: Sequence[Document]
                 ) -> tuple[list[list[Candidate]], list[np.ndarray]]:
@@ -215,6 +227,8 @@ class Pipeline(Linker):
             self.tagger.save(d / "ner")
         if self.lexicon is not None:
             self.lexicon.save(d / LEXICON_FILE)
+        if self.typer is not None:
+            self.typer.save(d / TYPER_FILE)
 
     @classmethod
     def load(cls, directory: str | Path,
@@ -259,7 +273,9 @@ class Pipeline(Linker):
         elif config.linker.lexicon:
             raise ArtifactError(f"{d} was trained without linker.lexicon (no {LEXICON_FILE}); "
                                 "retrain it with linker.lexicon: true or link without it")
-        pipe = cls(config, dictionary, generator, filt, tagger, concepts, lexicon)
+        # a pipeline trained on documents without types (or before typing) has no typer
+        typer = EntityTyper.load(d / TYPER_FILE) if (d / TYPER_FILE).is_file() else None
+        pipe = cls(config, dictionary, generator, filt, tagger, concepts, lexicon, typer)
         pipe.identity = pipeline_identity(d, overrides)
         pipe.source = SavedPipeline(str(d), tuple((overrides or {}).items()))
         return pipe

@@ -60,7 +60,8 @@ class XlnelLinker:
         spans_key: Key of ``doc.spans`` for the ``spans`` target.
         alignment_mode: For links off token boundaries: ``expand``, ``contract`` or
             ``strict`` (drop them).
-        label: Span label; ``None`` uses the concept's type, ``CONCEPT`` when it has none.
+        label: Span label; ``None`` uses the link's entity type (the training annotations'
+            type, ``linker.entity_types``), else the concept's type, else ``CONCEPT``.
 
     Raises:
         ValueError: For an unknown target or alignment mode, or a batch size below 1.
@@ -123,7 +124,7 @@ class XlnelLinker:
         return doc
 
     def _span(self, doc: Doc, link: Link) -> Span | None:
-        label = self.label or link.concept_type or "CONCEPT"
+        label = self.label or link.type or link.concept_type or "CONCEPT"
         cid = "|".join(link.concept_ids)
         span = doc.char_span(link.start, link.end, label=label, kb_id=cid)
         alignment = "exact"

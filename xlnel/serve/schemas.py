@@ -34,7 +34,8 @@ class EntityOut(BaseModel):
     text: str
     concept_id: str | None = Field(None, description="Concept id (A|B for several).")
     score: float | None = None
-    type: str | None = None
+    type: str | None = Field(None, description="Entity type as the training corpus annotates "
+                             "it (Disease, Chemical ...), when it has types.")
     id_kind: str | None = Field(
         None, description="concept (a knowledge-base id) or dictionary_name (the matched name "
         "had no id, so the name itself stands as id).")

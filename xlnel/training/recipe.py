@@ -46,6 +46,7 @@ from xlnel.dictionary.dft import DFTResult
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.filtering.base import CandidateFilter, filter_class
 from xlnel.io.candidates import read_candidates, write_candidates
+from xlnel.linkers.entity_types import EntityTyper
 from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.ner.base import SpanTagger, tagger_class
 from xlnel.runtime import Pipeline, candidates_of
@@ -433,10 +434,12 @@ class TrainingRun:
             filt.threshold = self.config.filter.threshold
         concepts = self.data.concepts(self.config)
         concepts.update(ConceptTable.from_dictionary(dictionary))  # DFT- or extra-only concepts
-        lexicon = (AnnotationLexicon.fit(self.documents()[0], self.config.lang)
+        training = self.documents()[0]
+        lexicon = (AnnotationLexicon.fit(training, self.config.lang)
                    if self.config.linker.lexicon else None)
+        typer = EntityTyper.fit(training, self.config.lang)
         return Pipeline(self.config, dictionary, self.generator(), filt, self.tagger(),
-                        concepts, lexicon)
+                        concepts, lexicon, typer)
 
 
 def train(config: PipelineConfig, out: str | Path, progress: bool = False, *,
