@@ -615,6 +615,57 @@ def bc5cdr_errors() -> str:
                   ["bc5cdr_errors.json"])
 
 
+#: The results files of ``entity_typing.py`` and the label of their rows.
+_TYPING = (("entity_typing.json", "bc5cdr", "BC5CDR dev (train -> dev)"),
+           ("entity_typing_bc5cdr_train.json", "bc5cdr-train", "BC5CDR train (5-fold CV)"),
+           ("entity_typing_camoni.json", "diabetes", "Camoni diabetes (5-fold CV)"),
+           ("entity_typing_camoni.json", "sclerosis", "Camoni sclerosis (5-fold CV)"),
+           ("entity_typing_camoni.json", "depression", "Camoni depression (5-fold CV)"))
+
+
+def _f1_ci(scores: dict[str, Any]) -> str:
+    low, high = scores["f1_ci"]
+    return f"{pct(scores['f1'])} [{pct(low)}, {pct(high)}]"
+
+
+def entity_typing() -> str:
+    """How often the links' entity types are right, and the strict scores with types."""
+    rows = []
+    for name, corpus, label in _TYPING:
+        r = _load(name)["results"][corpus]
+        acc, levels = r["type_accuracy"], r["levels"]
+        level = "concept" if "concept" in levels else "span"
+        rows.append([label, num(acc["links"]), f"**{pct(acc['share'])}**",
+                     f"{pct(acc['concept']['share'])} ({num(acc['concept']['links'])})"
+                     if acc["concept"]["links"] else "–",
+                     f"{pct(acc['words']['share'])} ({num(acc['words']['links'])})",
+                     pct(acc["majority_guess_share"]), level,
+                     _f1_ci(levels[level]), _f1_ci(levels[f"{level}+type"])])
+    return _table(["cell", "links at gold offsets", "type right", "by the concept (links)",
+                   "by the words (links)", "constant guess", "level", "F1 without types",
+                   "F1 with types"], rows, sorted({n for n, _, _ in _TYPING}))
+
+
+def entity_typing_by_type() -> str:
+    """The BioCreative document-level measure per type, with the links' own types."""
+    anchors = {"Chemical": 0.895, "Disease": 0.865}
+    rows = []
+    for name, corpus, label in _TYPING[:2]:
+        r = _load(name)["results"][corpus]["by_type"]
+        for typ in sorted(anchors):
+            own, gold = r["document"][typ], r["document_gold_types"][typ]
+            mention = r["concept"][typ]
+            rows.append([label, typ, pct(mention["f1"]), pct(own["precision"]),
+                         pct(own["recall"]), f"**{pct(own['f1'])}**", pct(gold["f1"]),
+                         pct(anchors[typ])])
+    return _table(["cell", "type", "mention-level concept F1", "document P", "document R",
+                   "document F1, own types", "document F1, gold types",
+                   "literature (official test set)"], rows,
+                  ["entity_typing.json", "entity_typing_bc5cdr_train.json"],
+                  "`benchmarks/reference_figures.json` (TaggerOne chemicals; best CDR disease "
+                  "team)")
+
+
 def _filter_variants_table(name: str) -> str:
     """Filter options on BC5CDR dev, paired against the shipped config, from ``name``."""
     rows = []
@@ -752,6 +803,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             dictionary_coverage, dictionary_e2e,
                             accuracy_cv, accuracy_cv_gpu, decision_variants,
                             decision_variants_bc5cdr_train, filter_variants, bc5cdr_errors,
+                            entity_typing, entity_typing_by_type,
                             filter_variants_camoni, filter_variants_ngrams,
                             filter_variants_camoni_ngrams,
                             filter_variants_kinds, filter_variants_camoni_kinds,
