@@ -135,3 +135,14 @@ def test_blank_tagger_gives_zero_columns_and_a_fold_without_entities_trains(corp
                                                        "tagger": True})
     f = GradientBoostingFilter(cfg, "en").fit(bare, cands)
     assert len(f.score_batch(bare[:1], cands[:1])[0]) == len(cands[0])
+
+
+def test_attributes_computed_once_give_the_same_model_and_columns(corpus):
+    docs, cands = corpus
+    attributes = SpanTagger.attributes(docs, cands)
+    once = SpanTagger().fit(docs, cands, attributes)
+    again = SpanTagger().fit(docs, cands)
+    assert once.model == again.model
+    for d, c, a in zip(docs, cands, attributes, strict=True):
+        np.testing.assert_array_equal(once.columns(d, c, a), again.columns(d, c))
+    assert SpanTagger.attributes([Document("e", "", ())], [[]]) == [None]

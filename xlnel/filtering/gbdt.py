@@ -135,9 +135,11 @@ class GradientBoostingFilter(CandidateFilter):
         return self.extractor.feature_names + extra + tagger
 
     def _features(self, document: Document, candidates: Sequence[Candidate],
-                  priors: Priors, tagger: SpanTagger | None = None) -> np.ndarray:
+                  priors: Priors, tagger: SpanTagger | None = None,
+                  tagger_attributes: Any = None) -> np.ndarray:
         """Feature rows of a document's candidates; ``tagger`` (option ``tagger``) defaults
-        to the one fitted on all training documents."""
+        to the one fitted on all training documents, ``tagger_attributes`` are the document's
+        :meth:`SpanTagger.attributes` when already computed."""
         parts = [self.extractor.transform(document, candidates, priors)]
         if self.encoder_features is not None:
             parts.append(self.encoder_features.transform(document, candidates))
@@ -145,7 +147,7 @@ class GradientBoostingFilter(CandidateFilter):
             tagger = tagger or self.span_tagger
             if tagger is None:
                 raise RuntimeError("the filter's span tagger is not fitted")
-            parts.append(tagger.columns(document, candidates))
+            parts.append(tagger.columns(document, candidates, tagger_attributes))
         return parts[0] if len(parts) == 1 else np.hstack(parts)
 
     def _new_model(self) -> HistGradientBoostingClassifier:
@@ -175,7 +177,11 @@ class GradientBoostingFilter(CandidateFilter):
             self.encoder_features.fit(documents, candidates)
         folds = min(int(self.options["folds"]), len(documents))
         fold_of = np.arange(len(documents)) % folds
-        oof_x = self._out_of_fold_features(documents, candidates, labels, fold_of)
+        # the CRF's word attributes depend on a document and its candidates only: computed
+        # once for every fold's tagger, the final one and the out-of-fold columns
+        attributes = (SpanTagger.attributes(documents, candidates) if self.options["tagger"]
+                      else None)
+        oof_x = self._out_of_fold_features(documents, candidates, labels, fold_of, attributes)
         oof_scores = self._cross_val_scores(oof_x, labels, candidates, fold_of)
         self.oof_scores = oof_scores
         if self.config.threshold is None:
@@ -184,7 +190,7 @@ class GradientBoostingFilter(CandidateFilter):
                         level, f1)
         self.priors = count_priors(self.extractor, documents, candidates, labels)
         if self.options["tagger"]:
-            self.span_tagger = SpanTagger().fit(documents, candidates)
+            self.span_tagger = SpanTagger().fit(documents, candidates, attributes)
         xs, ys = self._rows(oof_x, labels, candidates)
         fitted = self._new_model().fit(np.concatenate(xs), np.concatenate(ys))
         # Scored from here on by the same code as after loading, so fit and load agree.
@@ -211,7 +217,8 @@ class GradientBoostingFilter(CandidateFilter):
 
     def _out_of_fold_features(self, documents: Sequence[Document],
                               candidates: Sequence[Sequence[Candidate]],
-                              labels: list[np.ndarray], fold_of: np.ndarray) -> list[np.ndarray]:
+                              labels: list[np.ndarray], fold_of: np.ndarray,
+                              attributes: Sequence[Any] | None = None) -> list[np.ndarray]:
         xs: list[np.ndarray] = [np.zeros((0, len(self.feature_names)))] * len(documents)
         for f in np.unique(fold_of):
             inside = [int(i) for i in np.flatnonzero(fold_of == f)]
@@ -223,11 +230,14 @@ class GradientBoostingFilter(CandidateFilter):
             # The tagger of a fold, like its priors, never saw the fold's documents; a fold
             # whose other documents hold no entity gets zero tagger features.
             tagger = None
+            attrs = [None] * len(documents) if attributes is None else attributes
             if self.options["tagger"]:
-                tagger = (SpanTagger().fit(other_docs, other_cands)
+                tagger = (SpanTagger().fit(other_docs, other_cands,
+                                           [attrs[i] for i in outside]
+                                           if attributes is not None else None)
                           if any(d.entities for d in other_docs) else SpanTagger.blank())
             for i in inside:
-                xs[i] = self._features(documents[i], candidates[i], priors, tagger)
+                xs[i] = self._features(documents[i], candidates[i], priors, tagger, attrs[i])
         return xs
 
     def _cross_val_scores(self, xs: list[np.ndarray], labels: list[np.ndarray],

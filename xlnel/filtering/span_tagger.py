@@ -172,8 +172,15 @@ class SpanTagger:
         self._local = threading.local()
 
     def fit(self, documents: Sequence[Document],
-            candidates: Sequence[Sequence[Candidate]]) -> SpanTagger:
+            candidates: Sequence[Sequence[Candidate]],
+            attributes: Sequence[Any] | None = None) -> SpanTagger:
         """Train on the gold entities of ``documents`` (with their candidates' matches).
+
+        Args:
+            documents: Training documents.
+            candidates: Their candidates.
+            attributes: Their :meth:`attributes`, when already computed (cross-validation
+                computes them once for every fold's tagger).
 
         Raises:
             ValueError: If the documents hold no entity.
@@ -183,12 +190,13 @@ class SpanTagger:
         trainer = pycrfsuite.Trainer(verbose=False)
         trainer.set_params({"c1": C1, "c2": C2, "max_iterations": MAX_ITERATIONS,
                             "feature.possible_transitions": True})
+        if attributes is None:
+            attributes = self.attributes(documents, candidates)
         entities = 0
-        for doc, cands in zip(documents, candidates, strict=True):
-            tokens = _tokens(doc.text)
-            if not tokens:
+        for doc, items in zip(documents, attributes, strict=True):
+            if items is None:
                 continue
-            trainer.append(word_features(doc.text, tokens, cands), gold_tags(doc, tokens))
+            trainer.append(items, gold_tags(doc, _tokens(doc.text)))
             entities += len(doc.entities)
         if not entities:
             raise ValueError("cannot train the span tagger: the training documents hold no "
@@ -201,6 +209,20 @@ class SpanTagger:
         logger.info("span tagger: %d documents, %d entities, %d iterations",
                     len(documents), entities, MAX_ITERATIONS)
         return self
+
+    @staticmethod
+    def attributes(documents: Sequence[Document],
+                   candidates: Sequence[Sequence[Candidate]]) -> list[Any]:
+        """CRFsuite's item sequence of each document's words (:func:`word_features`);
+        ``None`` for a document without a word."""
+        import pycrfsuite
+
+        out: list[Any] = []
+        for doc, cands in zip(documents, candidates, strict=True):
+            tokens = _tokens(doc.text)
+            out.append(pycrfsuite.ItemSequence(word_features(doc.text, tokens, cands))
+                       if tokens else None)
+        return out
 
     @classmethod
     def blank(cls) -> SpanTagger:
@@ -223,14 +245,17 @@ class SpanTagger:
             self._local.tagger = tagger
         return tagger
 
-    def columns(self, document: Document, candidates: Sequence[Candidate]) -> np.ndarray:
-        """The :data:`TAGGER_FEATURES` of each candidate's span (float64)."""
+    def columns(self, document: Document, candidates: Sequence[Candidate],
+                attributes: Any = None) -> np.ndarray:
+        """The :data:`TAGGER_FEATURES` of each candidate's span (float64); ``attributes``:
+        the document's :meth:`attributes`, when already computed."""
         out = np.zeros((len(candidates), len(TAGGER_FEATURES)))
         tokens = _tokens(document.text)
         if not len(candidates) or not tokens or self.is_blank:
             return out
         tagger = self._tagger()
-        tagger.set(word_features(document.text, tokens, candidates))
+        tagger.set(attributes if attributes is not None
+                   else word_features(document.text, tokens, candidates))
         labels = tagger.labels()
         begin = np.zeros(len(tokens))
         inside = np.zeros(len(tokens))
