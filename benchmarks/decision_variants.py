@@ -123,13 +123,19 @@ def run(corpus: str, cache: Path) -> dict[str, Any]:
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def add_cell_arguments(parser: argparse.ArgumentParser, result: str) -> None:
+    """The arguments of a benchmark on the cached cells of :func:`cells`: corpus names, the
+    stage cache and the results file name (default ``result``)."""
     parser.add_argument("names", nargs="*", default=["bc5cdr"],
                         choices=["bc5cdr", *CROSS_VALIDATED])
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
-    parser.add_argument("--name", default="decision_variants",
+    parser.add_argument("--name", default=result,
                         help="Results file name under benchmarks/results.")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_cell_arguments(parser, "decision_variants")
     parser.add_argument("--cells-only", action="store_true",
                         help="Compute the scores of one cell (--fold) into the cache and stop.")
     parser.add_argument("--fold", type=int, default=0)

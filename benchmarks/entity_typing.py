@@ -35,8 +35,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks._common import write_result
-from benchmarks.cv_accuracy import CROSS_VALIDATED
-from benchmarks.decision_variants import cells
+from benchmarks.decision_variants import add_cell_arguments, cells
 from xlnel.evaluation import bootstrap_counts, document_counts, evaluate_by_type
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData
 from xlnel.linkers.decide import decide_as
@@ -147,11 +146,7 @@ def run(corpus: str, cache: Path) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("names", nargs="*", default=["bc5cdr"],
-                        choices=["bc5cdr", *CROSS_VALIDATED])
-    parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
-    parser.add_argument("--name", default="entity_typing",
-                        help="Results file name under benchmarks/results.")
+    add_cell_arguments(parser, "entity_typing")
     args = parser.parse_args()
     t0 = time.perf_counter()
     results = {name: run(name, args.cache) for name in args.names}
