@@ -142,7 +142,7 @@ def test_english_text_on_the_default_pipeline(browser: Any, en_server: str,
     assert seizure["href"] == "https://hpo.jax.org/browse/term/HP:0001250"
     table = _table(browser)
     assert [row[2] for row in table] == [x.text for x in expected]
-    assert [row[5] for row in table] == [x.concept_type or "" for x in expected]
+    assert [row[5] for row in table] == [x.type or x.concept_type or "" for x in expected]
     assert _direction(browser) == "ltr"
     _screenshot(browser, "serve.png", tmp_path)
 

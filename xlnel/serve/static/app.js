@@ -43,20 +43,25 @@ function renderText(doc) {
   for (const ent of doc.entities) {
     out.append(chars.slice(pos, ent.start).join(""));
     const score = ent.score === undefined ? "" : ent.score.toFixed(3);
+    const kind = entityType(ent);
     const label = el("bdi", {class: "label", dir: "ltr"},
                      conceptLink(ent.concept_id || ""), " ",
                      el("span", {class: "concept-name"}, ent.concept_name || ""), " ",
                      el("span", {class: "score"}, score),
-                     ent.concept_type ? el("span", {class: "concept-type"}, ent.concept_type)
-                                      : null);
+                     kind ? el("span", {class: "concept-type"}, kind) : null);
     out.append(el("mark", {class: "mention", "data-start": ent.start, "data-end": ent.end,
                            "data-concept": ent.concept_id || "",
-                           title: `${ent.concept_name || ""} (${ent.concept_type || "no type"}),`
+                           title: `${ent.concept_name || ""} (${kind || "no type"}),`
                                   + ` score ${score}, matched "${ent.matched_name || ""}"`},
                   chars.slice(ent.start, ent.end).join(""), label));
     pos = ent.end;
   }
   out.append(chars.slice(pos).join(""));
+}
+
+// the entity type the pipeline's training corpus gives the link, else the concept's KB type
+function entityType(ent) {
+  return ent.type || ent.concept_type;
 }
 
 function renderTable(doc) {
@@ -66,7 +71,7 @@ function renderTable(doc) {
     body.append(el("tr", {},
       el("td", {}, ent.start), el("td", {}, ent.end), el("td", {dir: "auto"}, ent.text),
       el("td", {}, conceptLink(ent.concept_id || "")), el("td", {}, ent.concept_name || ""),
-      el("td", {}, ent.concept_type || ""),
+      el("td", {}, entityType(ent) || ""),
       el("td", {}, ent.score === undefined ? "" : ent.score.toFixed(3)),
       el("td", {dir: "auto"}, ent.matched_name || ""), el("td", {}, ent.matched_source || "")));
   }
