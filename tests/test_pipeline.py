@@ -154,7 +154,8 @@ def test_lexicon_is_saved_with_the_pipeline_and_required_when_on(tmp_path, tiny_
 
 def test_links_carry_the_training_annotations_entity_type(tmp_path, tiny_config):
     over = {"filter.name": "xlnel.similarity.v1", "filter.options": {}}
-    train(load_config(tiny_config, over), tmp_path / "pipe")
+    report = train(load_config(tiny_config, over), tmp_path / "pipe")
+    assert list(report["entity_types"]) == ["Disorder"] and report["entity_types"]["Disorder"] > 0
     assert (tmp_path / "pipe" / "entity_types.json").is_file()
     links = Pipeline.load(tmp_path / "pipe").link("She has diabetes and asthma.")
     assert links and {link.type for link in links} == {"Disorder"}

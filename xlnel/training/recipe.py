@@ -480,6 +480,8 @@ def train(config: PipelineConfig, out: str | Path, progress: bool = False, *,
                        "by_source": dictionary.count_by_source()},
         "dft": asdict(dft), "filter": {"name": pipeline.filter.registered_name,
                                        "threshold": pipeline.filter.threshold},
+        # the entity types links will carry, with how many training mentions had each
+        "entity_types": dict(pipeline.typer.type_counts) if pipeline.typer else None,
         "seconds": round(time.perf_counter() - t0, 2),
     }
     pipeline.save(target, report=report, test_documents=test_docs)
