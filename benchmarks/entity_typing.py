@@ -12,8 +12,8 @@ them, as ``xlnel train`` does. Reported, pooled over the cells' test documents:
   annotations; ``words``: the n-gram model), beside the share a constant guess of the most
   annotated training type gets;
 - ``levels``: strict scores without types (``span``; BC5CDR also ``concept``) and with them
-  (``span+type``, ``concept+type``: a link counts only with the gold mention's type too), with
-  95% document bootstrap intervals;
+  (the evaluation levels ``span+type``, ``concept+type``: a link counts only with the gold
+  mention's type too), with 95% document bootstrap intervals;
 - ``by_type``: per gold type, mention-level scores (BC5CDR: concept, Camoni: span; false
   positives under the link's predicted type) and, for BC5CDR, the document-level BioCreative
   measure per type with the predicted types (``document``) and with every link given the gold
@@ -44,20 +44,6 @@ from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.types import Document
 
 LEVELS = ("span", "concept")
-
-
-def typed_counts(gold: list[Document], pred: list[Document], level: str) -> np.ndarray:
-    """Per-document ``[tp, fp, fn]`` at ``level`` where a link must also have the gold type:
-    the level's counts within each type (gold mentions and links of that type), summed."""
-    types = sorted({e.type or "" for d in [*gold, *pred] for e in d.entities})
-    total = np.zeros((len(gold), 3), dtype=np.int64)
-    for t in types:
-        g = [replace(d, entities=tuple(e for e in d.entities if (e.type or "") == t))
-             for d in gold]
-        p = [replace(d, entities=tuple(e for e in d.entities if (e.type or "") == t))
-             for d in pred]
-        total += document_counts(g, p, level)
-    return total
 
 
 def type_accuracy(gold: list[Document], pred: list[Document], typer_evidence: list[list[str]],
@@ -134,7 +120,7 @@ def run(corpus: str, cache: Path) -> dict[str, Any]:
         "documents": len(gold),
         "type_accuracy": type_accuracy(gold, pred, evidence, majority),
         "levels": {**{level: _scores(document_counts(gold, pred, level)) for level in levels},
-                   **{f"{level}+type": _scores(typed_counts(gold, pred, level))
+                   **{f"{level}+type": _scores(document_counts(gold, pred, f"{level}+type"))
                       for level in levels}},
         "by_type": {levels[-1]: _by_type(gold, pred, levels[-1])},
     }

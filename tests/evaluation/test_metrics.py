@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from xlnel.evaluation import (
@@ -229,7 +231,8 @@ def test_overlap_level_ignores_concepts() -> None:
 
 
 def test_unknown_level() -> None:
-    with pytest.raises(ValueError, match=r"'token'.*span, span-prefix, concept, overlap, document"):
+    allowed = "span, span-prefix, concept, overlap, span+type, concept+type, document"
+    with pytest.raises(ValueError, match=re.escape(allowed)):
         evaluate([doc()], [doc()], "token")
     with pytest.raises(ValueError, match="'token'"):  # checked before any document is read
         evaluate([], [], "token")
@@ -286,3 +289,30 @@ def test_evaluate_by_type_adds_up() -> None:
     total = evaluate(gold, pred, "concept")
     summed = [sum(c) for c in zip(*(counts(s) for s in by_type.values()), strict=True)]
     assert tuple(summed) == counts(total)
+
+
+# --- typed levels ---------------------------------------------------------------------------
+
+
+def test_typed_levels_need_the_gold_type_too() -> None:
+    gold = [doc(link(0, 7, "C1", type="Disease"), link(15, 23, "C2", type="Chemical"),
+                link(36, 44, "C3", type="Disease"))]
+    pred = [doc(link(0, 7, "C1", type="Disease"),    # right offsets, concept and type
+                link(15, 23, "C2", type="Disease"),  # right offsets and concept, wrong type
+                link(36, 44, "C9", type="Disease"))]  # right offsets and type, wrong concept
+    assert counts(evaluate(gold, pred, "span")) == (3, 0, 0)
+    assert counts(evaluate(gold, pred, "span+type")) == (2, 1, 1)
+    assert counts(evaluate(gold, pred, "concept")) == (2, 1, 1)
+    assert counts(evaluate(gold, pred, "concept+type")) == (1, 2, 2)
+
+
+def test_typed_levels_match_an_untyped_prediction_only_to_untyped_gold() -> None:
+    gold = [doc(link(0, 7, "C1", type="Disease"), link(15, 23, "C2"))]
+    pred = [doc(link(0, 7, "C1"), link(15, 23, "C2"))]
+    assert counts(evaluate(gold, pred, "span+type")) == (1, 1, 1)
+
+
+def test_typed_concept_level_leaves_predictions_on_id_less_gold_of_their_type_out() -> None:
+    gold = [doc(link(0, 7, type="Disease"), link(15, 23, "C2", type="Disease"))]
+    pred = [doc(link(0, 7, "C1", type="Disease"), link(15, 23, "C2", type="Disease"))]
+    assert counts(evaluate(gold, pred, "concept+type")) == (1, 0, 0)

@@ -185,7 +185,8 @@ def evaluate_cli(
     gold: Annotated[Path, typer.Argument(help="Gold documents (JSONL, PubTator or BRAT folder).")],
     pred: Annotated[Path | None, typer.Argument(help="Predicted documents.")] = None,
     level: Annotated[list[str] | None, typer.Option(
-        help="span (default), span-prefix, concept, overlap, document, or all; repeatable.")]
+        help="span (default), span-prefix, concept, overlap, span+type, concept+type, "
+             "document, or all; repeatable.")]
     = None,
     by_type: Annotated[bool, typer.Option("--by-type", help="Add scores per entity type.")]
     = False,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from xlnel.candidates.spans import HEBREW_PREFIX_LETTERS
 from xlnel.types import Link
 
-__all__ = ["MENTION_MATCHERS", "Match", "Matcher", "prefix_equivalent"]
+__all__ = ["MENTION_MATCHERS", "Match", "Matcher", "prefix_equivalent", "typed"]
 
 
 @dataclass
@@ -153,10 +153,31 @@ def match_overlap(gold: Sequence[Link], pred: Sequence[Link]) -> Match:
     return match
 
 
+def typed(matcher: Matcher) -> Matcher:
+    """``matcher`` within each entity type: a prediction is matched only to gold mentions of
+    its own type (a missing type, ``None``, is a type of its own), as NER scores are."""
+
+    def match(gold: Sequence[Link], pred: Sequence[Link]) -> Match:
+        out = Match()
+        for kind in dict.fromkeys([g.type for g in gold] + [p.type for p in pred]):
+            gi = [j for j, g in enumerate(gold) if g.type == kind]
+            pi = [i for i, p in enumerate(pred) if p.type == kind]
+            found = matcher([gold[j] for j in gi], [pred[i] for i in pi])
+            out.pairs += [(gi[j], pi[i]) for j, i in found.pairs]
+            out.ignored_gold |= {gi[j] for j in found.ignored_gold}
+            out.ignored_pred |= {pi[i] for i in found.ignored_pred}
+        out.pairs.sort()
+        return out
+
+    return match
+
+
 MENTION_MATCHERS: dict[str, Matcher] = {
     "span": match_span,
     "span-prefix": match_span_prefix,
     "concept": match_concept,
     "overlap": match_overlap,
+    "span+type": typed(match_span),
+    "concept+type": typed(match_concept),
 }
 """Matcher of each mention-level evaluation level."""

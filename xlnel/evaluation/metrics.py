@@ -1,6 +1,6 @@
 """Precision, recall and F1 of predictions against gold annotations.
 
-Five levels are offered (:data:`LEVELS`); ``docs/evaluation.md`` works an example of each.
+Seven levels are offered (:data:`LEVELS`); ``docs/evaluation.md`` works an example of each.
 
 ``span``
     A prediction is correct when a gold mention has exactly its offsets; concepts are ignored.
@@ -17,6 +17,10 @@ Five levels are offered (:data:`LEVELS`); ``docs/evaluation.md`` works an exampl
 ``overlap``
     A prediction is correct when it shares at least one character with a gold mention;
     concepts are ignored.
+``span+type``, ``concept+type``
+    As ``span`` and ``concept``, and the prediction's entity type must be the gold mention's
+    (``None`` matches only ``None``): the strict typed measure of NER, for links typed as their
+    corpus (``linker.entity_types``).
 ``document``
     The BioCreative V CDR measure: per document, the set of concept ids of the gold mentions
     (composite ids split, mentions without an id left out) against the set of concept ids of
@@ -40,7 +44,8 @@ from xlnel.types import Document, Link
 
 logger = logging.getLogger(__name__)
 
-LEVELS: tuple[str, ...] = ("span", "span-prefix", "concept", "overlap", "document")
+LEVELS: tuple[str, ...] = ("span", "span-prefix", "concept", "overlap", "span+type",
+                           "concept+type", "document")
 """Levels accepted by :func:`evaluate`."""
 
 UNTYPED = "UNTYPED"
