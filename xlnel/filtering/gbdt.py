@@ -180,7 +180,7 @@ class GradientBoostingFilter(CandidateFilter):
         # the CRF's word attributes depend on a document and its candidates only: computed
         # once for every fold's tagger, the final one and the out-of-fold columns
         attributes = (SpanTagger.attributes(documents, candidates) if self.options["tagger"]
-                      else None)
+                      else [None] * len(documents))
         oof_x = self._out_of_fold_features(documents, candidates, labels, fold_of, attributes)
         oof_scores = self._cross_val_scores(oof_x, labels, candidates, fold_of)
         self.oof_scores = oof_scores
@@ -218,7 +218,10 @@ class GradientBoostingFilter(CandidateFilter):
     def _out_of_fold_features(self, documents: Sequence[Document],
                               candidates: Sequence[Sequence[Candidate]],
                               labels: list[np.ndarray], fold_of: np.ndarray,
-                              attributes: Sequence[Any] | None = None) -> list[np.ndarray]:
+                              attributes: Sequence[Any]) -> list[np.ndarray]:
+        """Each document's feature rows from the priors and tagger of the other folds
+        (``attributes``: the documents' :meth:`SpanTagger.attributes`, ``None`` each without
+        option ``tagger``)."""
         xs: list[np.ndarray] = [np.zeros((0, len(self.feature_names)))] * len(documents)
         for f in np.unique(fold_of):
             inside = [int(i) for i in np.flatnonzero(fold_of == f)]
@@ -230,14 +233,13 @@ class GradientBoostingFilter(CandidateFilter):
             # The tagger of a fold, like its priors, never saw the fold's documents; a fold
             # whose other documents hold no entity gets zero tagger features.
             tagger = None
-            attrs = [None] * len(documents) if attributes is None else attributes
             if self.options["tagger"]:
                 tagger = (SpanTagger().fit(other_docs, other_cands,
-                                           [attrs[i] for i in outside]
-                                           if attributes is not None else None)
+                                           [attributes[i] for i in outside])
                           if any(d.entities for d in other_docs) else SpanTagger.blank())
             for i in inside:
-                xs[i] = self._features(documents[i], candidates[i], priors, tagger, attrs[i])
+                xs[i] = self._features(documents[i], candidates[i], priors, tagger,
+                                       attributes[i])
         return xs
 
     def _cross_val_scores(self, xs: list[np.ndarray], labels: list[np.ndarray],
