@@ -22,6 +22,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 from xlnel.errors import ArtifactError
@@ -72,8 +73,6 @@ class EntityTyper:
     concepts: dict[str, dict[str, int]] = field(default_factory=dict)
     type_counts: dict[str, int] = field(default_factory=dict)
     ngrams: dict[str, list[int]] = field(default_factory=dict)
-    _cached: tuple[list[float], list[float]] | None = field(default=None, init=False,
-                                                             repr=False, compare=False)
 
     @classmethod
     def fit(cls, documents: Iterable[Document], lang: str = "en") -> EntityTyper | None:
@@ -127,7 +126,7 @@ class EntityTyper:
 
     def _argmax(self, grams: Sequence[str]) -> int:
         """Index of the type with the highest naive Bayes log-probability of ``grams``."""
-        priors, denominators = self._model()
+        priors, denominators = self._model
         scores = list(priors)
         for g in grams:
             counts = self.ngrams.get(g)
@@ -138,17 +137,15 @@ class EntityTyper:
         # ties go to the type annotated more often (the earlier one)
         return max(range(len(scores)), key=lambda k: (scores[k], -k))
 
+    @cached_property
     def _model(self) -> tuple[list[float], list[float]]:
         """Log priors of the types and log denominators of their smoothed n-gram shares."""
-        if self._cached is None:
-            vocabulary = len(self.ngrams) + 1
-            totals = [0] * len(self.types)
-            for counts in self.ngrams.values():
-                totals = [a + b for a, b in zip(totals, counts, strict=True)]
-            n = sum(self.type_counts.values())
-            self._cached = ([math.log(self.type_counts[t] / n) for t in self.types],
-                            [math.log(total + SMOOTHING * vocabulary) for total in totals])
-        return self._cached
+        vocabulary = len(self.ngrams) + 1
+        totals = [sum(column) for column in zip(*self.ngrams.values(), strict=True)]
+        totals = totals or [0] * len(self.types)
+        n = sum(self.type_counts.values())
+        return ([math.log(self.type_counts[t] / n) for t in self.types],
+                [math.log(total + SMOOTHING * vocabulary) for total in totals])
 
     def annotate(self, links: Sequence[Link]) -> list[Link]:
         """The links, each without a type given the one :meth:`type_of` finds."""
