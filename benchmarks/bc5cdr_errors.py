@@ -77,12 +77,17 @@ def missed_mentions(gold: Document, pred: Document) -> list[Link]:
 def missed_concepts(gold: Document, pred: Document) -> list[tuple[str, list[Link]]]:
     """The document's gold concept ids that no link carries, each with its mentions (the
     document-level false negatives)."""
+    return _unmatched_ids(gold, pred)
+
+
+def _unmatched_ids(have: Document, other: Document) -> list[tuple[str, list[Link]]]:
+    """The concept ids of ``have``'s mentions that none of ``other``'s carries, each with the
+    mentions of ``have`` that carry it."""
     # the concept ids as the readers give them and the document level counts them: a composite
     # "A|B" is split, a mention without an id has none
-    gold_ids = {c for g in gold.entities for c in g.concept_ids}
-    pred_ids = {c for p in pred.entities for c in p.concept_ids}
-    return [(cid, [g for g in gold.entities if cid in g.concept_ids])
-            for cid in sorted(gold_ids - pred_ids)]
+    ids = {c for g in have.entities for c in g.concept_ids}
+    ids -= {c for p in other.entities for c in p.concept_ids}
+    return [(cid, [g for g in have.entities if cid in g.concept_ids]) for cid in sorted(ids)]
 
 
 def count_absent(gold: Document, pred: Document, reachable: set[str],
@@ -126,8 +131,6 @@ def classify_documents(gold: Document, pred: Document, known: set[str], fn: Coun
                        fp: Counter[str]) -> None:
     """Count one document's document-level errors into ``fn`` and ``fp`` (keys ``type/class/
     seen`` and ``class``)."""
-    gold_ids = {c for g in gold.entities for c in g.concept_ids}
-    pred_ids = {c for p in pred.entities for c in p.concept_ids}
     for cid, mentions in missed_concepts(gold, pred):
         if all(len(g.concept_ids) > 1 for g in mentions):
             cls = "composite"
@@ -139,8 +142,7 @@ def classify_documents(gold: Document, pred: Document, known: set[str], fn: Coun
             cls = "unlinked"
         seen = "train_concept" if cid in known else "new_concept"
         fn[f"{mentions[0].type}/{cls}/{seen}"] += 1
-    for cid in sorted(pred_ids - gold_ids):
-        links = [p for p in pred.entities if cid in p.concept_ids]
+    for _, links in _unmatched_ids(pred, gold):  # the document-level false positives
         overlaps = any(p.start < g.end and g.start < p.end for p in links for g in gold.entities)
         fp["overlaps_gold" if overlaps else "no_gold"] += 1
 
