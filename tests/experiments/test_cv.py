@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -155,3 +156,20 @@ def test_levels_recorded(tiny_docs):
     assert score_levels(en, docs) == ["span", "overlap", "concept", "document"]
     assert score_levels(he, docs) == ["span", "overlap", "span-prefix", "concept", "document"]
     assert score_levels(he, []) == ["span", "overlap", "span-prefix"]
+    assert score_levels(en, docs, typed=True) == ["span", "overlap", "concept", "document",
+                                                  "span+type", "concept+type"]
+    untyped = [d.__class__(d.id, d.text, tuple(replace(e, type=None) for e in d.entities))
+               for d in docs]
+    assert score_levels(en, untyped, typed=True) == ["span", "overlap", "concept", "document"]
+    no_ids = [d.__class__(d.id, d.text, tuple(replace(e, concept_ids=()) for e in d.entities))
+              for d in docs]
+    assert score_levels(en, no_ids, typed=True) == ["span", "overlap", "span+type"]
+
+
+def test_cells_type_their_links_as_a_trained_pipeline_does(tmp_path, tiny_config):
+    records = run_experiment(tiny_config, {"linker.entity_types": [True, False]}, 1,
+                             tmp_path / "out", cache_dir=tmp_path / "cache")
+    typed, untyped = (r["metrics"] for r in records)
+    # one type in the fixture corpus: typing changes nothing but adds the typed levels
+    assert typed["span+type"] == typed["span"] and typed["concept+type"] == typed["concept"]
+    assert "span+type" not in untyped and untyped["span"] == typed["span"]

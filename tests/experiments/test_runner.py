@@ -53,7 +53,8 @@ def test_run_resume_and_cache(tmp_path, tiny_config):
     assert [r["cell"] for r in records] == ["dft.R=0.0|seed=0", "dft.R=0.3|seed=0"]
     first = records[0]
     assert not any(first["cached"].values())
-    assert set(first["metrics"]) == {"span", "overlap", "concept", "document", "hrm"}
+    assert set(first["metrics"]) == {"span", "overlap", "concept", "document", "span+type",
+                                    "concept+type", "hrm"}
     assert first["metrics"]["hrm"]["span"]["recall"] == pytest.approx(1.0)
     assert first["test_documents"] == 6 and first["dictionary_entries_added"] == 0
     assert records[1]["dft"]["dft_documents"] == round(0.3 * 18)

@@ -11,7 +11,9 @@ fold ``f`` sets ``data.folds=K`` and ``data.fold=f`` (see :class:`xlnel.config.D
 trains on the other folds (the DFT share, the filter's own threshold selection and everything
 else learnt come from them) and is scored on fold ``f``; its record holds ``fold``.
 Records keep per-document counts of every level, for pooled out-of-fold scores and document
-bootstrap intervals (see :mod:`xlnel.experiments.summary`).
+bootstrap intervals (see :mod:`xlnel.experiments.summary`). Links are typed as a trained
+pipeline types them (``linker.entity_types``, by a typer fitted on the cell's training
+documents), so corpora with entity types also record ``span+type`` and ``concept+type``.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from xlnel.experiments.summary import (
 from xlnel.filtering.base import filter_class
 from xlnel.io import atomic_write
 from xlnel.linkers.decide import decide_as
+from xlnel.linkers.entity_types import EntityTyper
 from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.types import Document
 from xlnel.version import __version__
@@ -218,15 +221,23 @@ def append_run(path: Path, record: Mapping[str, Any]) -> None:
         os.fsync(f.fileno())
 
 
-def score_levels(config: PipelineConfig, gold: Sequence[Document]) -> list[str]:
+def score_levels(config: PipelineConfig, gold: Sequence[Document], typed: bool = False
+                 ) -> list[str]:
     """Evaluation levels recorded for a cell: ``span``, ``overlap``, ``span-prefix`` for Hebrew,
-    and ``concept`` and ``document`` when some gold mention has a concept id (each level only
-    where :data:`xlnel.evaluation.LEVELS` has it)."""
+    ``concept`` and ``document`` when some gold mention has a concept id, and, when ``typed``
+    (the links carry entity types) and some gold mention has a type, ``span+type`` (and
+    ``concept+type`` with concept ids); each level only where :data:`xlnel.evaluation.LEVELS`
+    has it."""
     levels = ["span", "overlap"]
     if config.lang == "he":
         levels.append("span-prefix")
-    if any(e.concept_ids for d in gold for e in d.entities):
+    with_ids = any(e.concept_ids for d in gold for e in d.entities)
+    if with_ids:
         levels += ["concept", "document"]
+    if typed and any(e.type for d in gold for e in d.entities):
+        levels.append("span+type")
+        if with_ids:
+            levels.append("concept+type")
     return [lvl for lvl in levels if lvl in LEVELS]
 
 
@@ -256,9 +267,15 @@ def run_cell(cell: Cell, config: PipelineConfig, stages: CellStages) -> dict[str
                if config.linker.lexicon else None)
     pred = [decide_as(d, c, s, threshold, config.linker, lexicon)
             for d, c, s in zip(gold, test_cands, scores, strict=True)]
+    # typed as Pipeline.link_batch types them, by the training documents' annotations
+    typer = (EntityTyper.fit(stages.train_documents(), config.lang)
+             if config.linker.entity_types else None)
+    if typer is not None:
+        pred = [typer.annotate_document(d) for d in pred]
     stages.seconds["decide"] = round(time.perf_counter() - t_dec, 3)
     t_eval = time.perf_counter()
-    metrics, per_document = _scores(gold, pred, score_levels(config, gold))
+    levels = score_levels(config, gold, typed=typer is not None)
+    metrics, per_document = _scores(gold, pred, levels)
     by_doc = {d.id: c for d, c in zip(gold, test_cands, strict=True)}
     metrics["hrm"] = {level: hrm_recall(gold, by_doc, level).to_dict()
                       for level in ("span", "concept") if level in metrics}
