@@ -21,7 +21,10 @@ levels span, concept and document (1,000 resamples, two-sided p).
 - ``kinds``: ``filter.options.kinds`` (whether the candidate's name stands for a concept of a
   kind the training documents annotate); ``kinds+ngrams``: with ``ngrams`` too;
 - ``tagger``: ``filter.options.tagger`` (marginals of a CRF tagging the words as mention
-  beginnings, insides and outsides).
+  beginnings, insides and outsides);
+- ``encoder``: ``filter.options.encoder`` multilingual-e5-small (frozen-encoder cosines of the
+  span's sentence piece, the span and the candidate's name, embeddings stored per text);
+  ``encoder+pca8``: with the first 8 principal components of the span embedding too.
 
 ``--baseline-scores DIR`` takes the shipped filter's dev scores and threshold from a scores
 folder of a stage cache (``scores.npz``, ``threshold.json``) instead of the shipped config's
@@ -73,6 +76,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "kinds": {"kinds": True},
     "kinds+ngrams": {"kinds": True, "ngrams": True},
     "tagger": {"tagger": True},
+    "encoder": {"encoder": "multilingual-e5-small"},
+    "encoder+pca8": {"encoder": "multilingual-e5-small", "encoder_pca": 8},
 }
 LEVELS = ("span", "concept", "document")
 CAMONI_LEVELS = ("span", "overlap", "span-prefix")
