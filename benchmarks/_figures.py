@@ -29,6 +29,7 @@ FORMATS: dict[str, Callable[[float], str]] = {
     "f1": lambda x: f"{x:.1f}",
     "f2": lambda x: f"{x:.2f}",
     "f3": lambda x: f"{x:.3f}",
+    "minutes": lambda x: f"{x / 60:.0f}",  # seconds as whole minutes
     "million": lambda x: f"{x / 1e6:.2f} million",
     "M": lambda x: f"{x / 1e6:.1f}M",
 }

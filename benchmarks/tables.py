@@ -755,6 +755,11 @@ def filter_variants_camoni_tagger() -> str:
     return _filter_variants_camoni_table("filter_variants_camoni_tagger.json")
 
 
+def filter_variants_encoder() -> str:
+    """The frozen-encoder features on BC5CDR dev against the shipped config (without them)."""
+    return _filter_variants_table("filter_variants_encoder.json")
+
+
 def reference_figures() -> str:
     """Published figures of other systems, each with the measure it uses."""
     rows = [[f["corpus"], f["system"], f["measure"], pct(f["f1"])] for f in _reference_figures()]
@@ -817,7 +822,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             filter_variants_kinds, filter_variants_camoni_kinds,
                             filter_variants_kinds_ngrams, filter_variants_camoni_kinds_ngrams,
                             filter_variants_tagger, filter_variants_camoni_tagger,
-                            reference_figures,
+                            filter_variants_encoder, reference_figures,
                             protocol_bc5cdr)
 }
 
