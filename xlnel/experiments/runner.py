@@ -46,8 +46,6 @@ from xlnel.experiments.summary import (
 from xlnel.filtering.base import filter_class
 from xlnel.io import atomic_write
 from xlnel.linkers.decide import decide_as
-from xlnel.linkers.entity_types import EntityTyper
-from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.types import Document
 from xlnel.version import __version__
 
@@ -263,13 +261,11 @@ def run_cell(cell: Cell, config: PipelineConfig, stages: CellStages) -> dict[str
     test_cands = stages.test_candidates()
     dft = stages.dictionary().dft
     t_dec = time.perf_counter()
-    lexicon = (AnnotationLexicon.fit(stages.train_documents(), config.lang)
-               if config.linker.lexicon else None)
+    lexicon = stages.lexicon()
     pred = [decide_as(d, c, s, threshold, config.linker, lexicon)
             for d, c, s in zip(gold, test_cands, scores, strict=True)]
-    # typed as Pipeline.link_batch types them, by the training documents' annotations
-    typer = (EntityTyper.fit(stages.train_documents(), config.lang)
-             if config.linker.entity_types else None)
+    # typed as Pipeline.link_batch types them
+    typer = stages.entity_typer() if config.linker.entity_types else None
     if typer is not None:
         pred = [typer.annotate_document(d) for d in pred]
     stages.seconds["decide"] = round(time.perf_counter() - t_dec, 3)

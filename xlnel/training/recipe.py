@@ -434,12 +434,20 @@ class TrainingRun:
             filt.threshold = self.config.filter.threshold
         concepts = self.data.concepts(self.config)
         concepts.update(ConceptTable.from_dictionary(dictionary))  # DFT- or extra-only concepts
-        training = self.documents()[0]
-        lexicon = (AnnotationLexicon.fit(training, self.config.lang)
-                   if self.config.linker.lexicon else None)
-        typer = EntityTyper.fit(training, self.config.lang)
         return Pipeline(self.config, dictionary, self.generator(), filt, self.tagger(),
-                        concepts, lexicon, typer)
+                        concepts, self.lexicon(), self.entity_typer())
+
+    def lexicon(self) -> AnnotationLexicon | None:
+        """The training documents' annotation lexicon; ``None`` without ``linker.lexicon``."""
+        if not self.config.linker.lexicon:
+            return None
+        return AnnotationLexicon.fit(self.documents()[0], self.config.lang)
+
+    def entity_typer(self) -> EntityTyper | None:
+        """The training documents' entity typer (saved with the pipeline, so that
+        ``linker.entity_types`` can be turned on at link time); ``None`` when they have no
+        types."""
+        return EntityTyper.fit(self.documents()[0], self.config.lang)
 
 
 def train(config: PipelineConfig, out: str | Path, progress: bool = False, *,
