@@ -14,10 +14,10 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from xlnel.cli import command_group
 from xlnel.errors import XlnelError
 
-app = typer.Typer(help="Build a source-language dictionary by translating an English KB.",
-                  no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
+app = command_group("Build a source-language dictionary by translating an English KB.")
 
 T = TypeVar("T")
 

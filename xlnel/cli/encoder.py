@@ -13,10 +13,10 @@ from typing import Annotated, Any
 
 import typer
 
+from xlnel.cli import command_group
 from xlnel.errors import XlnelError
 
-app = typer.Typer(help="Entity encoders of the dense linker: align and evaluate.",
-                  no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
+app = command_group("Entity encoders of the dense linker: align and evaluate.")
 
 KbOpt = Annotated[list[str] | None, typer.Option(
     "--kb", help="Knowledge base: 'tsv:PATH', 'term2cui:PATH', 'hpo'... (repeatable).")]

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
+from xlnel.cli import command_group
 from xlnel.cli.coverage import coverage_cli
 from xlnel.cli.dictionary import adapt_cli
 from xlnel.cli.dictionary import app as dictionary_app
@@ -20,8 +21,7 @@ from xlnel.errors import XlnelError
 from xlnel.threads import DEFAULT_THREADS, set_threads
 from xlnel.version import __version__
 
-app = typer.Typer(help="Cross-lingual biomedical named-entity linking.", no_args_is_help=True,
-                  pretty_exceptions_enable=False, add_completion=False)
+app = command_group("Cross-lingual biomedical named-entity linking.")
 
 _EXTRA = {"allow_extra_args": True, "ignore_unknown_options": True}
 
@@ -294,8 +294,7 @@ app.command("adapt")(adapt_cli)
 app.command("experiment")(experiment_cli)
 app.command("report")(report_cli)
 
-models_app = typer.Typer(help="Encoders usable offline, by registered name.",
-                         no_args_is_help=True)
+models_app = command_group("Encoders usable offline, by registered name.")
 app.add_typer(models_app, name="models")
 
 
