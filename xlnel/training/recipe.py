@@ -46,6 +46,7 @@ from xlnel.dictionary.dft import DFTResult
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.filtering.base import CandidateFilter, filter_class
 from xlnel.io.candidates import read_candidates, write_candidates
+from xlnel.io.kb import kb_files
 from xlnel.linkers.entity_types import EntityTyper
 from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.ner.base import SpanTagger, tagger_class
@@ -252,11 +253,9 @@ def file_fingerprint(path: str | None) -> dict[str, Any] | None:
     return {"size": sum(f.stat().st_size for f in files), "blake2b": digest.hexdigest()}
 
 
-def _kb_path(spec: str) -> str | None:
-    """The file of a KB spec ``format:path`` or ``path`` (``None`` for a bundled KB)."""
-    _, sep, rest = spec.partition(":")
-    path = rest if sep else spec
-    return path if Path(path).exists() else None
+def _kb_fingerprints(spec: str) -> list[dict[str, Any] | None]:
+    """Fingerprints of the files a KB spec reads (``[None]`` for the bundled HPO)."""
+    return [file_fingerprint(str(path)) for path in kb_files(spec)] or [None]
 
 
 def config_parts(config: PipelineConfig) -> dict[str, Any]:
@@ -279,7 +278,7 @@ def config_parts(config: PipelineConfig) -> dict[str, Any]:
                  "files": [file_fingerprint(config.data.train),
                            file_fingerprint(config.data.test)]},
         "kb": {"dictionary": c["dictionary"],
-               "files": [file_fingerprint(_kb_path(s)) for s in config.dictionary.kb]
+               "files": [f for s in config.dictionary.kb for f in _kb_fingerprints(s)]
                + [file_fingerprint(p) for p in config.dictionary.extra]},
         "dft": dft,
         "ner": c["ner"],
