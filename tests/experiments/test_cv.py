@@ -156,6 +156,8 @@ def test_levels_recorded(tiny_docs):
     assert score_levels(en, docs) == ["span", "overlap", "concept", "document"]
     assert score_levels(he, docs) == ["span", "overlap", "span-prefix", "concept", "document"]
     assert score_levels(he, []) == ["span", "overlap", "span-prefix"]
+    # "iw", the older code of Hebrew, takes the Hebrew rules everywhere else too
+    assert score_levels(load_config(None, {"lang": "iw"}), []) == score_levels(he, [])
     assert score_levels(en, docs, typed=True) == ["span", "overlap", "concept", "document",
                                                   "span+type", "concept+type"]
     untyped = [d.__class__(d.id, d.text, tuple(replace(e, type=None) for e in d.entities))

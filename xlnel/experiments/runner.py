@@ -46,6 +46,7 @@ from xlnel.experiments.summary import (
 from xlnel.filtering.base import filter_class
 from xlnel.io import atomic_write
 from xlnel.linkers.decide import decide_as
+from xlnel.normalization import hebrew_rules
 from xlnel.types import Document
 from xlnel.version import __version__
 
@@ -227,7 +228,7 @@ def score_levels(config: PipelineConfig, gold: Sequence[Document], typed: bool =
     ``concept+type`` with concept ids); each level only where :data:`xlnel.evaluation.LEVELS`
     has it."""
     levels = ["span", "overlap"]
-    if config.lang == "he":
+    if hebrew_rules(config.lang):
         levels.append("span-prefix")
     with_ids = any(e.concept_ids for d in gold for e in d.entities)
     if with_ids:
