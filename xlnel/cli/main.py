@@ -287,6 +287,24 @@ def candidates_cli(
                        f"{r['candidates_per_span']:.1f} candidates per span")
 
 
+@app.command("kb")
+def kb_cli(
+    specs: Annotated[list[str], typer.Argument(
+        help="Knowledge-base specs: 'hpo', 'tsv:PATH', 'mrconso:PATH?types=T047'...")],
+    top: Annotated[int, typer.Option(min=1, help="Most types and vocabularies listed.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object a spec.")]
+    = False,
+) -> None:
+    """Concepts, names, types and cross-references of knowledge bases, as xlnel loads them."""
+    from xlnel.io import load_kb
+    from xlnel.io.kb_summary import summarize_concepts
+
+    for spec in specs:
+        summary = summarize_concepts(spec, load_kb(spec), top)
+        typer.echo(json.dumps(summary.to_dict(), ensure_ascii=False) if as_json
+                   else summary.format())
+
+
 dictionary_app.command("coverage")(coverage_cli)
 app.add_typer(dictionary_app, name="dictionary")
 app.add_typer(encoder_app, name="encoder")

@@ -1,0 +1,46 @@
+"""``summarize_concepts`` and ``xlnel kb`` on hand-made knowledge bases."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from xlnel.cli.main import app
+from xlnel.io.kb_summary import summarize_concepts
+from xlnel.types import Concept
+
+CONCEPTS = [
+    Concept("C1", ("fever", "pyrexia"), ("Sign", "Finding"), ("UMLS:C0015967", "MSH:D005334")),
+    Concept("C2", ("aspirin",), ("Drug",), ("UMLS:C0004057", "UMLS:C9999999")),
+    Concept("C3", ("cough",), ("Sign",)),
+    Concept("C4", ("morning",)),
+]
+
+
+def test_counts() -> None:
+    s = summarize_concepts("x", CONCEPTS, top=2)
+    assert (s.concepts, s.names, s.typed, s.distinct_types) == (4, 5, 3, 3)
+    assert s.types == (("Sign", 2), ("Finding", 1))
+    assert s.xrefs == (("UMLS", 2), ("MSH", 1))  # a vocabulary counts once per concept
+    assert s.to_dict()["types"] == {"Sign": 2, "Finding": 1}
+    assert "types of 3 concepts: Sign (2), Finding (1) and 1 more" in s.format()
+
+
+def test_empty() -> None:
+    s = summarize_concepts("empty", [])
+    assert (s.concepts, s.names, s.types) == (0, 0, ())
+    assert s.format() == "empty: 0 concepts, 0 names (0.0 a concept)\n  no types"
+
+
+def test_cli(tmp_path: Path) -> None:
+    kb = tmp_path / "kb.tsv"
+    kb.write_text("concept_id\tname\ttype\nD1\tfever\tDisease\nC1\taspirin\tChemical\n"
+                  "D1\tpyrexia\tDisease\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["kb", str(kb), f"{kb}?types=Disease", "--json"])
+    assert result.exit_code == 0, result.output
+    first, second = (json.loads(line) for line in result.output.splitlines())
+    assert (first["concepts"], first["names"], first["types"]) == (
+        2, 3, {"Disease": 1, "Chemical": 1})
+    assert (second["spec"], second["concepts"]) == (f"{kb}?types=Disease", 1)
