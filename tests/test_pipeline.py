@@ -164,3 +164,28 @@ def test_links_carry_the_training_annotations_entity_type(tmp_path, tiny_config)
     # a pipeline saved without a typer (untyped training documents) links without types
     (tmp_path / "pipe" / "entity_types.json").unlink()
     assert Pipeline.load(tmp_path / "pipe").typer is None
+
+
+def test_link_time_alternatives(tmp_path):
+    import xlnel
+    from xlnel.io import read_jsonl
+    from xlnel.pipeline import SavedPipeline
+
+    kb = tmp_path / "kb.tsv"
+    kb.write_text("concept_id\tname\nC1\tdiabetes\nC2\tdiabetes insipidus\nC3\tdiabetic foot\n"
+                  "C4\tasthma\n", encoding="utf-8")
+    cfg = load_config(None, {"lang": "en", "dictionary.kb": [f"tsv:{kb}"], "dft.R": 0.0,
+                             "filter.name": "xlnel.similarity.v1", "filter.threshold": 0.9})
+    train(cfg, tmp_path / "pipe")
+    (plain,) = xlnel.load(tmp_path / "pipe").link("She has diabetes.")
+    (found,) = xlnel.load(tmp_path / "pipe", {"linker.alternatives": 5}).link("She has diabetes.")
+    assert plain.alternatives == () and found.concept_id == plain.concept_id == "C1"
+    assert [c for c, _, _ in found.alternatives] == ["C2", "C3"]  # closer name first
+    assert all(0 < sim < 1 for _, _, sim in found.alternatives)
+    # the JSONL output carries them and reads back
+    docs = tmp_path / "in.jsonl"
+    docs.write_text('{"id": "a", "text": "She has diabetes."}\n', encoding="utf-8")
+    link(SavedPipeline.of(tmp_path / "pipe", {"linker.alternatives": 1}), docs,
+         tmp_path / "out.jsonl")
+    (doc,) = read_jsonl(tmp_path / "out.jsonl")
+    assert doc.entities[0].alternatives == found.alternatives[:1]

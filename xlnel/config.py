@@ -228,6 +228,11 @@ class LinkerConfig(_Section):
             ``Chemical`` ...): its concept's most annotated type, else the type its words
             suggest (:class:`xlnel.linkers.entity_types.EntityTyper`, saved with the pipeline
             when the training documents have types).
+        alternatives: Give each link up to this many other concepts proposed for its span,
+            best first, with the scores the decision saw (``alternatives`` in the JSONL output,
+            ``_.xlnel["alternatives"]`` in spaCy), taken from the candidates at the link's
+            span (a span no name matched, such as an abbreviation linked through its long
+            form, has none). 0 gives none.
     """
 
     overlap: Literal["longest", "score", "none"] = "longest"
@@ -238,6 +243,7 @@ class LinkerConfig(_Section):
     consistency: bool = False
     composites: bool = False
     entity_types: bool = True
+    alternatives: int = Field(default=0, ge=0)
     window_chars: int = Field(default=20_000, ge=1)
     window_overlap: int = Field(default=1_000, ge=0)
 

@@ -62,14 +62,20 @@ class XlnelLinker:
             ``strict`` (drop them).
         label: Span label; ``None`` uses the link's entity type (the training annotations'
             type, ``linker.entity_types``), else the concept's type, else ``CONCEPT``.
+        alternatives: Up to this many other concepts proposed for each span, in
+            ``span._.xlnel["alternatives"]`` as ``(concept_id, score, similarity)``, best first (the
+            pipeline's ``linker.alternatives`` for this component; ``None`` keeps the
+            pipeline's setting).
 
     Raises:
-        ValueError: For an unknown target or alignment mode, or a batch size below 1.
+        ValueError: For an unknown target or alignment mode, or a batch size or number of
+            alternatives below its minimum.
     """
 
     def __init__(self, nlp: Language | None, name: str, pipeline: str, batch_size: int = 64,
                  target: str = "auto", spans_key: str = "xlnel",
-                 alignment_mode: str = "expand", label: str | None = None) -> None:
+                 alignment_mode: str = "expand", label: str | None = None,
+                 alternatives: int | None = None) -> None:
         if target not in TARGETS:
             raise ValueError(f"target {target!r} is not one of {', '.join(TARGETS)}")
         if alignment_mode not in ALIGNMENTS:
@@ -77,9 +83,12 @@ class XlnelLinker:
                              f"{', '.join(ALIGNMENTS)}")
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        if alternatives is not None and alternatives < 0:
+            raise ValueError(f"alternatives must be 0 or more, got {alternatives}")
         self.name, self.pipeline_ref, self.batch_size = name, str(pipeline), batch_size
         self.target, self.spans_key = target, spans_key
         self.alignment_mode, self.label = alignment_mode, label
+        self.alternatives = alternatives
         self._pipeline: Pipeline | None = None
 
     @property
@@ -88,7 +97,9 @@ class XlnelLinker:
         if self._pipeline is None:
             import xlnel
 
-            self._pipeline = xlnel.load(self.pipeline_ref)
+            overrides = ({} if self.alternatives is None
+                         else {"linker.alternatives": self.alternatives})
+            self._pipeline = xlnel.load(self.pipeline_ref, overrides)
         return self._pipeline
 
     def __call__(self, doc: Doc) -> Doc:
@@ -139,7 +150,8 @@ class XlnelLinker:
         span._.xlnel = {"concept_id": link.concept_id, "score": link.score,
                         "concept_name": link.concept_name, "concept_type": link.concept_type,
                         "matched_name": link.matched_name, "source": link.matched_source,
-                        "start_char": link.start, "end_char": link.end, "alignment": alignment}
+                        "start_char": link.start, "end_char": link.end, "alignment": alignment,
+                        "alternatives": list(link.alternatives)}
         return span
 
     def to_disk(self, path: str | Path, exclude: Iterable[str] = ()) -> None:
@@ -164,9 +176,12 @@ class XlnelLinker:
 @Language.factory(
     "xlnel_linker",
     default_config={"pipeline": "default", "batch_size": 64, "target": "auto",
-                    "spans_key": "xlnel", "alignment_mode": "expand", "label": None},
+                    "spans_key": "xlnel", "alignment_mode": "expand", "label": None,
+                    "alternatives": None},
 )
 def make_linker(nlp: Language, name: str, pipeline: str, batch_size: int, target: str,
-                spans_key: str, alignment_mode: str, label: str | None) -> XlnelLinker:
+                spans_key: str, alignment_mode: str, label: str | None,
+                alternatives: int | None) -> XlnelLinker:
     """The factory behind ``nlp.add_pipe("xlnel_linker", config={...})``."""
-    return XlnelLinker(nlp, name, pipeline, batch_size, target, spans_key, alignment_mode, label)
+    return XlnelLinker(nlp, name, pipeline, batch_size, target, spans_key, alignment_mode, label,
+                       alternatives)

@@ -97,6 +97,10 @@ class Link:
         matched_name: The dictionary name whose match produced the prediction.
         matched_source: Where that dictionary entry came from (``kb``, ``translated``,
             ``annotation``).
+        alternatives: Other concepts proposed for the same span, best first, as
+            ``(concept_id, score, similarity)``: the score the decision gave the concept and
+            the matcher's similarity of the span and the concept's closest name
+            (``linker.alternatives``); empty when not asked for.
     """
 
     start: int
@@ -110,6 +114,7 @@ class Link:
     concept_type: str | None = None
     matched_name: str | None = None
     matched_source: str | None = None
+    alternatives: tuple[tuple[str, float, float], ...] = ()
 
     @property
     def concept_id(self) -> str | None:

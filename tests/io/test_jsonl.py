@@ -82,6 +82,8 @@ def test_round_trip(tmp_path: Path) -> None:
             "type": "Disorder",
             "concept_id": "A|B",
             "score": 0.25,
+            "alternatives": [{"concept_id": "C", "score": 0.2, "similarity": 0.9},
+                             {"concept_id": "D", "score": 0, "similarity": 1}],
         }
     ]
     source = _write(tmp_path, _line(), _line(id="d2", entities=entities, extra={"k": [1, 2]}))
@@ -142,6 +144,13 @@ def _entity(**fields: Any) -> list[dict[str, Any]]:
         (_line(id="x", entities=_entity(concept_id=5)), "concept_id 5"),
         (_line(id="x", entities=_entity(score="high")), "score 'high'"),
         (_line(id="x", entities=_entity(type=1)), "type 1"),
+        (_line(id="x", entities=_entity(alternatives={"C": 1})), "alternatives {'C': 1} is not"),
+        (_line(id="x", entities=_entity(alternatives=[{"concept_id": "C", "score": 1}])),
+         "alternative 0 {'concept_id': 'C', 'score': 1} is not an object with a string"),
+        (_line(id="x", entities=_entity(alternatives=[{"concept_id": "", "score": 1,
+                                                      "similarity": 1}])), "alternative 0"),
+        (_line(id="x", entities=_entity(alternatives=[{"concept_id": "C", "score": True,
+                                                      "similarity": 1}])), "alternative 0"),
         (_line(id="d1"), "'d1' already used on line 1"),
     ],
 )
@@ -151,3 +160,12 @@ def test_malformed(tmp_path: Path, bad_line: str, message: str) -> None:
         read_jsonl(path)
     assert "bad.jsonl:2:" in str(info.value)
     assert message in str(info.value)
+
+
+def test_alternatives_read_as_triples(tmp_path: Path) -> None:
+    alternatives = [{"concept_id": "C", "score": 0.2, "similarity": 1}]
+    (doc,) = read_jsonl(_write(tmp_path, _line(entities=_entity(alternatives=alternatives))))
+    assert doc.entities[0].alternatives == (("C", 0.2, 1.0),)
+    (plain,) = read_jsonl(_write(tmp_path, _line(entities=_entity(alternatives=None)),
+                                 name="plain.jsonl"))
+    assert plain.entities[0].alternatives == ()

@@ -102,3 +102,31 @@ def test_overlap_resolution_matches_pairwise_check(spans: list[tuple[int, int]])
         best[key] = max(best.get(key, -1.0), float(sc))
     order = sorted(best, key=lambda k: (-best[k], -(k[1] - k[0]), k[0]))
     assert [(e.start, e.end) for e in doc.entities] == _naive_overlaps(order)
+
+
+def test_alternatives_are_the_other_concepts_of_the_span_best_first():
+    doc = Document("d", TEXT)
+    # span 7-15: C1 chosen (0.9); C2 proposed twice (kept at its best, 0.6); C3 and C4 tie
+    # at 0.5 and the closer string match (C4, similarity 0.8) goes first; span 0-4 is apart
+    cands = [_cand(7, 15, "C1", 0.9), _cand(7, 15, "C2", 0.7), _cand(7, 15, "C2", 0.9),
+             _cand(7, 15, "C3", 0.6), _cand(7, 15, "C4", 0.8), _cand(0, 4, "C5", 1.0)]
+    scores = np.array([0.9, 0.6, 0.4, 0.5, 0.5, 0.1])
+    out = decide(doc, cands, scores, threshold=0.5, alternatives=3)
+    (link,) = out.entities
+    assert link.concept_id == "C1"
+    assert link.alternatives == (("C2", 0.6, 0.7), ("C4", 0.5, 0.8), ("C3", 0.5, 0.6))
+    assert decide(doc, cands, scores, 0.5, alternatives=1).entities[0].alternatives == (
+        ("C2", 0.6, 0.7),)
+    assert decide(doc, cands, scores, 0.5).entities[0].alternatives == ()
+
+
+def test_alternatives_leave_out_every_id_of_a_composite_link():
+    from xlnel.linkers.decide import with_alternatives
+
+    cands = [_cand(7, 15, "C1", 0.9), _cand(7, 15, "C2", 0.8), _cand(7, 15, "C3", 0.7)]
+    link = Link(7, 15, TEXT[7:15], ("C1", "C2"), score=0.9)
+    (out,) = with_alternatives([link], cands, np.array([0.9, 0.8, 0.7]), 5)
+    assert out.alternatives == (("C3", 0.7, 0.7),)
+    # a link whose span has no candidate (an abbreviation) gets none
+    (bare,) = with_alternatives([Link(0, 4, "type", ("C9",))], cands, np.ones(3), 5)
+    assert bare.alternatives == ()

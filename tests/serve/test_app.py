@@ -140,3 +140,30 @@ def test_cli_link_writes_the_found_fields_and_serve_has_help(en_pipeline: Path,
                                                         "diabetes mellitus"]
     r = runner.invoke(app, ["serve", "--help"])
     assert r.exit_code == 0 and "--workers" in r.stdout
+
+
+def test_overrides_reach_every_worker_and_bad_ones_fail_first(
+        en_pipeline: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from xlnel.errors import ConfigError
+    from xlnel.serve import serve
+    from xlnel.serve.app import ENV_OVERRIDES, ENV_PIPELINE, app_from_env
+
+    monkeypatch.setenv(ENV_PIPELINE, str(en_pipeline))
+    monkeypatch.setenv(ENV_OVERRIDES, json.dumps({"linker.alternatives": 3}))
+    client = TestClient(app_from_env())
+    assert client.get("/metadata").json()["config"]["linker"]["alternatives"] == 3
+    assert client.post("/link", json={"text": TEXT}).status_code == 200
+    with pytest.raises(ConfigError, match="dictionary"):
+        serve(en_pipeline, overrides={"dictionary.kb": []})
+
+
+def test_alternatives_are_in_the_schema() -> None:
+    from xlnel.io.jsonl import entity_to_dict
+    from xlnel.serve.schemas import EntityOut
+    from xlnel.types import Link
+
+    link = Link(0, 5, "fever", ("C1",), score=0.9, alternatives=(("C2", 0.4, 0.7),))
+    out = EntityOut.model_validate(entity_to_dict(link))
+    assert out.alternatives is not None
+    assert [(a.concept_id, a.score, a.similarity) for a in out.alternatives] == [
+        ("C2", 0.4, 0.7)]

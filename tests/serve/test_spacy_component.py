@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,17 @@ def test_entry_point_names_the_factory() -> None:
     entry = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["entry-points"]
     module, _, attr = entry["spacy_factories"]["xlnel_linker"].partition(":")
     assert (module, attr) == ("xlnel.spacy_component", "make_linker")
+
+
+def test_alternatives_setting_reaches_the_spans(en_pipeline: Path) -> None:
+    nlp = _nlp("en", en_pipeline, alternatives=2)
+    linker = nlp.get_pipe("xlnel_linker")
+    assert linker.pipeline.config.linker.alternatives == 2
+    assert _nlp("en", en_pipeline).get_pipe("xlnel_linker").pipeline.config.linker \
+        .alternatives == 0
+    (link,) = xlnel.load(en_pipeline).link("Asthma.")
+    alternatives = (("C5", 0.5, 0.45), ("C1", 0.25, 0.41))
+    doc = linker.set_links(nlp.make_doc("Asthma."), [replace(link, alternatives=alternatives)])
+    assert doc.ents[0]._.xlnel["alternatives"] == list(alternatives)
+    with pytest.raises(ValueError, match="alternatives must be 0 or more, got -1"):
+        XlnelLinker(None, "x", str(en_pipeline), alternatives=-1)

@@ -239,13 +239,18 @@ def serve_cli(
     max_text_chars: Annotated[int, typer.Option(min=1, help="Longest text accepted.")]
     = 100_000,
     max_batch: Annotated[int, typer.Option(min=1, help="Most texts in one request.")] = 64,
+    set_: Annotated[list[str] | None, typer.Option(
+        "--set", help="Override of the served pipeline: key.path=value "
+                      "(linker.alternatives=3).")] = None,
 ) -> None:
     """Serve PIPELINE over HTTP: POST /link, GET /concepts/ID, /health, /metadata, a web page
     at / and the OpenAPI schema at /docs (needs ``pip install 'xlnel[serve]'``)."""
+    from xlnel.config import parse_overrides
     from xlnel.serve import serve
     from xlnel.serve.app import Limits
 
-    serve(pipeline, host, port, workers, Limits(max_text_chars, max_batch))
+    serve(pipeline, host, port, workers, Limits(max_text_chars, max_batch),
+          overrides=parse_overrides(set_ or []))
 
 
 def _protocol_report(gold: Path, pipeline: Path | None, protocol: str, seed: int,

@@ -11,8 +11,9 @@ Each line is an object::
 ``id_kind`` (``concept`` for knowledge-base ids, ``dictionary_name`` when the dictionary gave
 the matched name no id and the "id" is the name itself; absent: not stated), ``concept_name``
 (the concept's preferred name), ``concept_type``, ``matched_name`` (the dictionary name that
-matched) and ``matched_source``. Top-level keys other than ``id``, ``text`` and ``entities``
-go to :attr:`Document.metadata` and are written back.
+matched), ``matched_source`` and ``alternatives`` (other concepts proposed for the span,
+best first: ``[{"concept_id", "score", "similarity"}]``). Top-level keys other than ``id``,
+``text`` and ``entities`` go to :attr:`Document.metadata` and are written back.
 """
 
 from __future__ import annotations
@@ -109,7 +110,39 @@ def _parse_entity(raw: Any, index: int, text: str, path: Path, lineno: int) -> L
                           path, lineno)
     found = {key: _parse_optional_str(raw.get(key), key, where, path, lineno)
              for key in _FOUND}
-    return Link(start, end, mention, concept_ids, entity_type, score, id_kind, **found)
+    alternatives = _parse_alternatives(raw.get("alternatives"), where, path, lineno)
+    return Link(start, end, mention, concept_ids, entity_type, score, id_kind,
+                found["concept_name"], found["concept_type"], found["matched_name"],
+                found["matched_source"], alternatives)
+
+
+def _parse_alternatives(value: Any, where: str, path: Path,
+                        lineno: int) -> tuple[tuple[str, float, float], ...]:
+    """``[{"concept_id", "score", "similarity"}, ...]`` (or null) as triples."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise FormatError(f"{where}: alternatives {value!r} is not a list or null", path,
+                          lineno)
+    out = []
+    for i, item in enumerate(value):
+        fields: dict[str, Any] = item if isinstance(item, dict) else {}
+        concept_id = fields.get("concept_id")
+        score, similarity = _number(fields.get("score")), _number(fields.get("similarity"))
+        if not isinstance(concept_id, str) or not concept_id or score is None \
+                or similarity is None:
+            raise FormatError(f"{where}: alternative {i} {item!r} is not an object with a "
+                              "string concept_id and number score and similarity", path,
+                              lineno)
+        out.append((concept_id, score, similarity))
+    return tuple(out)
+
+
+def _number(value: Any) -> float | None:
+    """``value`` as a float when it is a JSON number (not a boolean), else ``None``."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
 
 
 def _parse_document(obj: Any, path: Path, lineno: int) -> Document:
@@ -190,6 +223,9 @@ def entity_to_dict(link: Link) -> dict[str, Any]:
         value = getattr(link, key)
         if value is not None:
             entity[key] = value
+    if link.alternatives:
+        entity["alternatives"] = [{"concept_id": c, "score": score, "similarity": sim}
+                                  for c, score, sim in link.alternatives]
     return entity
 
 

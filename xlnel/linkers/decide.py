@@ -24,7 +24,7 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
            threshold: float, overlap: str = "longest", propagate: bool = False,
            abbreviations: bool = False, lexicon: AnnotationLexicon | None = None,
            lexicon_rate: float | None = None, consistency: bool = False,
-           composites: bool = False) -> Document:
+           composites: bool = False, alternatives: int = 0) -> Document:
     """Keep, per span, the best candidate scoring at least ``threshold``; resolve overlaps.
 
     Args:
@@ -48,6 +48,9 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
         composites: With ``lexicon``, a link whose text the training annotations mostly mark
             as a composite holding its concept gets all the composite's concept ids
             (:meth:`xlnel.linkers.lexicon.AnnotationLexicon.composite`), its own first.
+        alternatives: Give each link up to this many other concepts of the candidates at its
+            span, best first, with their scores (after the lexicon's adjustment) and string
+            similarities (:func:`with_alternatives`).
 
     Returns:
         The document with the links as its entities.
@@ -67,8 +70,33 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
     if composites and lexicon is not None:
         links = [_with_composite(link, lexicon) for link in links]
     if abbreviations:
-        return replace(document, entities=link_abbreviations(document.text, links))
+        links = list(link_abbreviations(document.text, links))
+    if alternatives > 0:
+        links = with_alternatives(links, candidates, scores, alternatives)
     return replace(document, entities=tuple(links))
+
+
+def with_alternatives(links: Sequence[Link], candidates: Sequence[Candidate],
+                      scores: np.ndarray, k: int) -> list[Link]:
+    """``links``, each with up to ``k`` other concepts of the candidates at its span, as
+    ``(concept_id, score, similarity)``: best score first, ties to the closer string match (a
+    filter that scores whole spans gives every concept of a span its score); a concept counted
+    once, at its best."""
+    by_span: dict[tuple[int, int], dict[str, tuple[float, float]]] = {}
+    for cand, score in zip(candidates, np.asarray(scores, dtype=np.float64).tolist(),
+                           strict=True):
+        concepts = by_span.setdefault((cand.span.start, cand.span.end), {})
+        held = concepts.get(cand.concept_id)
+        if held is None or (score, cand.score) > held:
+            concepts[cand.concept_id] = (score, cand.score)
+    out = []
+    for link in links:
+        concepts = by_span.get((link.start, link.end), {})
+        ranked = sorted(((c, v) for c, v in concepts.items() if c not in link.concept_ids),
+                        key=lambda item: (-item[1][0], -item[1][1], item[0]))[:k]
+        out.append(replace(link, alternatives=tuple((c, round(v[0], 6), round(v[1], 6))
+                                                    for c, v in ranked)))
+    return out
 
 
 def decide_as(document: Document, candidates: Sequence[Candidate], scores: np.ndarray,
@@ -78,7 +106,8 @@ def decide_as(document: Document, candidates: Sequence[Candidate], scores: np.nd
     only when ``linker.lexicon`` is on)."""
     return decide(document, candidates, scores, threshold, linker.overlap, linker.propagate,
                   linker.abbreviations, lexicon if linker.lexicon else None,
-                  linker.lexicon_rate, linker.consistency, linker.composites)
+                  linker.lexicon_rate, linker.consistency, linker.composites,
+                  linker.alternatives)
 
 
 def _with_composite(link: Link, lexicon: AnnotationLexicon) -> Link:

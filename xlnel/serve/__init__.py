@@ -5,10 +5,12 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from xlnel.serve.app import Limits
@@ -19,7 +21,8 @@ __all__ = ["serve"]
 
 
 def serve(pipeline: str | Path, host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
-          limits: Limits | None = None, log_level: str = "info") -> None:
+          limits: Limits | None = None, log_level: str = "info",
+          overrides: Mapping[str, Any] | None = None) -> None:
     """Serve a pipeline over HTTP until interrupted; each worker process loads it once.
 
     Args:
@@ -30,6 +33,8 @@ def serve(pipeline: str | Path, host: str = "127.0.0.1", port: int = 8000, worke
         workers: Worker processes.
         limits: Request limits (text length, batch size, body size).
         log_level: uvicorn's log level.
+        overrides: Config keys changed for the served pipeline, as ``xlnel link --set`` takes
+            them (``{"linker.alternatives": 3}``); checked before the workers start.
 
     Raises:
         ImportError: When FastAPI or uvicorn is missing (``pip install 'xlnel[serve]'``).
@@ -38,17 +43,20 @@ def serve(pipeline: str | Path, host: str = "127.0.0.1", port: int = 8000, worke
     try:
         import uvicorn
 
-        from xlnel.serve.app import ENV_LIMITS, ENV_PIPELINE, Limits
+        from xlnel.serve.app import ENV_LIMITS, ENV_OVERRIDES, ENV_PIPELINE, Limits
     except ImportError as exc:
         raise ImportError(f"{exc.name} is missing: pip install 'xlnel[serve]'") from exc
     from xlnel.defaults import DEFAULT_PIPELINES, default_pipeline_dir
     from xlnel.errors import ArtifactError
+    from xlnel.runtime import SavedPipeline
 
     folder = default_pipeline_dir() if str(pipeline) in DEFAULT_PIPELINES else Path(pipeline)
     if not (folder / "config.yaml").is_file():
         raise ArtifactError(f"{folder} is not a pipeline folder (no config.yaml)")
     os.environ[ENV_PIPELINE] = str(folder.resolve())
     os.environ[ENV_LIMITS] = (Limits() if limits is None else limits).encode()
+    checked = SavedPipeline.of(folder, overrides)  # a bad key fails here, not in each worker
+    os.environ[ENV_OVERRIDES] = json.dumps(dict(checked.overrides))
     logger.info("serving %s on http://%s:%d with %d workers", folder, host, port, workers)
     uvicorn.run("xlnel.serve.app:app_from_env", factory=True, host=host, port=port,
                 workers=workers, log_level=log_level)

@@ -9,9 +9,11 @@ throughput comes from more worker processes, ``xlnel serve --workers N``).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +40,8 @@ logger = logging.getLogger(__name__)
 STATIC_DIR = Path(__file__).parent / "static"
 #: Environment variables read by :func:`app_from_env` (set by :func:`xlnel.serve.serve`).
 ENV_PIPELINE, ENV_LIMITS = "XLNEL_SERVE_PIPELINE", "XLNEL_SERVE_LIMITS"
+#: Load-time config overrides of the served pipeline, as a JSON object (``xlnel serve --set``).
+ENV_OVERRIDES = "XLNEL_SERVE_OVERRIDES"
 
 
 @dataclass(frozen=True)
@@ -88,12 +92,15 @@ class _Linker:
         return self._names.get(concept_id, [])
 
 
-def create_app(pipeline: Pipeline | str | Path, limits: Limits | None = None) -> FastAPI:
+def create_app(pipeline: Pipeline | str | Path, limits: Limits | None = None,
+               overrides: Mapping[str, Any] | None = None) -> FastAPI:
     """The service for a loaded pipeline, a pipeline folder or ``"default"``.
 
     Args:
         pipeline: The pipeline, loaded once here when a folder or name is given.
         limits: Request limits; :class:`Limits` defaults when ``None``.
+        overrides: Config keys changed when a folder or name is loaded, as ``xlnel link
+            --set`` takes them (``{"linker.alternatives": 3}``).
 
     Returns:
         The FastAPI app (serve it with uvicorn, or test it with ``TestClient``).
@@ -102,7 +109,7 @@ def create_app(pipeline: Pipeline | str | Path, limits: Limits | None = None) ->
 
     limits = Limits() if limits is None else limits
     folder = "<in memory>" if isinstance(pipeline, Pipeline) else str(pipeline)
-    pipe = pipeline if isinstance(pipeline, Pipeline) else xlnel.load(pipeline)
+    pipe = pipeline if isinstance(pipeline, Pipeline) else xlnel.load(pipeline, overrides)
     linker = _Linker(pipe, folder)
     app = FastAPI(title="xlnel", version=__version__,
                   description="Cross-lingual biomedical entity linking: find mentions of "
@@ -125,7 +132,8 @@ def app_from_env() -> FastAPI:
     if not folder:
         raise RuntimeError(f"{ENV_PIPELINE} is not set; start the service with `xlnel serve`")
     limits = os.environ.get(ENV_LIMITS)
-    return create_app(folder, Limits.decode(limits) if limits else None)
+    overrides = json.loads(os.environ.get(ENV_OVERRIDES) or "{}")
+    return create_app(folder, Limits.decode(limits) if limits else None, overrides)
 
 
 def _add_error_handlers(app: FastAPI, limits: Limits) -> None:

@@ -26,6 +26,15 @@ class LinkRequest(BaseModel):
     documents: list[DocumentIn] | None = Field(None, description="A batch of documents.")
 
 
+class AlternativeOut(BaseModel):
+    """Another concept proposed for a link's span, with its score."""
+
+    concept_id: str
+    score: float = Field(description="The score the decision gave the concept at the span.")
+    similarity: float = Field(description="Matcher similarity of the span and the concept's "
+                              "closest name.")
+
+
 class EntityOut(BaseModel):
     """A link, as an entity of the JSONL output."""
 
@@ -43,6 +52,9 @@ class EntityOut(BaseModel):
     concept_type: str | None = Field(None, description="The concept's type, if the KB has one.")
     matched_name: str | None = Field(None, description="The dictionary name that matched.")
     matched_source: str | None = Field(None, description="kb, translated or annotation.")
+    alternatives: list[AlternativeOut] | None = Field(
+        None, description="Other concepts proposed for the span, best first, when the "
+        "pipeline's linker.alternatives asks for them.")
 
 
 class DocumentOut(BaseModel):
