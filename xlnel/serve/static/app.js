@@ -52,11 +52,19 @@ function renderText(doc) {
     out.append(el("mark", {class: "mention", "data-start": ent.start, "data-end": ent.end,
                            "data-concept": ent.concept_id || "",
                            title: `${ent.concept_name || ""} (${kind || "no type"}),`
-                                  + ` score ${score}, matched "${ent.matched_name || ""}"`},
+                                  + ` score ${score}, matched "${ent.matched_name || ""}"`
+                                  + alternativesText(ent)},
                   chars.slice(ent.start, ent.end).join(""), label));
     pos = ent.end;
   }
   out.append(chars.slice(pos).join(""));
+}
+
+// the other concepts proposed for the span (linker.alternatives), for the tooltip
+function alternativesText(ent) {
+  if (!ent.alternatives || !ent.alternatives.length) return "";
+  return "; also " + ent.alternatives.map(a => `${a.concept_id} (${a.score.toFixed(3)})`)
+                                     .join(", ");
 }
 
 // the entity type the pipeline's training corpus gives the link, else the concept's KB type
