@@ -35,6 +35,11 @@ def test_link_text_and_errors(tmp_path, tiny_config):
                         "--set", "filter.threshold=0.9"])
     r = runner.invoke(app, ["link", str(pipe), "--text", "new asthma attack"])
     assert r.exit_code == 0 and "C4" in r.stdout
+    assert all(len(line.split("\t")) == 7 for line in r.stdout.splitlines())
+    # with alternatives asked for, an 8th column lists them (empty here: one concept matched)
+    r = runner.invoke(app, ["link", str(pipe), "--text", "new asthma attack",
+                            "--set", "linker.alternatives=2"])
+    assert r.exit_code == 0 and all(len(line.split("\t")) == 8 for line in r.stdout.splitlines())
     r = runner.invoke(app, ["link", str(pipe), str(pipe / "test.jsonl")])  # to stdout
     assert r.exit_code == 0, r.output
     lines = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]

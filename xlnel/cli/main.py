@@ -152,8 +152,12 @@ def link_cli(
         linked = pipe.link_batch([Document("text-0", text)])
         if out is None:
             for ent in linked[0].entities:
+                # the alternatives, when asked for (--set linker.alternatives=K), as an 8th column
+                more = ("\t" + ", ".join(f"{c} {score:.3f}" for c, score, _ in ent.alternatives)
+                        if pipe.config.linker.alternatives else "")
                 typer.echo(f"{ent.start}\t{ent.end}\t{ent.text}\t{ent.concept_id or ''}\t"
-                           f"{ent.concept_name or ''}\t{ent.score or 0.0:.3f}\t{ent.id_kind or ''}")
+                           f"{ent.concept_name or ''}\t{ent.score or 0.0:.3f}\t{ent.id_kind or ''}"
+                           f"{more}")
         else:
             write_jsonl(out, linked)
 
