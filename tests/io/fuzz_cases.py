@@ -30,6 +30,7 @@ from xlnel.io import (
     read_jsonl,
     read_kb_tsv,
     read_mrconso,
+    read_mrsty,
     read_names_list,
     read_obo,
     read_pubtator,
@@ -108,9 +109,17 @@ def _comparable(docs: list[Document]) -> list[dict[str, Any]]:
     return [document_to_dict(d) for d in docs]
 
 
-def _jsonl_valid() -> st.SearchStrategy[tuple[Files, Any]]:
-    return _documents().map(lambda docs: (_written(write_jsonl, docs, "c.jsonl"),
-                                          _comparable(docs)))
+_ALTERNATIVES = st.lists(st.tuples(st.sampled_from(["D002", "C0020538", "HP:0000822"]),
+                                   st.floats(0, 1), st.floats(0, 1)), max_size=2)
+
+
+@st.composite
+def _jsonl_valid(draw: st.DrawFn) -> tuple[Files, Any]:
+    """Documents whose links may carry alternatives, which only JSONL holds."""
+    docs = [replace(d, entities=tuple(replace(link, alternatives=tuple(draw(_ALTERNATIVES)))
+                                      for link in d.entities))
+            for d in draw(_documents())]
+    return _written(write_jsonl, docs, "c.jsonl"), _comparable(docs)
 
 
 @st.composite
@@ -164,7 +173,10 @@ def _docs_roundtrip(writer: Callable[[Path, Any], None], reader: Callable[[Path]
         docs = [Document(d["id"], d["text"],
                          tuple(Link(e["start"], e["end"], e["text"],
                                     tuple(e.get("concept_id", "").split("|"))
-                                    if e.get("concept_id") else (), e.get("type"))
+                                    if e.get("concept_id") else (), e.get("type"),
+                                    alternatives=tuple((a["concept_id"], a["score"],
+                                                        a["similarity"])
+                                                       for a in e.get("alternatives", ())))
                                for e in d["entities"]),
                          {k: v for k, v in d.items() if k not in ("id", "text", "entities")})
                 for d in parsed]
@@ -225,6 +237,29 @@ def _mrconso_valid() -> st.SearchStrategy[tuple[Files, Any]]:
     return _kb_rows().filter(lambda rows: not any("|" in n for _, n in rows)).map(lambda rows: (
         {"MRCONSO.RRF": "".join(_mrconso_line(c, n) for c, n in rows).encode()},
         _grouped(rows)))
+
+
+@st.composite
+def _mrsty_valid(draw: st.DrawFn) -> tuple[Files, Any]:
+    """Semantic types of a few CUIs; each type a code and a name, as MRSTY.RRF gives them."""
+    types = [("T047", "Disease or Syndrome"), ("T121", "Pharmacologic Substance"),
+             ("T116", "Amino Acid, Peptide, or Protein")]
+    rows = draw(st.lists(st.tuples(st.sampled_from(["C0011849", "C0021641", "C1"]),
+                                   st.sampled_from(types)), min_size=1, max_size=5, unique=True))
+    body = "".join(f"{cui}|{tui}|A1.2|{name}|AT{i}|256|\n" for i, (cui, (tui, name))
+                   in enumerate(rows))
+    expected: dict[str, list[str]] = {}
+    for cui, (tui, name) in rows:
+        expected.setdefault(cui, []).extend([tui, name])
+    return {"MRSTY.RRF": body.encode()}, {c: tuple(dict.fromkeys(t))
+                                          for c, t in expected.items()}
+
+
+def _mrsty_roundtrip(parsed: Any, folder: Path) -> Any:
+    """Parsed types are well formed: non-empty CUIs, each with non-empty string types."""
+    ok = all(isinstance(c, str) and c and t and all(isinstance(x, str) and x for x in t)
+             for c, t in parsed.items())
+    return parsed if ok else ("malformed", parsed)
 
 
 def _obo_valid() -> st.SearchStrategy[tuple[Files, Any]]:
@@ -309,6 +344,8 @@ CASES: dict[str, ReaderCase] = {c.name: c for c in [
     ReaderCase("mrconso", _mrconso_valid(),
                lambda f: _concepts(read_mrconso(f / "MRCONSO.RRF")),
                _kb_roundtrip("MRCONSO.RRF", read_mrconso)),
+    ReaderCase("mrsty", _mrsty_valid(), lambda f: read_mrsty(f / "MRSTY.RRF"),
+               _mrsty_roundtrip),
     ReaderCase("obo", _obo_valid(), lambda f: _concepts(read_obo(f / "o.obo")),
                _kb_roundtrip("o.obo", read_obo)),
     ReaderCase("dictionary", _dictionary_valid(),
