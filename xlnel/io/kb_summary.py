@@ -48,12 +48,12 @@ class KbSummary:
     def format(self) -> str:
         """A few lines for a terminal."""
         per = self.names / self.concepts if self.concepts else 0.0
-        lines = [f"{self.spec}: {self.concepts:,} concepts, {self.names:,} names "
-                 f"({per:.1f} a concept)"]
+        lines = [f"{self.spec}: {_count(self.concepts, 'concept')}, "
+                 f"{_count(self.names, 'name')} ({per:.1f} a concept)"]
         if self.distinct_types:
             shown = ", ".join(f"{t} ({n:,})" for t, n in self.types)
             more = self.distinct_types - len(self.types)
-            lines.append(f"  types of {self.typed:,} concepts: {shown}"
+            lines.append(f"  types of {_count(self.typed, 'concept')}: {shown}"
                          + (f" and {more:,} more" if more > 0 else ""))
         else:
             lines.append("  no types")
@@ -61,6 +61,10 @@ class KbSummary:
             lines.append("  cross-references: "
                          + ", ".join(f"{v} ({n:,})" for v, n in self.xrefs))
         return "\n".join(lines)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
 def summarize_concepts(spec: str, concepts: Sequence[Concept], top: int = 20) -> KbSummary:
