@@ -371,13 +371,12 @@ def load_kb(spec: str | Path) -> list[Concept]:
             malformed or not the format's, or no concept has the requested types.
     """
     text = str(spec)
-    base, options = split_options(text, Path(text.partition(":")[2] or text).is_file())
-    if (options.languages is not None or options.sources) and _format_of(base)[0] != "mrconso":
+    fmt, path, options = _parse_spec(text)
+    if (options.languages is not None or options.sources) and fmt != "mrconso":
         raise ValueError(f"lang= and sab= apply to MRCONSO files only, not to {text!r}")
-    if base.lower() in ("hpo", "hpo-umls"):
-        concepts = read_hpo(use_umls_ids=base.lower() == "hpo-umls")
+    if path is None:
+        concepts = read_hpo(use_umls_ids=fmt == "hpo-umls")
     else:
-        fmt, path = _format_of(base)
         if not path.is_file():
             raise FileNotFoundError(f"knowledge-base file not found: {path}")
         logger.debug("loading knowledge base %s as %s", path, fmt)
@@ -389,32 +388,35 @@ def load_kb(spec: str | Path) -> list[Concept]:
 def kb_files(spec: str | Path) -> list[Path]:
     """The files that :func:`load_kb` reads for ``spec`` (empty for the bundled HPO, or when the
     spec names no existing file), so callers can fingerprint a knowledge base's content."""
-    text = str(spec)
-    base, _ = split_options(text, Path(text.partition(":")[2] or text).is_file())
     try:
-        fmt, path = _format_of(base)
+        fmt, path, _ = _parse_spec(str(spec))
     except ValueError:
         return []
-    if fmt in ("hpo", "hpo-umls") or not path.is_file():
+    if path is None or not path.is_file():
         return []
     mrsty = sibling_mrsty(path) if fmt == "mrconso" else None
     return [path] if mrsty is None else [path, mrsty]
 
 
-def _format_of(spec: str) -> tuple[str, Path]:
-    """The format and path of a spec without options (``hpo`` alone: ``hpo`` and no path)."""
-    if spec.lower() in ("hpo", "hpo-umls"):
-        return spec.lower(), Path()
-    prefix, sep, rest = spec.partition(":")
+def _parse_spec(spec: str) -> tuple[str, Path | None, KbOptions]:
+    """The format, file (``None`` for the bundled HPO) and options of a spec.
+
+    Raises:
+        ValueError: When the format cannot be told or an option is malformed.
+    """
+    base, options = split_options(spec, Path(spec.partition(":")[2] or spec).is_file())
+    if base.lower() in ("hpo", "hpo-umls"):
+        return base.lower(), None, options
+    prefix, sep, rest = base.partition(":")
     if sep and prefix.lower() in _LOADERS:
-        return prefix.lower(), Path(rest)
-    path = Path(spec)
+        return prefix.lower(), Path(rest), options
+    path = Path(base)
     suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
     ext = suffixes[-1] if suffixes else ""
     if ext not in _EXTENSIONS:
         raise ValueError(
-            f"cannot tell the knowledge-base format of {spec!r}: use a prefix such as "
+            f"cannot tell the knowledge-base format of {base!r}: use a prefix such as "
             f"'tsv:PATH' (formats: {', '.join(_LOADERS)}) or an extension "
             f"({', '.join(_EXTENSIONS)}, optionally .gz)"
         )
-    return _EXTENSIONS[ext], path
+    return _EXTENSIONS[ext], path, options
