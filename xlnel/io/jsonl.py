@@ -112,8 +112,9 @@ def _parse_entity(raw: Any, index: int, text: str, path: Path, lineno: int) -> L
              for key in _FOUND}
     alternatives = _parse_alternatives(raw.get("alternatives"), where, path, lineno)
     return Link(start, end, mention, concept_ids, entity_type, score, id_kind,
-                found["concept_name"], found["concept_type"], found["matched_name"],
-                found["matched_source"], alternatives)
+                concept_name=found["concept_name"], concept_type=found["concept_type"],
+                matched_name=found["matched_name"], matched_source=found["matched_source"],
+                alternatives=alternatives)
 
 
 def _parse_alternatives(value: Any, where: str, path: Path,
