@@ -57,7 +57,8 @@ def read_mrsty(path: str | Path) -> dict[str, tuple[str, ...]]:
         if not line.strip():
             continue
         fields = _rrf_fields(line, _MRSTY_FIELDS, "MRSTY", path, lineno)
-        types.setdefault(fields[0], {}).update(dict.fromkeys(t for t in fields[1:4:2] if t))
+        tui, sty = fields[1], fields[3]  # code and name
+        types.setdefault(fields[0], {}).update(dict.fromkeys(t for t in (tui, sty) if t))
     logger.info("read the semantic types of %d concepts from %s", len(types), path)
     return {cui: tuple(found) for cui, found in types.items()}
 
