@@ -53,9 +53,9 @@ def serve(pipeline: str | Path, host: str = "127.0.0.1", port: int = 8000, worke
     folder = default_pipeline_dir() if str(pipeline) in DEFAULT_PIPELINES else Path(pipeline)
     if not (folder / "config.yaml").is_file():
         raise ArtifactError(f"{folder} is not a pipeline folder (no config.yaml)")
+    checked = SavedPipeline.of(folder, overrides)  # a bad key fails here, not in each worker
     os.environ[ENV_PIPELINE] = str(folder.resolve())
     os.environ[ENV_LIMITS] = (Limits() if limits is None else limits).encode()
-    checked = SavedPipeline.of(folder, overrides)  # a bad key fails here, not in each worker
     os.environ[ENV_OVERRIDES] = json.dumps(dict(checked.overrides))
     logger.info("serving %s on http://%s:%d with %d workers", folder, host, port, workers)
     uvicorn.run("xlnel.serve.app:app_from_env", factory=True, host=host, port=port,
