@@ -349,6 +349,24 @@ def filter_speed() -> str:
                   ["filter_speed.json"])
 
 
+GPU_SPEED_RUNS = ("filter_speed_gpu.json", "fsg_512.json", "fsg_128.json")
+
+
+def filter_speed_gpu() -> str:
+    """Cross-encoder scoring on a GPU in float32, bfloat16 and float16, run by run."""
+    rows = []
+    for run, name in enumerate(GPU_SPEED_RUNS, 1):
+        env = _envelope(name.removesuffix(".json"))
+        d, repeats = env["results"], env["command"].split("--repeats ")[1].split()[0]
+        s, acc = d["speed"], d["accuracy"]
+        for kind in ("fp32", "bf16", "fp16"):
+            ratio = "1" if kind == "fp32" else f"{s[f'{kind}_speedup']:.2f}"
+            rows.append([str(run), num(s["inference_batch_size"]), repeats, kind,
+                         num(s[kind]["pairs_per_second"]), ratio, pct(acc[kind]["span_f1"])])
+    return _table(["run", "batch", "best of", "format", "pairs/s", "× float32",
+                   "span F1 (held-out posts)"], rows, GPU_SPEED_RUNS)
+
+
 def dense_index_speed() -> str:
     """FAISS indexes on 1,000,000 synthetic 384-dimensional vectors."""
     f = _load("dense_speed.json")["faiss"]
@@ -808,7 +826,8 @@ TABLES: dict[str, Callable[[], str]] = {
                             matcher_vs_peers_mesh, matcher_variants_mesh, matcher_vs_peers_3m,
                             ablations, r_sweep, r_sweep_cv, crossfit_cv, cascade_host_time,
                             alternative_linkers,
-                            top_k_recall, filter_speed, dense_index_speed, config_reference,
+                            top_k_recall, filter_speed, filter_speed_gpu, dense_index_speed,
+                            config_reference,
                             options_reference, serve_load, adapt_new_language,
                             adapt_new_language_english_hpo,
                             adapt_new_language_ja_encoder, adapt_new_language_generic,

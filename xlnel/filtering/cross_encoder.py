@@ -85,8 +85,9 @@ class CrossEncoderOptions(BaseModel):
         inference_batch_size: Pairs per forward pass when scoring.
         inference_dtype: Number format of the forward pass when scoring: ``float32``, or
             ``bfloat16`` / ``float16`` (mixed precision by ``torch.autocast``, meant for GPUs
-            with tensor cores; not yet timed in this project; probabilities differ slightly
-            from float32). Training always runs in float32.
+            with tensor cores; probabilities differ slightly from float32). With e5-small on
+            an H200 its gain was within the spread between runs (docs/benchmarks.md).
+            Training always runs in float32.
         prefilter: Registered name of a cheap filter trained first (``xlnel.gbdt.v1``); the
             transformer reads only candidates it scores at least the cut. ``None`` = no
             cascade: the transformer reads every candidate (within ``top_k_per_span``).
