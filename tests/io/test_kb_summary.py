@@ -44,3 +44,15 @@ def test_cli(tmp_path: Path) -> None:
     assert (first["concepts"], first["names"], first["types"]) == (
         2, 3, {"Disease": 1, "Chemical": 1})
     assert (second["spec"], second["concepts"]) == (f"{kb}?types=Disease", 1)
+
+
+def test_semantic_groups() -> None:
+    concepts = [Concept("C1", ("fever",), ("T184", "Sign or Symptom")),
+                Concept("C2", ("aspirin",), ("T121", "T109")),  # two CHEM types: counted once
+                Concept("C3", ("heart",), ("T023",)),
+                Concept("C4", ("rash",), ("T047", "Disease or Syndrome"))]
+    s = summarize_concepts("umls", concepts)
+    assert s.groups == (("DISO", 2), ("CHEM", 1), ("ANAT", 1))
+    assert s.to_dict()["groups"] == {"DISO": 2, "CHEM": 1, "ANAT": 1}
+    assert "UMLS semantic groups: DISO (2), CHEM (1), ANAT (1)" in s.format()
+    assert summarize_concepts("x", [Concept("D1", ("fever",), ("Disease",))]).groups == ()

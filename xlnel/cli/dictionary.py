@@ -23,7 +23,8 @@ T = TypeVar("T")
 
 KbOpt = Annotated[list[str], typer.Option(
     "--kb", help="English knowledge base: 'hpo', 'tsv:PATH', 'obo:PATH'... (repeatable); "
-    "'?types=...' keeps concepts of those types ('hpo?types=Phenotypic abnormality').")]
+    "'?types=...' keeps concepts of those types ('hpo?types=Phenotypic abnormality'), "
+    "'?groups=...' those of UMLS semantic groups ('?groups=DISO').")]
 LangOpt = Annotated[str, typer.Option(help="Language code of the dictionary.")]
 NBestOpt = Annotated[int, typer.Option(min=1, help="Renderings kept per English name.")]
 MaxNamesOpt = Annotated[int, typer.Option(min=1, help="Most translated names per concept.")]

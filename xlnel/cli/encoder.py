@@ -20,7 +20,7 @@ app = command_group("Entity encoders of the dense linker: align and evaluate.")
 
 KbOpt = Annotated[list[str] | None, typer.Option(
     "--kb", help="Knowledge base: 'tsv:PATH', 'term2cui:PATH', 'hpo'... (repeatable); "
-    "'?types=...' keeps concepts of those types.")]
+    "'?types=...' keeps concepts of those types, '?groups=...' those of UMLS semantic groups.")]
 DictOpt = Annotated[list[Path] | None, typer.Option(
     "--dictionary", help="Dictionary TSV (name, concept_id, source), e.g. DFT pairs.")]
 ModelOpt = Annotated[str, typer.Option(help="Registered name, Hugging Face id or folder.")]

@@ -299,12 +299,14 @@ def candidates_cli(
 @app.command("kb")
 def kb_cli(
     specs: Annotated[list[str], typer.Argument(
-        help="Knowledge-base specs: 'hpo', 'tsv:PATH', 'mrconso:PATH?types=T047'...")],
+        help="Knowledge-base specs: 'hpo', 'tsv:PATH', 'mrconso:PATH?types=T047', "
+        "'mrconso:PATH?groups=DISO'...")],
     top: Annotated[int, typer.Option(min=1, help="Most types and vocabularies listed.")] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object a spec.")]
     = False,
 ) -> None:
-    """Concepts, names, types and cross-references of knowledge bases, as xlnel loads them."""
+    """Concepts, names, types, UMLS semantic groups and cross-references of knowledge bases, as
+    xlnel loads them."""
     from xlnel.io import load_kb
     from xlnel.io.kb_summary import summarize_concepts
 

@@ -325,8 +325,9 @@ def _read_mrconso_with(options: KbOptions) -> Callable[[Path], list[Concept]]:
     def read(path: Path) -> list[Concept]:
         languages = ("ENG",) if options.languages is None else options.languages or None
         mrsty = sibling_mrsty(path)
-        if mrsty is None and options.types:
-            raise FileNotFoundError(f"types= needs the semantic types of {path}: no MRSTY.RRF "
+        if mrsty is None and (options.types or options.groups):
+            key = "types=" if options.types else "groups="
+            raise FileNotFoundError(f"{key} needs the semantic types of {path}: no MRSTY.RRF "
                                     f"(or MRSTY.RRF.gz) in {path.parent}")
         return read_mrconso(path, languages, options.sources, mrsty=mrsty)
     return read
@@ -355,7 +356,8 @@ def load_kb(spec: str | Path) -> list[Concept]:
     names of its top-level branches as types.
 
     The spec may end with options (:mod:`xlnel.io.kb_options`): ``?types=T047,T191`` keeps the
-    concepts of those types, ``?lang=ENG,HEB&sab=MSH`` picks MRCONSO's languages and sources
+    concepts of those types, ``?groups=DISO,CHEM`` those of these UMLS semantic groups,
+    ``?lang=ENG,HEB&sab=MSH`` picks MRCONSO's languages and sources
     (``hpo?types=Phenotypic abnormality`` is HPO without its modifiers, onsets and modes of
     inheritance).
 
@@ -382,7 +384,7 @@ def load_kb(spec: str | Path) -> list[Concept]:
         logger.debug("loading knowledge base %s as %s", path, fmt)
         reader = _read_mrconso_with(options) if fmt == "mrconso" else _LOADERS[fmt]
         concepts = reader(path)
-    return select_concepts(concepts, options.types, text)
+    return select_concepts(concepts, options.types, text, options.groups)
 
 
 def kb_files(spec: str | Path) -> list[Path]:

@@ -1,6 +1,8 @@
-"""What a knowledge base holds: concepts, names, types and cross-reference vocabularies.
+"""What a knowledge base holds: concepts, names, types, UMLS semantic groups and
+cross-reference vocabularies.
 
-``xlnel kb SPEC`` prints it, so a user can see which types a ``?types=`` option may keep
+``xlnel kb SPEC`` prints it, so a user can see which types a ``?types=`` option (or groups a
+``?groups=`` option) may keep
 (:mod:`xlnel.io.kb_options`) before configuring a pipeline on the knowledge base.
 """
 
@@ -11,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from xlnel.io.kb_options import semantic_groups
 from xlnel.types import Concept
 
 __all__ = ["KbSummary", "summarize_concepts"]
@@ -29,6 +32,8 @@ class KbSummary:
         distinct_types: Number of distinct types.
         xrefs: ``(vocabulary, concepts)`` pairs of cross-references (the part of an xref
             before ``:``), most frequent first (at most ``top``).
+        groups: ``(UMLS semantic group, concepts)`` pairs, most frequent first, for a knowledge
+            base typed by UMLS semantic types (what ``?groups=`` may keep); empty otherwise.
     """
 
     spec: str
@@ -38,12 +43,14 @@ class KbSummary:
     types: tuple[tuple[str, int], ...]
     distinct_types: int
     xrefs: tuple[tuple[str, int], ...]
+    groups: tuple[tuple[str, int], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (types and xrefs as ``{name: concepts}`` in order)."""
         return {"spec": self.spec, "concepts": self.concepts, "names": self.names,
                 "typed": self.typed, "distinct_types": self.distinct_types,
-                "types": dict(self.types), "xrefs": dict(self.xrefs)}
+                "types": dict(self.types), "xrefs": dict(self.xrefs),
+                "groups": dict(self.groups)}
 
     def format(self) -> str:
         """A few lines for a terminal."""
@@ -57,6 +64,9 @@ class KbSummary:
                          + (f" and {more:,} more" if more > 0 else ""))
         else:
             lines.append("  no types")
+        if self.groups:
+            lines.append("  UMLS semantic groups: "
+                         + ", ".join(f"{g} ({n:,})" for g, n in self.groups))
         if self.xrefs:
             lines.append("  cross-references: "
                          + ", ".join(f"{v} ({n:,})" for v, n in self.xrefs))
@@ -74,4 +84,14 @@ def summarize_concepts(spec: str, concepts: Sequence[Concept], top: int = 20) ->
                     for v in dict.fromkeys(x.partition(":")[0] for x in c.xrefs if ":" in x))
     return KbSummary(spec, len(concepts), sum(len(c.names) for c in concepts),
                      sum(1 for c in concepts if c.types), tuple(types.most_common(top)),
-                     len(types), tuple(xrefs.most_common(top)))
+                     len(types), tuple(xrefs.most_common(top)),
+                     tuple(_groups(concepts).most_common()))
+
+
+def _groups(concepts: Sequence[Concept]) -> Counter[str]:
+    """Concepts per UMLS semantic group, by the group of each of their types (code or name)."""
+    of_type = {t.casefold(): g.code for g in semantic_groups().values()
+               for pair in g.types for t in pair}
+    return Counter(g for c in concepts
+                   for g in dict.fromkeys(of_type[t.casefold()] for t in c.types
+                                          if t.casefold() in of_type))
