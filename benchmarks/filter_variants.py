@@ -24,7 +24,9 @@ levels span, concept and document (1,000 resamples, two-sided p).
   beginnings, insides and outsides);
 - ``encoder``: ``filter.options.encoder`` multilingual-e5-small (frozen-encoder cosines of the
   span's sentence piece, the span and the candidate's name, embeddings stored per text);
-  ``encoder+pca8``: with the first 8 principal components of the span embedding too.
+  ``encoder+pca8``: with the first 8 principal components of the span embedding too;
+- ``trees-*``: the gradient-boosted trees' own settings (``learning_rate`` 0.04 with 600
+  iterations, or 0.15; ``max_leaf_nodes`` 15 or 63; ``l2_regularization`` 0.1 or 10).
 
 ``--baseline-scores DIR`` takes the shipped filter's dev scores and threshold from a scores
 folder of a stage cache (``scores.npz``, ``threshold.json``) instead of the shipped config's
@@ -78,6 +80,14 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "tagger": {"tagger": True},
     "encoder": {"encoder": "multilingual-e5-small"},
     "encoder+pca8": {"encoder": "multilingual-e5-small", "encoder_pca": 8},
+    # the trees' own settings (defaults: learning rate 0.08, 300 iterations with early stopping,
+    # 31 leaves, L2 1.0)
+    "trees-lr0.04": {"learning_rate": 0.04, "max_iter": 600},
+    "trees-lr0.15": {"learning_rate": 0.15},
+    "trees-leaves15": {"max_leaf_nodes": 15},
+    "trees-leaves63": {"max_leaf_nodes": 63},
+    "trees-l2-0.1": {"l2_regularization": 0.1},
+    "trees-l2-10": {"l2_regularization": 10.0},
 }
 LEVELS = ("span", "concept", "document")
 CAMONI_LEVELS = ("span", "overlap", "span-prefix")
