@@ -735,6 +735,11 @@ def filter_variants_camoni() -> str:
     return _filter_variants_camoni_table("filter_variants_camoni.json")
 
 
+def filter_variants_camoni_trees() -> str:
+    """The gradient-boosted trees' settings on Camoni by 5-fold CV."""
+    return _filter_variants_camoni_table("filter_variants_camoni_trees.json")
+
+
 def filter_variants_camoni_ngrams() -> str:
     """The n-gram priors on Camoni by 5-fold CV."""
     return _filter_variants_camoni_table("filter_variants_camoni_ngrams.json")
@@ -836,7 +841,8 @@ TABLES: dict[str, Callable[[], str]] = {
                             accuracy_cv, accuracy_cv_gpu, decision_variants,
                             decision_variants_bc5cdr_train, filter_variants, bc5cdr_errors,
                             entity_typing, entity_typing_by_type,
-                            filter_variants_camoni, filter_variants_ngrams,
+                            filter_variants_camoni, filter_variants_camoni_trees,
+                            filter_variants_ngrams,
                             filter_variants_camoni_ngrams,
                             filter_variants_kinds, filter_variants_camoni_kinds,
                             filter_variants_kinds_ngrams, filter_variants_camoni_kinds_ngrams,
