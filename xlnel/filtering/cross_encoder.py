@@ -200,6 +200,7 @@ class CrossEncoderFilter(CandidateFilter):
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
         from xlnel.models.devices import resolve_device
+        from xlnel.models.quiet import no_progress_bars
         from xlnel.models.torch_utils import freeze_embeddings, freeze_lower_layers
 
         self._device = resolve_device(self.options.device, "filter.options.device")
@@ -207,8 +208,9 @@ class CrossEncoderFilter(CandidateFilter):
         self._tokenizer = AutoTokenizer.from_pretrained(source)
         self._encoder = PairEncoder(self._tokenizer, self.options.max_length)
         # A saved filter is read from safetensors only: a pickled weights file is never loaded.
-        model = AutoModelForSequenceClassification.from_pretrained(
-            source, **(head if for_training else {"use_safetensors": True}))
+        with no_progress_bars():
+            model = AutoModelForSequenceClassification.from_pretrained(
+                source, **(head if for_training else {"use_safetensors": True}))
         freeze = self.options.freeze_embeddings
         if freeze is None:
             freeze = self._device.type == "cpu"
@@ -539,7 +541,10 @@ class CrossEncoderFilter(CandidateFilter):
             raise RuntimeError(f"{self.registered_name}: nothing to save before fit()")
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        self._model.save_pretrained(directory / "model")
+        from xlnel.models.quiet import no_progress_bars
+
+        with no_progress_bars():
+            self._model.save_pretrained(directory / "model")
         self._tokenizer.save_pretrained(directory / "model")
         if self._prefilter is not None:
             self._prefilter.save(directory / "prefilter")

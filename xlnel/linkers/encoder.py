@@ -26,6 +26,7 @@ import numpy as np
 from tqdm import tqdm
 
 from xlnel.cache import cache_dir
+from xlnel.models.quiet import no_progress_bars
 from xlnel.version import __version__
 
 if TYPE_CHECKING:
@@ -82,7 +83,8 @@ class EntityEncoder:
         self.batch_size = batch_size
         self.device = resolve_device(device)
         self.tokenizer = AutoTokenizer.from_pretrained(self.source)
-        self.model = AutoModel.from_pretrained(self.source).to(self.device).eval()
+        with no_progress_bars():
+            self.model = AutoModel.from_pretrained(self.source).to(self.device).eval()
 
     @property
     def dim(self) -> int:
@@ -155,7 +157,8 @@ class EntityEncoder:
         """Write a standard transformers folder plus ``xlnel_encoder.json``."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        self.model.save_pretrained(directory)
+        with no_progress_bars():
+            self.model.save_pretrained(directory)
         self.tokenizer.save_pretrained(directory)
         meta = {"xlnel_version": __version__, **self.settings(),
                 "base_model": self.model_name, **(extra or {})}

@@ -143,8 +143,11 @@ class CrfTagger(SpanTagger):
             raise ConfigError(f"ner.options.model={opts.model!r}: the tokenizer has no CLS/SEP "
                               "tokens; the tagger needs an encoder tokenizer (BERT, XLM-R)")
         # A saved tagger is read from safetensors only: a pickled weights file is never loaded.
-        encoder = AutoModel.from_pretrained(source, **({} if for_training else
-                                                       {"use_safetensors": True}))
+        from xlnel.models.quiet import no_progress_bars
+
+        with no_progress_bars():
+            encoder = AutoModel.from_pretrained(source, **({} if for_training else
+                                                           {"use_safetensors": True}))
         self.labels = list(labels)
         network = TaggerNetwork(encoder, len(labels), opts.max_prefix + 1, opts.dropout)
         freeze = opts.freeze_embeddings
@@ -354,7 +357,10 @@ class CrfTagger(SpanTagger):
         network = self._require_network()
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        network.encoder.save_pretrained(directory / "model")
+        from xlnel.models.quiet import no_progress_bars
+
+        with no_progress_bars():
+            network.encoder.save_pretrained(directory / "model")
         self._tokenizer.save_pretrained(directory / "model")
         save_file(network.head_state(), str(directory / "head.safetensors"))
         meta = {"xlnel_version": __version__, "tagger": self.registered_name,
