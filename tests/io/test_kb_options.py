@@ -219,6 +219,8 @@ def test_the_shipped_semantic_groups() -> None:
     ("DISO\tDisorders\tT047\n", r"groups.tsv:2: expected 4 tab-separated fields"),
     ("DISO\tDisorders\tT047\tDisease\nCHEM\tChemicals\tT047\tX\n",
      r"groups.tsv:3: T047 is already in a group \(line 2\)"),
+    ("DISO\tDisorders\tT047\tDisease\nDISO\tDiseases\tT048\tX\n",
+     r"groups.tsv:3: group DISO is named 'Diseases' here and 'Disorders' before"),
 ])
 def test_malformed_semantic_groups(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(FormatError, match=message):

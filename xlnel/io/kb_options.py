@@ -61,7 +61,8 @@ def semantic_groups(path: Path = GROUPS_FILE) -> dict[str, SemanticGroup]:
     TUI, type name``; ``#`` comments).
 
     Raises:
-        FormatError: For a line without four fields, or a TUI listed twice.
+        FormatError: For a line without four fields, a TUI listed twice, or a group given two
+            names.
     """
     members: dict[str, tuple[str, list[tuple[str, str]]]] = {}
     seen: dict[str, int] = {}
@@ -76,7 +77,11 @@ def semantic_groups(path: Path = GROUPS_FILE) -> dict[str, SemanticGroup]:
         if tui in seen:
             raise FormatError(f"{path}:{lineno}: {tui} is already in a group (line {seen[tui]})")
         seen[tui] = lineno
-        members.setdefault(code, (name, []))[1].append((tui, type_name))
+        group_name, types = members.setdefault(code, (name, []))
+        if group_name != name:
+            raise FormatError(f"{path}:{lineno}: group {code} is named {name!r} here and "
+                              f"{group_name!r} before")
+        types.append((tui, type_name))
     return {code: SemanticGroup(code, name, tuple(types))
             for code, (name, types) in members.items()}
 
@@ -174,9 +179,9 @@ def select_concepts(concepts: Sequence[Concept], types: Sequence[str], spec: str
     if not types and not groups:
         return list(concepts)
     members = group_types(groups, spec)
-    wanted: dict[str, str] = {t.casefold(): t for t in types}
-    for group, group_members in members.items():
-        wanted.update({t.casefold(): group for t in group_members})
+    wanted = {t.casefold() for t in types}
+    for group_members in members.values():
+        wanted.update(t.casefold() for t in group_members)
     kept = [c for c in concepts if any(t.casefold() in wanted for t in c.types)]
     present = Counter(t for c in concepts for t in c.types)
     asked = ", ".join([*map(repr, types), *(f"group {g!r}" for g in groups)])
