@@ -93,8 +93,12 @@ def test_mrconso_takes_the_semantic_types_beside_it(tmp_path: Path) -> None:
     ("types=T047", ["C0011849"]),
     ("types=disease or syndrome,T121", ["C0011849", "C0021641"]),
     ("types=T047&types=T023", ["C0011849", "C0018787"]),
+    ("groups=DISO", ["C0011849"]),
+    ("groups=chem", ["C0021641"]),
+    ("groups=DISO,ANAT", ["C0011849", "C0018787"]),
+    ("groups=DISO&types=T121", ["C0011849", "C0021641"]),
 ])
-def test_mrconso_types(tmp_path: Path, options: str, ids: list[str]) -> None:
+def test_mrconso_types_and_groups(tmp_path: Path, options: str, ids: list[str]) -> None:
     assert [c.id for c in load_kb(f"mrconso:{_umls(tmp_path)}?{options}")] == ids
 
 
@@ -170,16 +174,6 @@ def test_kb_files_of_a_spec_with_options(tmp_path: Path) -> None:
     assert kb_files(tmp_path / "missing.tsv") == []
     obo = _file(tmp_path, "hp.obo", OBO)  # an HPO release of one's own is read, so counted
     assert kb_files(f"hpo:{obo}?types=Phenotypic abnormality") == [obo]
-
-
-@pytest.mark.parametrize(("options", "ids"), [
-    ("groups=DISO", ["C0011849"]),
-    ("groups=chem", ["C0021641"]),
-    ("groups=DISO,ANAT", ["C0011849", "C0018787"]),
-    ("groups=DISO&types=T121", ["C0011849", "C0021641"]),
-])
-def test_mrconso_semantic_groups(tmp_path: Path, options: str, ids: list[str]) -> None:
-    assert [c.id for c in load_kb(f"{_umls(tmp_path)}?{options}")] == ids
 
 
 def test_semantic_groups_by_type_name(tmp_path: Path) -> None:
