@@ -357,8 +357,9 @@ def filter_speed_gpu() -> str:
     rows = []
     for run, name in enumerate(GPU_SPEED_RUNS, 1):
         env = _envelope(name.removesuffix(".json"))
-        d, repeats = env["results"], env["command"].split("--repeats ")[1].split()[0]
-        s, acc = d["speed"], d["accuracy"]
+        words = shlex.split(env["command"])
+        repeats = words[words.index("--repeats") + 1]
+        s, acc = env["results"]["speed"], env["results"]["accuracy"]
         for kind in ("fp32", "bf16", "fp16"):
             ratio = "1" if kind == "fp32" else f"{s[f'{kind}_speedup']:.2f}"
             rows.append([str(run), num(s["inference_batch_size"]), repeats, kind,
