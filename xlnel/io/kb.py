@@ -321,26 +321,26 @@ def read_hpo(use_umls_ids: bool = False, path: str | Path | None = None) -> list
     return collector.concepts()
 
 
-def _read_mrconso_with(options: KbOptions) -> Callable[[Path], list[Concept]]:
-    def read(path: Path) -> list[Concept]:
-        languages = ("ENG",) if options.languages is None else options.languages or None
-        mrsty = sibling_mrsty(path)
-        if mrsty is None and (options.types or options.groups):
-            key = "types=" if options.types else "groups="
-            raise FileNotFoundError(f"{key} needs the semantic types of {path}: no MRSTY.RRF "
-                                    f"(or MRSTY.RRF.gz) in {path.parent}")
-        return read_mrconso(path, languages, options.sources, mrsty=mrsty)
-    return read
+def _read_mrconso_as(path: Path, options: KbOptions) -> list[Concept]:
+    """MRCONSO with the spec's languages and sources, typed by the MRSTY beside it."""
+    languages = ("ENG",) if options.languages is None else options.languages or None
+    mrsty = sibling_mrsty(path)
+    if mrsty is None and (options.types or options.groups):
+        key = "types=" if options.types else "groups="
+        raise FileNotFoundError(f"{key} needs the semantic types of {path}: no MRSTY.RRF "
+                                f"(or MRSTY.RRF.gz) in {path.parent}")
+    return read_mrconso(path, languages, options.sources, mrsty=mrsty)
 
 
-_LOADERS: dict[str, Callable[[Path], list[Concept]]] = {
-    "tsv": read_kb_tsv,
-    "mrconso": _read_mrconso_with(KbOptions()),
-    "obo": lambda path: read_obo(path, branch_types=True),
-    "names": read_names_list,
-    "term2cui": read_term_to_cui,
-    "hpo": lambda path: read_hpo(path=path),
-    "hpo-umls": lambda path: read_hpo(use_umls_ids=True, path=path),
+#: Reader of each format, given the file and the spec's options (only MRCONSO reads them).
+_LOADERS: dict[str, Callable[[Path, KbOptions], list[Concept]]] = {
+    "tsv": lambda path, _: read_kb_tsv(path),
+    "mrconso": _read_mrconso_as,
+    "obo": lambda path, _: read_obo(path, branch_types=True),
+    "names": lambda path, _: read_names_list(path),
+    "term2cui": lambda path, _: read_term_to_cui(path),
+    "hpo": lambda path, _: read_hpo(path=path),
+    "hpo-umls": lambda path, _: read_hpo(use_umls_ids=True, path=path),
 }
 _EXTENSIONS = {".tsv": "tsv", ".rrf": "mrconso", ".obo": "obo", ".txt": "names"}
 
@@ -382,8 +382,7 @@ def load_kb(spec: str | Path) -> list[Concept]:
         if not path.is_file():
             raise FileNotFoundError(f"knowledge-base file not found: {path}")
         logger.debug("loading knowledge base %s as %s", path, fmt)
-        reader = _read_mrconso_with(options) if fmt == "mrconso" else _LOADERS[fmt]
-        concepts = reader(path)
+        concepts = _LOADERS[fmt](path, options)
     return select_concepts(concepts, options.types, text, options.groups)
 
 
