@@ -5,11 +5,13 @@ For each language L (``--langs``, default ``fr de it ja``; any language with
 
 1. ``xlnel adapt --lang L --pairs ../shared/data/muse/en-L.txt --kb KB --out WORK/adapt-L``
    (more options with ``--adapt-args``), timed, with its peak memory (:mod:`benchmarks._adapt`);
-2. the official labels of ``hpo_translations/L.tsv`` (each row: a label and its HPO concept)
-   are scored with :func:`xlnel.analysis.coverage.coverage_of`: concept-level exact and fuzzy
-   coverage (TF-IDF cosine >= 0.8) and lookup accuracy@1/@10, concepts ranked by their best
-   name's cosine (the headline, ``"ranking": "cosine"``) and, under ``weighted``, by that
-   cosine times the entry's builder score to the power ``--weight``;
+2. the official labels of ``hpo_translations/L.tsv`` (each row: a label and its HPO concept;
+   an id that the bundled ``hp.obo`` has retired is mapped to its current one through
+   ``alt_id`` / ``replaced_by``, unless ``--keep-retired-ids``) are scored with
+   :func:`xlnel.analysis.coverage.coverage_of`: concept-level exact and fuzzy coverage
+   (TF-IDF cosine >= 0.8) and lookup accuracy@1/@10, concepts ranked by their best name's
+   cosine (the headline, ``"ranking": "cosine"``) and, under ``weighted``, by that cosine
+   times the entry's builder score to the power ``--weight``;
 3. the same scorer on two baselines: a dictionary of the untranslated English names, and the
    offline multilingual encoder (multilingual-e5-small, ``query: `` prefix as the project's
    dense linker): each label's nearest English names by cosine, their concepts ranked; the
@@ -59,6 +61,7 @@ from xlnel.analysis.coverage import (
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.evaluation.bootstrap import bootstrap_shares
 from xlnel.io import load_kb
+from xlnel.io.kb_history import kb_id_history, resolve_ids
 from xlnel.normalization import hebrew_rules
 from xlnel.types import Concept
 
@@ -203,12 +206,20 @@ def main() -> None:
     parser.add_argument("--no-e5", action="store_true", help="Skip the encoder baseline.")
     parser.add_argument("--no-adapt", action="store_true",
                         help="Score the baselines only (no dictionary is built).")
+    parser.add_argument("--keep-retired-ids", action="store_true",
+                        help="Score the gold's retired HPO ids as they are (by default they are "
+                             "mapped to current ones through hp.obo's alt_id and replaced_by).")
     parser.add_argument("--result", default="adapt_new_language",
                         help="Results file name under benchmarks/results.")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     gold_paths = {lang: DATA / f"hpo_translations/{lang}.tsv" for lang in args.langs}
     rows = {lang: read_gold_tsv(path) for lang, path in gold_paths.items()}
+    history = {} if args.keep_retired_ids else kb_id_history("hpo")
+    resolved = {lang: sum(cid in history for item in items for cid in item.concept_ids)
+                for lang, items in rows.items()}
+    rows = {lang: [GoldItem(item.text, resolve_ids(item.concept_ids, history)) for item in items]
+            for lang, items in rows.items()}
     gold = {lang: sample_rows(items, args.limit, args.seed, args.whole_up_to)
             for lang, items in rows.items()}
     subset = None
@@ -228,7 +239,8 @@ def main() -> None:
                             "adapt_args": args.adapt_args, "threshold": 0.8, "k": K,
                             "bootstrap": {"resamples": 1000, "seed": 0, "confidence": 0.95}},
                "gold": {lang: {"path": str(gold_paths[lang]), "rows": len(rows[lang]),
-                               "rows_evaluated": len(gold[lang])} for lang in args.langs},
+                               "rows_evaluated": len(gold[lang]),
+                               "retired_ids_resolved": resolved[lang]} for lang in args.langs},
                "results": results}
     with ThreadPoolExecutor(args.jobs) as pool:
         # the builds run in child processes; the baselines are scored meanwhile

@@ -35,8 +35,8 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,7 @@ from xlnel.candidates.tfidf import Match, MatcherConfig, TfidfMatcher
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.errors import FormatError
 from xlnel.io._atomic import iter_lines
+from xlnel.io.kb_history import kb_id_history, resolve_ids
 from xlnel.normalization import normalize_string
 
 logger = logging.getLogger(__name__)
@@ -462,7 +463,7 @@ def coverage_of(dictionary: Dictionary, gold: Sequence[tuple[str, Sequence[GoldI
 
 def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | None = None,
              threshold: float = DEFAULT_THRESHOLD, k: int = DEFAULT_K, rank: str = "cosine",
-             weight: float = WEIGHT) -> CoverageReport:
+             weight: float = WEIGHT, kb: str | Path | None = None) -> CoverageReport:
     """Coverage of gold files (corpora or translation TSVs) by a dictionary.
 
     Args:
@@ -474,6 +475,9 @@ def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | Non
         k: The larger accuracy cut-off.
         rank: How concepts are ranked, one of :data:`RANKINGS` (see :class:`DictionaryLookup`).
         weight: Exponent of the builder score in the ``weighted`` ranking.
+        kb: Knowledge-base spec whose id history (:func:`xlnel.io.kb_history.kb_id_history`)
+            maps the gold's retired concept ids to current ones; the report's settings record
+            it and how many gold ids it changed.
 
     Returns:
         Per-file and total scores.
@@ -484,12 +488,27 @@ def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | Non
         ValueError: If a gold file has no text, or a setting is out of range.
     """
     items = [(str(path), read_gold(path)) for path in gold]
+    resolved = 0
+    if kb is not None:
+        items, resolved = _resolve_gold(items, kb_id_history(kb))
     if lang is None:
         lang = infer_lang(dictionary, (i.text for _, its in items for i in its))
         logger.info("normalising as %r", lang)
     _check_gold(items, lang)
-    return coverage_of(load_dictionary(dictionary), items, lang, threshold, k, str(dictionary),
-                       rank=rank, weight=weight)
+    report = coverage_of(load_dictionary(dictionary), items, lang, threshold, k,
+                         str(dictionary), rank=rank, weight=weight)
+    if kb is None:
+        return report
+    return replace(report, settings={**report.settings, "kb": str(kb), "ids_resolved": resolved})
+
+
+def _resolve_gold(gold: list[tuple[str, list[GoldItem]]], history: Mapping[str, str]
+                  ) -> tuple[list[tuple[str, list[GoldItem]]], int]:
+    """The gold with retired concept ids replaced by current ones, and how many ids changed."""
+    changed = sum(cid in history for _, items in gold for item in items
+                  for cid in item.concept_ids)
+    return [(name, [GoldItem(item.text, resolve_ids(item.concept_ids, history))
+                    for item in items]) for name, items in gold], changed
 
 
 def format_table(report: CoverageReport) -> str:

@@ -31,13 +31,16 @@ def coverage_cli(
              "entry's builder score to the power --weight).")] = "cosine",
     weight: Annotated[float, typer.Option(min=0.0, help="Exponent of the builder score in "
                                                         "the weighted ranking.")] = 0.1,
+    kb: Annotated[str | None, typer.Option(
+        help="KB spec ('hpo', 'obo:PATH') whose retired ids (alt_id, replaced_by) are mapped "
+             "to current ones in the gold.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Share of GOLD texts found in DICTIONARY exactly and fuzzily, and lookup accuracy."""
     from xlnel.analysis.coverage import coverage, format_table
 
     try:
-        report = coverage(dictionary, gold, lang, threshold, k, rank, weight)
+        report = coverage(dictionary, gold, lang, threshold, k, rank, weight, kb)
     except (XlnelError, FileNotFoundError, ValueError) as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(1) from e

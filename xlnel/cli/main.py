@@ -206,6 +206,9 @@ def evaluate_cli(
     protocol: Annotated[str | None, typer.Option(
         help="Score the filter by another system's protocol instead of PRED: galperin2022 "
         "(sampled classifier; not end-to-end, see docs/evaluation-protocols.md).")] = None,
+    kb: Annotated[str | None, typer.Option(
+        help="KB spec ('hpo', 'obo:PATH') whose retired ids (alt_id, replaced_by) are mapped "
+             "to current ones in every file before scoring.")] = None,
 ) -> None:
     """Precision, recall and F1 of PRED against GOLD, with bootstrap intervals per level
     (or of --pipeline's filter by --protocol)."""
@@ -216,18 +219,19 @@ def evaluate_cli(
         raise typer.BadParameter("give PRED, the file of predicted documents (or --protocol "
                                  "with --pipeline)")
     _evaluate_prediction_file(gold, pred, level or ["span"], by_type, bootstrap if ci else None,
-                              seed, compare, as_json)
+                              seed, compare, as_json, kb)
 
 
 def _evaluate_prediction_file(gold: Path, pred: Path, levels: list[str], by_type: bool,
                               n_resamples: int | None, seed: int, compare: Path | None,
-                              as_json: bool) -> None:
+                              as_json: bool, kb: str | None = None) -> None:
     """Evaluate PRED against GOLD and print the report as text tables or one JSON object."""
     from xlnel.evaluation.files import evaluate_files_report
     from xlnel.evaluation.report import format_report
 
     reports = evaluate_files_report(gold, pred, levels, by_type=by_type,
-                                    n_resamples=n_resamples, seed=seed, compare=compare)
+                                    n_resamples=n_resamples, seed=seed, compare=compare,
+                                    kb=kb)
     if as_json:
         typer.echo(json.dumps({name: r.to_dict() for name, r in reports.items()}))
     else:

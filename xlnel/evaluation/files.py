@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 
 from xlnel.evaluation.metrics import Scores, evaluate
 from xlnel.evaluation.report import LevelReport, evaluate_report
 from xlnel.io import read_documents
+from xlnel.io.kb_history import kb_id_history, resolve_documents
 from xlnel.types import Document
 
 __all__ = ["evaluate_files", "evaluate_files_report", "read_corpus"]
+
+logger = logging.getLogger(__name__)
 
 
 def read_corpus(path: str | Path, role: str = "corpus") -> list[Document]:
@@ -56,6 +60,7 @@ def evaluate_files_report(
     seed: int | None = 0,
     confidence: float = 0.95,
     compare: str | Path | None = None,
+    kb: str | Path | None = None,
 ) -> dict[str, LevelReport]:
     """:func:`~xlnel.evaluation.report.evaluate_report` of files (``xlnel evaluate``).
 
@@ -68,6 +73,9 @@ def evaluate_files_report(
         seed: Seed of the bootstrap.
         confidence: Coverage of the intervals.
         compare: Predictions of a system B, compared with ``pred`` by paired bootstrap.
+        kb: Knowledge-base spec whose retired ids (:func:`xlnel.io.kb_history.kb_id_history`)
+            are replaced by current ones in every file's concept ids before scoring, so a gold
+            written against an older release of the ontology is not held against a system.
 
     Returns:
         One report per level.
@@ -81,10 +89,17 @@ def evaluate_files_report(
     gold_docs = read_corpus(gold, "gold")
     if not gold_docs:
         raise ValueError(f"gold {gold} holds no document: nothing to evaluate against")
+    pred_docs = read_corpus(pred, "predictions")
     compared = None if compare is None else read_corpus(compare, "compared predictions")
+    if kb is not None:
+        history = kb_id_history(kb)
+        gold_docs, changed = resolve_documents(gold_docs, history)
+        logger.info("%d retired concept ids of the gold mapped to current ones", changed)
+        pred_docs = resolve_documents(pred_docs, history)[0]
+        compared = None if compared is None else resolve_documents(compared, history)[0]
     return evaluate_report(
         gold_docs,
-        read_corpus(pred, "predictions"),
+        pred_docs,
         levels,
         by_type=by_type,
         n_resamples=n_resamples,

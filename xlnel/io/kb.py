@@ -164,6 +164,8 @@ class _OboTerm:
     xrefs: list[str] = field(default_factory=list)
     parents: list[str] = field(default_factory=list)
     obsolete: bool = False
+    alt_ids: list[str] = field(default_factory=list)
+    replaced_by: list[str] = field(default_factory=list)
 
 
 def _parse_synonym(value: str, path: Path, lineno: int) -> tuple[str, str]:
@@ -211,6 +213,9 @@ def _iter_obo_terms(path: Path, scopes: frozenset[str] | None) -> Iterator[_OboT
             term.parents.append(value.split(" !")[0].split()[0])
         elif tag == "is_obsolete":
             term.obsolete = value.split(" !")[0].strip().lower() == "true"
+        elif tag in ("alt_id", "replaced_by") and value:
+            ids = term.alt_ids if tag == "alt_id" else term.replaced_by
+            ids.append(value.split(" !")[0].split()[0])
     if term is not None:
         yield term
 

@@ -1,0 +1,136 @@
+"""Retired ids of an OBO knowledge base: alt_id, replaced_by chains, terms with no successor."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from xlnel.analysis.coverage import coverage
+from xlnel.cli.main import app
+from xlnel.io import write_jsonl
+from xlnel.io.kb_history import kb_id_history, read_obo_id_history, resolve_ids
+from xlnel.types import Document, Link
+
+# HP:2 was merged into HP:1 (alt_id HP:7); HP:3 was obsoleted for HP:4, which was obsoleted
+# later for HP:1 (a chain); HP:5 names only terms to consider; HP:6 names two successors;
+# HP:8 and HP:9 replace each other (a cycle, never followed forever).
+OBO = """format-version: 1.2
+
+[Term]
+id: HP:1
+name: Short stature
+alt_id: HP:7 ! merged
+is_a: HP:0 ! root
+
+[Term]
+id: HP:3
+name: obsolete Small body
+is_obsolete: true
+replaced_by: HP:4
+
+[Term]
+id: HP:4
+name: obsolete Small size
+is_obsolete: true
+replaced_by: HP:1 ! Short stature
+
+[Term]
+id: HP:5
+name: obsolete Vague
+is_obsolete: true
+consider: HP:1
+
+[Term]
+id: HP:6
+name: obsolete Split
+is_obsolete: true
+replaced_by: HP:1
+replaced_by: HP:4
+
+[Term]
+id: HP:8
+name: obsolete Loop a
+is_obsolete: true
+replaced_by: HP:9
+
+[Term]
+id: HP:9
+name: obsolete Loop b
+is_obsolete: true
+replaced_by: HP:8
+"""
+
+
+@pytest.fixture
+def obo(tmp_path: Path) -> Path:
+    path = tmp_path / "onto.obo"
+    path.write_text(OBO, encoding="utf-8")
+    return path
+
+
+def test_history_follows_alt_ids_and_replacement_chains(obo: Path) -> None:
+    assert read_obo_id_history(obo) == {"HP:7": "HP:1", "HP:3": "HP:1", "HP:4": "HP:1"}
+    assert kb_id_history(f"obo:{obo}") == kb_id_history(obo) == read_obo_id_history(obo)
+
+
+def test_formats_without_history_and_missing_files(tmp_path: Path) -> None:
+    tsv = tmp_path / "kb.tsv"
+    tsv.write_text("concept_id\tname\nC1\tx\n", encoding="utf-8")
+    assert kb_id_history(tsv) == {}
+    with pytest.raises(FileNotFoundError, match="missing.obo"):
+        kb_id_history(f"obo:{tmp_path / 'missing.obo'}")
+
+
+def test_bundled_hpo_history() -> None:
+    history = kb_id_history("hpo")
+    assert history and all(k.startswith("HP:") and v.startswith("HP:") for k, v in
+                           history.items())
+    assert kb_id_history("hpo-umls") == {}
+
+
+def test_resolve_ids_keeps_order_without_repeats() -> None:
+    history = {"HP:7": "HP:1", "HP:3": "HP:1"}
+    assert resolve_ids(["HP:7", "HP:2", "HP:3", "HP:1"], history) == ("HP:1", "HP:2")
+    assert resolve_ids([], history) == ()
+
+
+def test_coverage_maps_retired_gold_ids(obo: Path, tmp_path: Path) -> None:
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("hpo_id\tenglish\ttranslation\nHP:3\tSmall body\tShort stature\n"
+                    "HP:5\tVague\tShort stature\n", encoding="utf-8")
+    dictionary = f"obo:{obo}"
+    assert coverage(dictionary, [gold]).total.linked_at_1 == 0
+    report = coverage(dictionary, [gold], kb=dictionary)
+    assert report.total.linked_at_1 == 1  # HP:3 -> HP:1; HP:5 has no single successor
+    assert report.settings["ids_resolved"] == 1
+    r = CliRunner().invoke(app, ["dictionary", "coverage", dictionary, str(gold), "--json",
+                                 "--kb", dictionary])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["total"]["linked_at_1"] == 1 and out["kb"] == dictionary
+
+
+def test_evaluate_maps_retired_ids_in_gold_and_predictions(obo: Path, tmp_path: Path) -> None:
+    text = "Short stature. Small body."
+    gold = [Document("1", text, (Link(0, 13, "Short stature", ("HP:7",)),
+                                 Link(15, 25, "Small body", ("HP:5",))))]
+    pred = [Document("1", text, (Link(0, 13, "Short stature", ("HP:1",)),
+                                 Link(15, 25, "Small body", ("HP:1",))))]
+    write_jsonl(tmp_path / "gold.jsonl", gold)
+    write_jsonl(tmp_path / "pred.jsonl", pred)
+
+    def concept_tp(*extra: str) -> int:
+        r = CliRunner().invoke(app, ["evaluate", str(tmp_path / "gold.jsonl"),
+                                     str(tmp_path / "pred.jsonl"), "--level", "concept",
+                                     "--no-ci", "--json", *extra])
+        assert r.exit_code == 0, r.output
+        return int(json.loads(r.stdout)["concept"]["scores"]["tp"])
+
+    assert concept_tp() == 0
+    assert concept_tp("--kb", f"obo:{obo}") == 1  # HP:7 is HP:1's alt_id; HP:5 stays retired
+    r = CliRunner().invoke(app, ["evaluate", str(tmp_path / "gold.jsonl"),
+                                 str(tmp_path / "pred.jsonl"), "--kb", "obo:missing.obo"])
+    assert r.exit_code != 0 and "missing.obo" in str(r.exception)  # main() prints it
