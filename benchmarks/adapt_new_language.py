@@ -58,10 +58,11 @@ from xlnel.analysis.coverage import (
     read_gold_tsv,
     score_items,
 )
+from xlnel.analysis.gold import resolve_gold
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.evaluation.bootstrap import bootstrap_shares
 from xlnel.io import load_kb
-from xlnel.io.kb_history import kb_id_history, resolve_ids
+from xlnel.io.kb_history import kb_id_history
 from xlnel.normalization import hebrew_rules
 from xlnel.types import Concept
 
@@ -216,10 +217,9 @@ def main() -> None:
     gold_paths = {lang: DATA / f"hpo_translations/{lang}.tsv" for lang in args.langs}
     rows = {lang: read_gold_tsv(path) for lang, path in gold_paths.items()}
     history = {} if args.keep_retired_ids else kb_id_history("hpo")
-    resolved = {lang: sum(cid in history for item in items for cid in item.concept_ids)
-                for lang, items in rows.items()}
-    rows = {lang: [GoldItem(item.text, resolve_ids(item.concept_ids, history)) for item in items]
-            for lang, items in rows.items()}
+    resolved = {}
+    for lang, items in rows.items():
+        [(_, rows[lang])], resolved[lang] = resolve_gold([(lang, items)], history)
     gold = {lang: sample_rows(items, args.limit, args.seed, args.whole_up_to)
             for lang, items in rows.items()}
     subset = None
