@@ -1,4 +1,4 @@
-"""Retired ids of an OBO knowledge base: alt_id, replaced_by chains, terms with no successor."""
+"""Retired ids of a knowledge base: OBO alt_id and replaced_by chains, UMLS MRCUI merges."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from xlnel.analysis.coverage import coverage
 from xlnel.cli.main import app
+from xlnel.errors import FormatError
 from xlnel.io import write_jsonl
 from xlnel.io.kb_history import kb_id_history, read_obo_id_history, resolve_ids
 from xlnel.types import Document, Link
@@ -134,3 +135,31 @@ def test_evaluate_maps_retired_ids_in_gold_and_predictions(obo: Path, tmp_path: 
     r = CliRunner().invoke(app, ["evaluate", str(tmp_path / "gold.jsonl"),
                                  str(tmp_path / "pred.jsonl"), "--kb", "obo:missing.obo"])
     assert r.exit_code != 0 and "missing.obo" in str(r.exception)  # main() prints it
+
+
+MRCUI = """C0000001|2017AA|SY|||C0000010|Y|
+C0000002|2017AA|DEL|||||
+C0000003|2018AB|RO|||C0000011|Y|
+C0000004|2019AA|SY|||C0000012|Y|
+C0000004|2019AA|SY|||C0000013|Y|
+
+"""
+
+
+def test_mrcui_beside_mrconso_maps_merged_cuis_only(tmp_path: Path,
+                                                     caplog: pytest.LogCaptureFixture) -> None:
+    mrconso = tmp_path / "MRCONSO.RRF"
+    mrconso.write_text("", encoding="utf-8")
+    assert kb_id_history(f"mrconso:{mrconso}") == {}
+    assert "no MRCUI.RRF beside" in caplog.text
+    (tmp_path / "MRCUI.RRF").write_text(MRCUI, encoding="utf-8")
+    # C0000001 merged (SY); deleted, other-mapped and twice-merged CUIs keep their ids
+    assert kb_id_history(mrconso) == {"C0000001": "C0000010"}
+
+
+def test_malformed_mrcui_names_file_and_line(tmp_path: Path) -> None:
+    (tmp_path / "MRCONSO.RRF").write_text("", encoding="utf-8")
+    (tmp_path / "MRCUI.RRF").write_text("C0000001|2017AA|SY|||C0000010|Y|\nC0000002|SY|\n",
+                                        encoding="utf-8")
+    with pytest.raises(FormatError, match=r"MRCUI\.RRF:2: .*3 '\|'-separated fields"):
+        kb_id_history(tmp_path / "MRCONSO.RRF")

@@ -32,7 +32,8 @@ def coverage_cli(
     weight: Annotated[float, typer.Option(min=0.0, help="Exponent of the builder score in "
                                                         "the weighted ranking.")] = 0.1,
     kb: Annotated[str | None, typer.Option(
-        help="KB spec ('hpo', 'obo:PATH') whose retired ids (alt_id, replaced_by) are mapped "
+        help="KB spec ('hpo', 'obo:PATH', an MRCONSO with MRCUI.RRF beside it) whose retired "
+             "ids (alt_id, replaced_by; merged CUIs) are mapped "
              "to current ones in the gold.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:

@@ -207,7 +207,8 @@ def evaluate_cli(
         help="Score the filter by another system's protocol instead of PRED: galperin2022 "
         "(sampled classifier; not end-to-end, see docs/evaluation-protocols.md).")] = None,
     kb: Annotated[str | None, typer.Option(
-        help="KB spec ('hpo', 'obo:PATH') whose retired ids (alt_id, replaced_by) are mapped "
+        help="KB spec ('hpo', 'obo:PATH', an MRCONSO with MRCUI.RRF beside it) whose retired "
+             "ids (alt_id, replaced_by; merged CUIs) are mapped "
              "to current ones in every file before scoring.")] = None,
 ) -> None:
     """Precision, recall and F1 of PRED against GOLD, with bootstrap intervals per level

@@ -8,8 +8,10 @@ it predicts. :func:`kb_id_history` reads that history from an OBO knowledge base
 :func:`resolve_ids` maps gold ids to the current ones, as the ontology itself says to.
 
 An obsolete term with no ``replaced_by`` (only ``consider`` suggestions), or with several, keeps
-its id: the ontology names no single successor. Other formats (TSV, names lists, MRCONSO) carry
-no history; their map is empty.
+its id: the ontology names no single successor. UMLS keeps its concept history in ``MRCUI.RRF``:
+a CUI merged into another (``SY``) maps to it; deleted CUIs and those mapped to a broader,
+narrower or other concept keep their ids. Other formats (TSV, names lists) carry no history;
+their map is empty.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from xlnel.io.kb import _iter_obo_terms, _parse_spec, hpo_default_path
+from xlnel.io.umls import read_mrcui, sibling_mrcui
 from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
@@ -61,8 +64,9 @@ def read_obo_id_history(path: str | Path) -> dict[str, str]:
 
 def kb_id_history(spec: str | Path) -> dict[str, str]:
     """Retired id -> current id of a knowledge-base spec (see :func:`xlnel.io.load_kb`):
-    the OBO history of ``hpo`` and ``obo:`` specs, empty for other formats (``hpo-umls``
-    included: its ids are CUIs).
+    the OBO history of ``hpo`` and ``obo:`` specs, the merged CUIs of the ``MRCUI.RRF`` beside
+    an MRCONSO file (:func:`xlnel.io.umls.read_mrcui`), empty for other formats (``hpo-umls``
+    included: hp.obo keeps no history of its CUIs).
 
     Raises:
         FileNotFoundError: When the spec's file does not exist.
@@ -71,8 +75,16 @@ def kb_id_history(spec: str | Path) -> dict[str, str]:
     fmt, path, _ = _parse_spec(str(spec))
     if fmt == "hpo":
         return read_obo_id_history(hpo_default_path())
+    if path is not None and not path.is_file():
+        raise FileNotFoundError(f"knowledge-base file not found: {path}")
     if fmt == "obo" and path is not None:
         return read_obo_id_history(path)
+    if fmt == "mrconso" and path is not None:
+        mrcui = sibling_mrcui(path)
+        if mrcui is None:
+            logger.warning("no MRCUI.RRF beside %s: its retired CUIs are not mapped", path)
+            return {}
+        return read_mrcui(mrcui)
     return {}
 
 

@@ -13,11 +13,12 @@ from xlnel.types import Concept
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["read_mrconso", "read_mrsty", "sibling_mrsty"]
+__all__ = ["read_mrconso", "read_mrcui", "read_mrsty", "sibling_mrcui", "sibling_mrsty"]
 
 _SUPPRESSED = frozenset({"O", "E", "Y"})
 _MRCONSO_FIELDS = 18
 _MRSTY_FIELDS = 6
+_MRCUI_FIELDS = 7
 
 
 def _rrf_fields(line: str, expected: int, what: str, path: Path, lineno: int) -> list[str]:
@@ -65,9 +66,45 @@ def read_mrsty(path: str | Path) -> dict[str, tuple[str, ...]]:
 
 def sibling_mrsty(mrconso: str | Path) -> Path | None:
     """The ``MRSTY.RRF`` (or ``MRSTY.RRF.gz``) in the folder of an MRCONSO file, if any."""
+    return _sibling(mrconso, "MRSTY.RRF")
+
+
+def sibling_mrcui(mrconso: str | Path) -> Path | None:
+    """The ``MRCUI.RRF`` (or ``MRCUI.RRF.gz``) in the folder of an MRCONSO file, if any."""
+    return _sibling(mrconso, "MRCUI.RRF")
+
+
+def _sibling(mrconso: str | Path, name: str) -> Path | None:
     folder = Path(mrconso).parent
-    return next((p for p in (folder / "MRSTY.RRF", folder / "MRSTY.RRF.gz") if p.is_file()),
-                None)
+    return next((p for p in (folder / name, folder / f"{name}.gz") if p.is_file()), None)
+
+
+def read_mrcui(path: str | Path) -> dict[str, str]:
+    """Retired CUI -> the CUI it was merged into, from the UMLS concept history ``MRCUI.RRF``.
+
+    Fields: ``CUI1|VER|REL|RELA|MAPREASON|CUI2|MAPIN|``. Only ``REL = SY`` rows (CUI1 merged
+    into CUI2, a current concept) are kept; deletions (``DEL``) and the broader, narrower or
+    other mappings (``RB``, ``RN``, ``RO``) name no concept with the same meaning. A CUI merged
+    into two concepts is left out.
+
+    Raises:
+        FileNotFoundError: When ``path`` does not exist.
+        FormatError: For a line that does not have 7 ``|``-separated fields or has no CUI1.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"MRCUI file not found: {path}")
+    merged: dict[str, set[str]] = {}
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            continue
+        fields = _rrf_fields(line, _MRCUI_FIELDS, "MRCUI", path, lineno)
+        if fields[2] == "SY" and fields[5]:
+            merged.setdefault(fields[0], set()).add(fields[5])
+    history = {old: next(iter(new)) for old, new in merged.items() if len(new) == 1}
+    logger.info("read %d merged CUIs from %s (%d merged into several left out)", len(history),
+                path, len(merged) - len(history))
+    return history
 
 
 def _mrconso_rank(fields: list[str]) -> int:
