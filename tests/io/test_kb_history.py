@@ -1,4 +1,5 @@
-"""Retired ids of a knowledge base: OBO alt_id and replaced_by chains, UMLS MRCUI merges."""
+"""Retired ids of a knowledge base (OBO alt_id and replaced_by chains, UMLS MRCUI merges), and
+where they are mapped: evaluation, coverage and the training documents."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from typer.testing import CliRunner
 
 from xlnel.analysis.coverage import coverage
 from xlnel.cli.main import app
+from xlnel.config import load_config
 from xlnel.errors import FormatError
 from xlnel.io import write_jsonl
 from xlnel.io.kb_history import kb_id_history, read_obo_id_history, resolve_ids
+from xlnel.training import load_training_documents
 from xlnel.types import Document, Link
 
 # HP:2 was merged into HP:1 (alt_id HP:7); HP:3 was obsoleted for HP:4, which was obsoleted
@@ -163,3 +166,20 @@ def test_malformed_mrcui_names_file_and_line(tmp_path: Path) -> None:
                                         encoding="utf-8")
     with pytest.raises(FormatError, match=r"MRCUI\.RRF:2: .*3 '\|'-separated fields"):
         kb_id_history(tmp_path / "MRCONSO.RRF")
+
+
+def test_training_documents_take_the_current_ids(obo: Path, tmp_path: Path) -> None:
+    text = "Short stature. Small body."
+    docs = [Document(str(i), text, (Link(0, 13, "Short stature", ("HP:7",)),
+                                    Link(15, 25, "Small body", ("HP:5",)))) for i in range(4)]
+    write_jsonl(tmp_path / "train.jsonl", docs)
+    config = load_config(None, {"lang": "en", "dictionary.kb": [f"obo:{obo}"],
+                                "data.train": str(tmp_path / "train.jsonl"),
+                                "data.test_fraction": 0.25})
+    train, test = load_training_documents(config)
+    assert len(train) == 3 and len(test) == 1
+    for doc in train + test:  # HP:7 is HP:1's alt_id; HP:5 has no single successor
+        assert [e.concept_ids for e in doc.entities] == [("HP:1",), ("HP:5",)]
+    config = load_config(None, {"lang": "en", "dictionary.kb": [],
+                                "data.train": str(tmp_path / "train.jsonl")})
+    assert load_training_documents(config)[0][0].entities[0].concept_ids == ("HP:7",)

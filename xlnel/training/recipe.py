@@ -316,7 +316,9 @@ class TrainingData:
 
     def documents(self, config: PipelineConfig) -> tuple[list[Document], list[Document]]:
         """(training documents, test documents) of :func:`load_training_documents`."""
-        key = content_hash(config_parts(config)["data"])
+        parts = config_parts(config)
+        # the knowledge bases' retired ids are mapped in the documents (see the function)
+        key = content_hash(parts["data"], parts["kb"])
         if key not in self._docs:
             self._docs[key] = steps.load_training_documents(config)
         return self._docs[key]
