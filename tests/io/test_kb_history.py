@@ -183,3 +183,10 @@ def test_training_documents_take_the_current_ids(obo: Path, tmp_path: Path) -> N
     config = load_config(None, {"lang": "en", "dictionary.kb": [],
                                 "data.train": str(tmp_path / "train.jsonl")})
     assert load_training_documents(config)[0][0].entities[0].concept_ids == ("HP:7",)
+
+
+def test_evaluate_refuses_kb_with_protocol(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "gold.jsonl", [Document("1", "x", ())])
+    r = CliRunner().invoke(app, ["evaluate", str(tmp_path / "gold.jsonl"), "--protocol",
+                                 "galperin2022", "--pipeline", str(tmp_path), "--kb", "hpo"])
+    assert r.exit_code == 2 and "--kb" in r.output

@@ -214,6 +214,9 @@ def evaluate_cli(
     """Precision, recall and F1 of PRED against GOLD, with bootstrap intervals per level
     (or of --pipeline's filter by --protocol)."""
     if protocol is not None:
+        if kb is not None:
+            raise typer.BadParameter("--kb maps the ids of GOLD and PRED; --protocol scores "
+                                     "the pipeline's filter on GOLD as written: give one")
         _protocol_report(gold, pipeline, protocol, seed, as_json)
         return
     if pred is None:
