@@ -90,6 +90,25 @@ def test_concepts_health_metadata_openapi(client: TestClient) -> None:
     assert {"/link", "/concepts/{concept_id}", "/health", "/metadata"} <= set(schema["paths"])
 
 
+def test_a_retired_concept_id_moves_to_the_current_one(en_pipeline: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import xlnel.serve.app as app_module
+
+    asked: list[object] = []
+
+    def history(specs: object, missing_ok: bool = False) -> dict[str, str]:
+        asked.append(specs)
+        return {"HP:7": "C2"}
+
+    monkeypatch.setattr(app_module, "kb_ids_history", history)
+    client = TestClient(create_app(en_pipeline))
+    r = client.get("/concepts/HP:7", follow_redirects=False)
+    assert r.status_code == 301 and r.headers["location"] == "/concepts/C2"
+    assert client.get("/concepts/HP:7").json()["id"] == "C2"
+    assert client.get("/concepts/HP:8").status_code == 404
+    assert len(asked) == 1  # the history is read once, on the first unknown id
+
+
 def test_web_page_and_its_files_are_served(client: TestClient) -> None:
     page = client.get("/")
     assert page.status_code == 200 and 'dir="auto"' in page.text

@@ -27,7 +27,8 @@ from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["kb_id_history", "read_obo_id_history", "resolve_documents", "resolve_ids"]
+__all__ = ["kb_id_history", "kb_ids_history", "read_obo_id_history", "resolve_documents",
+           "resolve_ids"]
 
 
 def read_obo_id_history(path: str | Path) -> dict[str, str]:
@@ -86,6 +87,31 @@ def kb_id_history(spec: str | Path) -> dict[str, str]:
             return {}
         return read_mrcui(mrcui)
     return {}
+
+
+def kb_ids_history(specs: Iterable[str | Path], missing_ok: bool = False) -> dict[str, str]:
+    """Retired id -> current id over several knowledge-base specs (the first naming an id wins).
+
+    Args:
+        specs: Knowledge-base specs (see :func:`kb_id_history`).
+        missing_ok: Skip, with a warning, a spec whose file is gone (a pipeline served on
+            another machine than it was trained on) instead of raising.
+
+    Raises:
+        FileNotFoundError: When a spec's file does not exist and not ``missing_ok``.
+    """
+    history: dict[str, str] = {}
+    for spec in specs:
+        try:
+            found = kb_id_history(spec)
+        except FileNotFoundError as exc:
+            if not missing_ok:
+                raise
+            logger.warning("no id history of %s: %s", spec, exc)
+            continue
+        for old, new in found.items():
+            history.setdefault(old, new)
+    return history
 
 
 def resolve_ids(ids: Iterable[str], history: Mapping[str, str]) -> tuple[str, ...]:

@@ -17,13 +17,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
 from xlnel.io.jsonl import document_to_dict
+from xlnel.io.kb_history import kb_ids_history
 from xlnel.runtime import Pipeline
 from xlnel.serve.schemas import (
     BatchOut,
@@ -76,6 +78,7 @@ class _Linker:
         self.pipeline, self.folder = pipeline, folder
         self.lock = threading.Lock()
         self._names: dict[str, list[str]] | None = None
+        self._retired: dict[str, str] | None = None
 
     def link(self, documents: list[Document]) -> list[Document]:
         with self.lock:
@@ -90,6 +93,14 @@ class _Linker:
                     index.setdefault(entry.concept_id, []).append(entry.name)
                 self._names = index
         return self._names.get(concept_id, [])
+
+    def current_id(self, concept_id: str) -> str | None:
+        """The id that replaced a retired one in the pipeline's knowledge bases, if any."""
+        with self.lock:
+            if self._retired is None:  # read on first use, from the KB files still there
+                self._retired = kb_ids_history(self.pipeline.config.dictionary.kb,
+                                               missing_ok=True)
+        return self._retired.get(concept_id)
 
 
 def create_app(pipeline: Pipeline | str | Path, limits: Limits | None = None,
@@ -203,11 +214,16 @@ def _add_routes(app: FastAPI, linker: _Linker, limits: Limits) -> None:
         return out[0] if single else {"documents": out}
 
     @app.get("/concepts/{concept_id}", response_model=ConceptOut,
-             responses={404: {"model": ErrorOut}}, summary="A concept's names and type")
-    def concept(concept_id: str) -> ConceptOut:
+             responses={301: {"description": "A retired id: moved to the current one"},
+                        404: {"model": ErrorOut}},
+             summary="A concept's names and type")
+    def concept(concept_id: str) -> Any:
         info = linker.pipeline.concepts.get(concept_id)
         names = linker.names_of(concept_id)
         if info is None and not names:
+            current = linker.current_id(concept_id)
+            if current is not None:  # HPO alt_id / replaced_by, UMLS merge
+                return RedirectResponse(f"/concepts/{quote(current, safe=':')}", 301)
             raise HTTPException(404, f"concept {concept_id!r} is not in the pipeline")
         return ConceptOut(id=concept_id, name=info.name if info else names[0],
                           type=info.type if info else None, names=names)

@@ -16,7 +16,7 @@ from xlnel.errors import ConfigError
 from xlnel.evaluation.folds import fold_split
 from xlnel.filtering.base import CandidateFilter, filter_class
 from xlnel.io import load_kb, read_documents
-from xlnel.io.kb_history import kb_id_history, resolve_documents
+from xlnel.io.kb_history import kb_ids_history, resolve_documents
 from xlnel.ner.base import SpanTagger, tagger_class
 from xlnel.runtime import candidates_of
 from xlnel.types import Candidate, Document
@@ -67,7 +67,7 @@ def load_training_documents(config: PipelineConfig) -> tuple[list[Document], lis
                               f"training documents of the {len(test)} in {data.train}")
     elif data.test is not None:
         test = read_documents(data.test)
-    history = _retired_ids(config.dictionary.kb)
+    history = kb_ids_history(config.dictionary.kb)
     if history:
         docs, changed = resolve_documents(docs, history)
         test, changed_test = resolve_documents(test, history)
@@ -75,15 +75,6 @@ def load_training_documents(config: PipelineConfig) -> tuple[list[Document], lis
             logger.info("%d retired concept ids of the training and %d of the test documents "
                         "replaced by current ones", changed, changed_test)
     return docs[:data.max_documents], test
-
-
-def _retired_ids(specs: Sequence[str]) -> dict[str, str]:
-    """Retired id -> current id over the knowledge bases (the first one naming an id wins)."""
-    history: dict[str, str] = {}
-    for spec in specs:
-        for old, new in kb_id_history(spec).items():
-            history.setdefault(old, new)
-    return history
 
 
 def check_input_files(config: PipelineConfig) -> None:
