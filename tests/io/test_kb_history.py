@@ -4,6 +4,7 @@ where they are mapped: evaluation, coverage and the training documents."""
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -151,6 +152,7 @@ C0000004|2019AA|SY|||C0000013|Y|
 
 def test_mrcui_beside_mrconso_maps_merged_cuis_only(tmp_path: Path,
                                                      caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="xlnel.io.kb_history")
     mrconso = tmp_path / "MRCONSO.RRF"
     mrconso.write_text("", encoding="utf-8")
     assert kb_id_history(f"mrconso:{mrconso}") == {}
@@ -190,3 +192,11 @@ def test_evaluate_refuses_kb_with_protocol(tmp_path: Path) -> None:
     r = CliRunner().invoke(app, ["evaluate", str(tmp_path / "gold.jsonl"), "--protocol",
                                  "galperin2022", "--pipeline", str(tmp_path), "--kb", "hpo"])
     assert r.exit_code == 2 and "--kb" in r.output
+
+
+def test_kb_command_counts_retired_ids(obo: Path) -> None:
+    r = CliRunner().invoke(app, ["kb", f"obo:{obo}", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["retired_ids"] == 3
+    r = CliRunner().invoke(app, ["kb", f"obo:{obo}"])
+    assert "3 retired ids mapped to current concepts" in r.output

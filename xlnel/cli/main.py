@@ -313,13 +313,14 @@ def kb_cli(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object a spec.")]
     = False,
 ) -> None:
-    """Concepts, names, types, UMLS semantic groups and cross-references of knowledge bases, as
-    xlnel loads them."""
+    """Concepts, names, types, UMLS semantic groups, cross-references and retired ids of
+    knowledge bases, as xlnel loads them."""
     from xlnel.io import load_kb
+    from xlnel.io.kb_history import kb_id_history
     from xlnel.io.kb_summary import summarize_concepts
 
     for spec in specs:
-        summary = summarize_concepts(spec, load_kb(spec), top)
+        summary = summarize_concepts(spec, load_kb(spec), top, len(kb_id_history(spec)))
         typer.echo(json.dumps(summary.to_dict(), ensure_ascii=False) if as_json
                    else summary.format())
 

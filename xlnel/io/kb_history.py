@@ -83,7 +83,8 @@ def kb_id_history(spec: str | Path) -> dict[str, str]:
     if fmt == "mrconso" and path is not None:
         mrcui = sibling_mrcui(path)
         if mrcui is None:
-            logger.warning("no MRCUI.RRF beside %s: its retired CUIs are not mapped", path)
+            # most UMLS subsets leave MRCUI out; that is no fault of the user's
+            logger.info("no MRCUI.RRF beside %s: its retired CUIs are not mapped", path)
             return {}
         return read_mrcui(mrcui)
     return {}

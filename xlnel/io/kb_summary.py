@@ -34,6 +34,8 @@ class KbSummary:
             before ``:``), most frequent first (at most ``top``).
         groups: ``(UMLS semantic group, concepts)`` pairs, most frequent first, for a knowledge
             base typed by UMLS semantic types (what ``?groups=`` may keep); empty otherwise.
+        retired_ids: Retired ids the knowledge base maps to current concepts
+            (:func:`xlnel.io.kb_history.kb_id_history`).
     """
 
     spec: str
@@ -44,13 +46,14 @@ class KbSummary:
     distinct_types: int
     xrefs: tuple[tuple[str, int], ...]
     groups: tuple[tuple[str, int], ...] = ()
+    retired_ids: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (types and xrefs as ``{name: concepts}`` in order)."""
         return {"spec": self.spec, "concepts": self.concepts, "names": self.names,
                 "typed": self.typed, "distinct_types": self.distinct_types,
                 "types": dict(self.types), "xrefs": dict(self.xrefs),
-                "groups": dict(self.groups)}
+                "groups": dict(self.groups), "retired_ids": self.retired_ids}
 
     def format(self) -> str:
         """A few lines for a terminal."""
@@ -70,6 +73,8 @@ class KbSummary:
         if self.xrefs:
             lines.append("  cross-references: "
                          + ", ".join(f"{v} ({n:,})" for v, n in self.xrefs))
+        if self.retired_ids:
+            lines.append(f"  {_count(self.retired_ids, 'retired id')} mapped to current concepts")
         return "\n".join(lines)
 
 
@@ -77,15 +82,17 @@ def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
-def summarize_concepts(spec: str, concepts: Sequence[Concept], top: int = 20) -> KbSummary:
-    """The :class:`KbSummary` of loaded concepts (``top``: most types and vocabularies kept)."""
+def summarize_concepts(spec: str, concepts: Sequence[Concept], top: int = 20,
+                       retired_ids: int = 0) -> KbSummary:
+    """The :class:`KbSummary` of loaded concepts (``top``: most types and vocabularies kept;
+    ``retired_ids``: how many retired ids the knowledge base's history maps)."""
     types = Counter(t for c in concepts for t in dict.fromkeys(c.types))
     xrefs = Counter(v for c in concepts
                     for v in dict.fromkeys(x.partition(":")[0] for x in c.xrefs if ":" in x))
     return KbSummary(spec, len(concepts), sum(len(c.names) for c in concepts),
                      sum(1 for c in concepts if c.types), tuple(types.most_common(top)),
                      len(types), tuple(xrefs.most_common(top)),
-                     tuple(_groups(concepts).most_common()))
+                     tuple(_groups(concepts).most_common()), retired_ids)
 
 
 def _groups(concepts: Sequence[Concept]) -> Counter[str]:
