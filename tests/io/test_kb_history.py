@@ -15,7 +15,7 @@ from xlnel.cli.main import app
 from xlnel.config import load_config
 from xlnel.errors import FormatError
 from xlnel.io import write_jsonl
-from xlnel.io.kb_history import kb_id_history, read_obo_id_history, resolve_ids
+from xlnel.io.kb_history import kb_id_history, kb_ids_history, read_obo_id_history, resolve_ids
 from xlnel.training import load_training_documents
 from xlnel.types import Document, Link
 
@@ -200,3 +200,23 @@ def test_kb_command_counts_retired_ids(obo: Path) -> None:
     assert json.loads(r.output)["retired_ids"] == 3
     r = CliRunner().invoke(app, ["kb", f"obo:{obo}"])
     assert "3 retired ids mapped to current concepts" in r.output
+
+
+def test_a_missing_file_of_a_format_without_history_is_no_error(tmp_path: Path) -> None:
+    assert kb_id_history(f"tsv:{tmp_path / 'gone.tsv'}") == {}
+    assert kb_ids_history([f"obo:{tmp_path / 'gone.obo'}", "hpo"], missing_ok=True)
+    with pytest.raises(FileNotFoundError, match="gone.obo"):
+        kb_ids_history([f"obo:{tmp_path / 'gone.obo'}"])
+
+
+def test_candidate_recall_reads_gold_ids_as_the_pipeline_kb_does(
+        tmp_path: Path, pipe_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import xlnel.corpus.linking as linking
+
+    text = "She has diabetes."
+    write_jsonl(tmp_path / "gold.jsonl", [Document("1", text, (Link(8, 16, "diabetes",
+                                                                     ("OLD1",)),))])
+    before = linking.candidate_recall(pipe_dir, tmp_path / "gold.jsonl")["concept"]
+    monkeypatch.setattr(linking, "kb_ids_history", lambda specs, missing_ok=False: {"OLD1": "C1"})
+    after = linking.candidate_recall(pipe_dir, tmp_path / "gold.jsonl")["concept"]
+    assert (before["found"], after["found"]) == (0, 1)

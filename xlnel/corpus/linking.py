@@ -24,6 +24,7 @@ from xlnel.corpus.shards import (
 from xlnel.corpus.stream import link_batches_into, link_file, link_stream, open_linker
 from xlnel.evaluation.hrm import hrm_recall
 from xlnel.io import read_documents
+from xlnel.io.kb_history import kb_ids_history, resolve_documents
 from xlnel.runtime import (
     PipelineSource,
     candidates_of,
@@ -77,10 +78,15 @@ def candidate_recall(pipeline: PipelineSource, gold: str | Path,
                      progress: bool = False) -> dict[str, dict[str, Any]]:
     """HRM recall of the pipeline's candidates on annotated documents, per level.
 
-    Concept level is reported only when some gold mention has a concept id.
+    Concept level is reported only when some gold mention has a concept id. Gold ids that the
+    pipeline's knowledge bases have retired are read as the current ones, as training reads
+    them (:func:`xlnel.io.kb_history.kb_ids_history`).
     """
     pipe = open_pipeline(pipeline)
     docs = read_documents(gold)
+    history = kb_ids_history(pipe.config.dictionary.kb, missing_ok=True)
+    if history:
+        docs = resolve_documents(docs, history)[0]
     cands = candidates_of(pipe.generator, pipe.tagger, docs, progress, "candidates")
     by_doc = {d.id: c for d, c in zip(docs, cands, strict=True)}
     levels = ["span"]

@@ -76,18 +76,18 @@ def kb_id_history(spec: str | Path) -> dict[str, str]:
     fmt, path, _ = _parse_spec(str(spec))
     if fmt == "hpo":
         return read_obo_id_history(hpo_default_path())
-    if path is not None and not path.is_file():
+    if path is None or fmt not in ("obo", "mrconso"):
+        return {}  # a format without a history, whether or not its file is here
+    if not path.is_file():
         raise FileNotFoundError(f"knowledge-base file not found: {path}")
-    if fmt == "obo" and path is not None:
+    if fmt == "obo":
         return read_obo_id_history(path)
-    if fmt == "mrconso" and path is not None:
-        mrcui = sibling_mrcui(path)
-        if mrcui is None:
-            # most UMLS subsets leave MRCUI out; that is no fault of the user's
-            logger.info("no MRCUI.RRF beside %s: its retired CUIs are not mapped", path)
-            return {}
-        return read_mrcui(mrcui)
-    return {}
+    mrcui = sibling_mrcui(path)
+    if mrcui is None:
+        # most UMLS subsets leave MRCUI out; that is no fault of the user's
+        logger.info("no MRCUI.RRF beside %s: its retired CUIs are not mapped", path)
+        return {}
+    return read_mrcui(mrcui)
 
 
 def kb_ids_history(specs: Iterable[str | Path], missing_ok: bool = False) -> dict[str, str]:
