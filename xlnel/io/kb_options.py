@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xlnel.errors import FormatError
+from xlnel.io._atomic import iter_lines
 from xlnel.types import Concept
 
 logger = logging.getLogger(__name__)
@@ -66,21 +67,21 @@ def semantic_groups(path: Path = GROUPS_FILE) -> dict[str, SemanticGroup]:
     """
     members: dict[str, tuple[str, list[tuple[str, str]]]] = {}
     seen: dict[str, int] = {}
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for lineno, line in iter_lines(path):
         if not line.strip() or line.startswith("#"):
             continue
         fields = line.split("\t")
         if len(fields) != 4 or not all(f.strip() for f in fields):
-            raise FormatError(f"{path}:{lineno}: expected 4 tab-separated fields (group, group "
-                              f"name, TUI, type name), got {line!r}")
+            raise FormatError("expected 4 tab-separated fields (group, group name, TUI, type "
+                              f"name), got {line!r}", path, lineno)
         code, name, tui, type_name = (f.strip() for f in fields)
         if tui in seen:
-            raise FormatError(f"{path}:{lineno}: {tui} is already in a group (line {seen[tui]})")
+            raise FormatError(f"{tui} is already in a group (line {seen[tui]})", path, lineno)
         seen[tui] = lineno
         group_name, types = members.setdefault(code, (name, []))
         if group_name != name:
-            raise FormatError(f"{path}:{lineno}: group {code} is named {name!r} here and "
-                              f"{group_name!r} before")
+            raise FormatError(f"group {code} is named {name!r} here and {group_name!r} before",
+                              path, lineno)
         types.append((tui, type_name))
     return {code: SemanticGroup(code, name, tuple(types))
             for code, (name, types) in members.items()}
