@@ -218,8 +218,8 @@ def main() -> None:
     rows = {lang: read_gold_tsv(path) for lang, path in gold_paths.items()}
     history = {} if args.keep_retired_ids else kb_id_history("hpo")
     resolved = {}
-    for lang, items in rows.items():
-        [(_, rows[lang])], resolved[lang] = resolve_gold([(lang, items)], history)
+    for lang in args.langs:
+        rows[lang], resolved[lang] = resolve_gold(rows[lang], history)
     gold = {lang: sample_rows(items, args.limit, args.seed, args.whole_up_to)
             for lang, items in rows.items()}
     subset = None

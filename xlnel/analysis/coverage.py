@@ -388,7 +388,11 @@ def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | Non
     items = [(str(path), read_gold(path)) for path in gold]
     resolved = 0
     if kb is not None:
-        items, resolved = resolve_gold(items, kb_id_history(kb))
+        history = kb_id_history(kb)
+        for i, (name, file_items) in enumerate(items):
+            mapped, changed = resolve_gold(file_items, history)
+            items[i] = (name, mapped)
+            resolved += changed
     if lang is None:
         lang = infer_lang(dictionary, (i.text for _, its in items for i in its))
         logger.info("normalising as %r", lang)

@@ -129,10 +129,8 @@ def infer_lang(dictionary: str | Path, texts: Iterable[str]) -> str:
     return "he" if any(_HEBREW_LETTER.search(t) for t in texts) else "en"
 
 
-def resolve_gold(gold: list[tuple[str, list[GoldItem]]], history: Mapping[str, str]
-                  ) -> tuple[list[tuple[str, list[GoldItem]]], int]:
-    """The gold with retired concept ids replaced by current ones, and how many ids changed."""
-    changed = sum(cid in history for _, items in gold for item in items
-                  for cid in item.concept_ids)
-    return [(name, [GoldItem(item.text, resolve_ids(item.concept_ids, history))
-                    for item in items]) for name, items in gold], changed
+def resolve_gold(items: Sequence[GoldItem], history: Mapping[str, str]
+                 ) -> tuple[list[GoldItem], int]:
+    """The items with retired concept ids replaced by current ones, and how many ids changed."""
+    changed = sum(cid in history for item in items for cid in item.concept_ids)
+    return [GoldItem(item.text, resolve_ids(item.concept_ids, history)) for item in items], changed
