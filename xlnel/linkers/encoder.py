@@ -26,6 +26,7 @@ import numpy as np
 from tqdm import tqdm
 
 from xlnel.cache import cache_dir
+from xlnel.errors import ConfigError
 from xlnel.models.quiet import no_progress_bars
 from xlnel.version import __version__
 
@@ -82,9 +83,14 @@ class EntityEncoder:
         self.max_length: int = max_length or int(recorded.get("max_length", 32))
         self.batch_size = batch_size
         self.device = resolve_device(device)
-        self.tokenizer = AutoTokenizer.from_pretrained(self.source)
-        with no_progress_bars():
-            self.model = AutoModel.from_pretrained(self.source).to(self.device).eval()
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(self.source)
+            with no_progress_bars():
+                self.model = AutoModel.from_pretrained(self.source).to(self.device).eval()
+        except (OSError, ValueError) as e:  # an unknown id offline; a folder without a model
+            raise ConfigError(
+                f"cannot load encoder {model!r}: it is not a name of 'xlnel models list', a "
+                f"local model folder, or a Hugging Face id in the local cache ({e})") from e
 
     @property
     def dim(self) -> int:
