@@ -19,15 +19,8 @@ Measures (see :class:`CoverageScores`):
   A corpus mention with several concept ids (a composite) is one item, right when any of them
   is found.
 
-Concepts are ranked by their best name's cosine (``rank="cosine"``, the default), or with
-``rank="weighted"`` by their best name's cosine times the entry's builder score raised to
-``weight`` (:data:`WEIGHT`): a rendering the builder trusts less counts a little less. Names
-taken as given (knowledge base, annotations: no score) count with a factor of 1.
-
-Only the ``link_names`` (100) nearest names with a cosine of at least ``min_score`` (0.1) are
-ranked; a text with no such name is linked to nothing. The first 10 concepts are exact unless
-100 names hold fewer than 10 concepts; the floor spares scoring every name that shares one
-character with the text, and a name that far is not what decides a lookup.
+Lookups and their concept rankings (``cosine``, ``weighted``, ``hybrid``) are
+:class:`~xlnel.analysis.lookup.DictionaryLookup`'s.
 """
 
 from __future__ import annotations
@@ -38,6 +31,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from xlnel.analysis.encoder_lookup import DenseScores
 from xlnel.analysis.gold import (
     GoldItem,
     infer_lang,
@@ -46,26 +40,27 @@ from xlnel.analysis.gold import (
     read_gold_tsv,
     resolve_gold,
 )
-from xlnel.candidates.tfidf import Match, MatcherConfig, TfidfMatcher
+from xlnel.analysis.lookup import (
+    ENCODER_WEIGHT,
+    LINK_NAMES,
+    MIN_SCORE,
+    RANKINGS,
+    WEIGHT,
+    DictionaryLookup,
+)
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.io.kb_history import kb_id_history
 from xlnel.normalization import normalize_string
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["RANKINGS", "WEIGHT", "CoverageReport", "CoverageScores", "DictionaryLookup",
-           "GoldItem", "coverage",
-           "coverage_of", "format_table", "gold_items", "infer_lang", "item_hits",
-           "load_dictionary", "ranking_hits", "read_gold", "read_gold_tsv", "score_items"]
+__all__ = ["ENCODER_WEIGHT", "LINK_NAMES", "MIN_SCORE", "RANKINGS", "WEIGHT", "CoverageReport",
+           "CoverageScores", "DictionaryLookup", "GoldItem", "coverage", "coverage_of",
+           "format_table", "gold_items", "infer_lang", "item_hits", "load_dictionary",
+           "ranking_hits", "read_gold", "read_gold_tsv", "score_items"]
 
 DEFAULT_THRESHOLD = 0.8
 DEFAULT_K = 10
-MIN_SCORE = 0.1
-LINK_NAMES = 100
-#: Ways :meth:`DictionaryLookup.ranked_concepts` ranks concepts (see the module docstring).
-RANKINGS = ("cosine", "weighted")
-#: Exponent of the builder score in the ``weighted`` ranking.
-WEIGHT = 0.1
 
 
 @dataclass(frozen=True)
@@ -145,115 +140,6 @@ class CoverageReport:
 
 
 # ------------------------------------------------------------------------------------ lookup
-class DictionaryLookup:
-    """The normalised names of a dictionary, their concepts and a TF-IDF matcher over them.
-
-    Args:
-        dictionary: The dictionary.
-        lang: Normalisation language of names and looked-up texts.
-        min_score: Lowest cosine of a name considered by :meth:`search`.
-        link_names: Most names returned per text by :meth:`search`.
-        rank: How :meth:`ranked_concepts` ranks concepts, one of :data:`RANKINGS`.
-        weight: Exponent of the builder score in the ``weighted`` ranking.
-
-    Raises:
-        ValueError: If the dictionary has no name left after normalisation, ``rank`` is
-            unknown or ``weight`` is negative.
-    """
-
-    def __init__(self, dictionary: Dictionary, lang: str, min_score: float = MIN_SCORE,
-                 link_names: int = LINK_NAMES, rank: str = "cosine",
-                 weight: float = WEIGHT) -> None:
-        if rank not in RANKINGS:
-            raise ValueError(f"rank must be one of {', '.join(RANKINGS)}, got {rank!r}")
-        if weight < 0:
-            raise ValueError(f"weight must be at least 0, got {weight}")
-        self.lang = lang
-        self.rank = rank
-        self.weight = weight
-        index: dict[str, int] = {}
-        self.concepts: list[list[str]] = []
-        self.pairs: set[tuple[str, str]] = set()
-        #: (name index, concept) -> the highest builder score of its entries (scored ones only)
-        self.entry_scores: dict[tuple[int, str], float] = {}
-        for entry in dictionary:
-            key = normalize_string(entry.name, lang)
-            if not key:
-                continue
-            i = index.setdefault(key, len(index))
-            if i == len(self.concepts):
-                self.concepts.append([])
-            if entry.score is not None and entry.score > self.entry_scores.get(
-                    (i, entry.concept_id), float("-inf")):
-                self.entry_scores[(i, entry.concept_id)] = entry.score
-            if (key, entry.concept_id) not in self.pairs:
-                self.pairs.add((key, entry.concept_id))
-                self.concepts[i].append(entry.concept_id)
-        if not index:
-            raise ValueError("the dictionary has no name left after normalisation")
-        self.keys = list(index)
-        self.index = index
-        self.concept_ids = {cid for _, cid in self.pairs}
-        self.config = MatcherConfig(threshold=min_score, top_m=link_names)
-        self.matcher = TfidfMatcher(self.config).fit(self.keys)
-        self._found: dict[str, list[Match]] = {}
-
-    def search(self, keys: Sequence[str]) -> list[list[Match]]:
-        """Nearest names (at most ``link_names``, cosine >= ``min_score``) of normalised texts,
-        best first; results are kept, so a text is searched once."""
-        todo = list(dict.fromkeys(k for k in keys if k not in self._found))
-        if todo:
-            logger.info("looking up %d texts among %d names", len(todo), len(self.keys))
-            self._found.update(zip(todo, self.matcher.search(todo), strict=True))
-        return [self._found[k] for k in keys]
-
-    def names_over(self, key: str, threshold: float) -> list[Match]:
-        """Every name at cosine >= ``threshold`` of a normalised text (beyond ``link_names``)."""
-        found = self.search([key])[0]
-        if len(found) < self.config.top_m or found[-1].score < threshold - 1e-6:
-            return [m for m in found if m.score >= threshold - 1e-6]
-        self.matcher.config = MatcherConfig(threshold=max(threshold, self.config.threshold),
-                                            top_m=len(self.keys))
-        try:
-            return self.matcher.search([key])[0]
-        finally:
-            self.matcher.config = self.config
-
-    def ranked_concepts(self, key: str, k: int, rank: str | None = None) -> list[str]:
-        """The first ``k`` concepts of a normalised text, ranked by their best name's cosine,
-        or its weighted score (``rank="weighted"``; ``None``: the lookup's ``rank``); ties:
-        the name found first, then dictionary order.
-
-        Raises:
-            ValueError: If ``rank`` is not one of :data:`RANKINGS`.
-        """
-        rank = self.rank if rank is None else rank
-        if rank not in RANKINGS:
-            raise ValueError(f"rank must be one of {', '.join(RANKINGS)}, got {rank!r}")
-        if rank == "weighted":
-            return self._weighted(key, k)
-        ranked: dict[str, None] = {}
-        for match in self.search([key])[0]:
-            for cid in self.concepts[match.name_index]:
-                ranked.setdefault(cid, None)
-            if len(ranked) >= k:
-                break
-        return list(ranked)[:k]
-
-    def _weighted(self, key: str, k: int) -> list[str]:
-        """Concepts by their best ``cosine * builder score ** weight`` over the found names
-        (a weight below 1 can lift a concept over one found earlier, so all are scored)."""
-        best: dict[str, float] = {}
-        for match in self.search([key])[0]:
-            for cid in self.concepts[match.name_index]:
-                score = self.entry_scores.get((match.name_index, cid))
-                value = match.score * (1.0 if score is None else max(score, 0.0) ** self.weight)
-                if value > best.get(cid, float("-inf")):
-                    best[cid] = value
-        # sorted() is stable: ties keep the order in which the concepts were found
-        return sorted(best, key=lambda cid: -best[cid])[:k]
-
-
 def _distinct(items: Iterable[GoldItem], lang: str
               ) -> tuple[list[str], list[tuple[str, tuple[str, ...]]]]:
     """Distinct normalised texts, and distinct (text, sorted concept ids) items with ids."""
@@ -310,6 +196,8 @@ def score_items(lookup: DictionaryLookup, items: Iterable[GoldItem],
         raise ValueError(f"k must be at least 1, got {k}")
     texts, labelled = _distinct(items, lookup.lang)
     found = dict(zip(texts, lookup.search(texts), strict=True))
+    if lookup.rank == "hybrid":
+        lookup.dense_search([key for key, _ in labelled])  # one batch, not one call a text
     fuzzy_at = threshold - 1e-6  # float32 cosines of equal strings may fall short of 1
     counts = {"exact": sum(t in lookup.index for t in texts),
               "fuzzy": sum(bool(found[t]) and found[t][0].score >= fuzzy_at for t in texts)}
@@ -341,27 +229,33 @@ def _check_gold(gold: Sequence[tuple[str, Sequence[GoldItem]]], lang: str) -> No
 def coverage_of(dictionary: Dictionary, gold: Sequence[tuple[str, Sequence[GoldItem]]],
                 lang: str, threshold: float = DEFAULT_THRESHOLD, k: int = DEFAULT_K,
                 source: str = "", min_score: float = MIN_SCORE, rank: str = "cosine",
-                weight: float = WEIGHT) -> CoverageReport:
-    """Coverage of named gold item lists by an in-memory dictionary (``rank`` and ``weight``:
-    see :class:`DictionaryLookup`).
+                weight: float = WEIGHT, dense: DenseScores | None = None,
+                encoder_weight: float = ENCODER_WEIGHT) -> CoverageReport:
+    """Coverage of named gold item lists by an in-memory dictionary (``rank``, ``weight``,
+    ``dense`` and ``encoder_weight``: see :class:`DictionaryLookup`).
 
     Raises:
         ValueError: If ``gold`` is empty, a list has no text, or a setting is out of range.
     """
     _check_gold(gold, lang)
-    lookup = DictionaryLookup(dictionary, lang, min_score, rank=rank, weight=weight)
+    lookup = DictionaryLookup(dictionary, lang, min_score, rank=rank, weight=weight,
+                              dense=dense, encoder_weight=encoder_weight)
     files = tuple((name, score_items(lookup, items, threshold, k)) for name, items in gold)
     total = (files[0][1] if len(files) == 1 else
              score_items(lookup, [i for _, items in gold for i in items], threshold, k))
     return CoverageReport(source, lang, threshold, len(lookup.keys), len(lookup.concept_ids),
                           files, total, {"k": k, "min_score": min_score,
                                          "link_names": lookup.config.top_m, "rank": rank,
-                                         **({"weight": weight} if rank == "weighted" else {})})
+                                         **({"weight": weight} if rank == "weighted" else {}),
+                                         **({"encoder_weight": encoder_weight}
+                                            if rank == "hybrid" else {})})
 
 
 def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | None = None,
              threshold: float = DEFAULT_THRESHOLD, k: int = DEFAULT_K, rank: str = "cosine",
-             weight: float = WEIGHT, kb: str | Path | None = None) -> CoverageReport:
+             weight: float = WEIGHT, kb: str | Path | None = None,
+             encoder: str | None = None,
+             encoder_weight: float = ENCODER_WEIGHT) -> CoverageReport:
     """Coverage of gold files (corpora or translation TSVs) by a dictionary.
 
     Args:
@@ -376,6 +270,9 @@ def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | Non
         kb: Knowledge-base spec whose id history (:func:`xlnel.io.kb_history.kb_id_history`)
             maps the gold's retired concept ids to current ones; the report's settings record
             it and how many gold ids it changed.
+        encoder: Multilingual encoder of the ``hybrid`` ranking (a Hugging Face id, a local
+            folder or a name of ``xlnel models``); needed by it, refused by the others.
+        encoder_weight: Weight of the encoder cosine in the ``hybrid`` ranking.
 
     Returns:
         Per-file and total scores.
@@ -383,8 +280,12 @@ def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | Non
     Raises:
         FileNotFoundError: If a file does not exist.
         FormatError: If a file does not follow its format.
-        ValueError: If a gold file has no text, or a setting is out of range.
+        ValueError: If a gold file has no text, a setting is out of range, or ``encoder`` is
+            missing for the ``hybrid`` ranking or given for another.
     """
+    if (rank == "hybrid") != (encoder is not None):
+        raise ValueError("the hybrid ranking needs an encoder (--encoder MODEL), and an "
+                         "encoder is used by the hybrid ranking only (--rank hybrid)")
     items = [(str(path), read_gold(path)) for path in gold]
     resolved = 0
     if kb is not None:
@@ -397,11 +298,18 @@ def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | Non
         lang = infer_lang(dictionary, (i.text for _, its in items for i in its))
         logger.info("normalising as %r", lang)
     _check_gold(items, lang)
-    report = coverage_of(load_dictionary(dictionary), items, lang, threshold, k,
-                         str(dictionary), rank=rank, weight=weight)
-    if kb is None:
-        return report
-    return replace(report, settings={**report.settings, "kb": str(kb), "ids_resolved": resolved})
+    loaded = load_dictionary(dictionary)
+    dense = None
+    if encoder is not None:
+        from xlnel.analysis.encoder_lookup import encoder_scores
+
+        dense = encoder_scores(loaded, lang, encoder)
+    report = coverage_of(loaded, items, lang, threshold, k, str(dictionary), rank=rank,
+                         weight=weight, dense=dense, encoder_weight=encoder_weight)
+    extra: dict[str, Any] = {} if encoder is None else {"encoder": encoder}
+    if kb is not None:
+        extra.update(kb=str(kb), ids_resolved=resolved)
+    return replace(report, settings={**report.settings, **extra}) if extra else report
 
 
 def format_table(report: CoverageReport) -> str:

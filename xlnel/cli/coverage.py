@@ -27,21 +27,28 @@ def coverage_cli(
                                              help="Fuzzy TF-IDF cosine threshold.")] = 0.8,
     k: Annotated[int, typer.Option("--k", min=1, help="Larger accuracy cut-off.")] = 10,
     rank: Annotated[str, typer.Option(
-        help="Concept ranking: 'cosine' (best name's cosine) or 'weighted' (times the "
-             "entry's builder score to the power --weight).")] = "cosine",
+        help="Concept ranking: 'cosine' (best name's cosine), 'weighted' (times the "
+             "entry's builder score to the power --weight) or 'hybrid' (plus --encoder-weight "
+             "times the --encoder cosine among the KB names).")] = "cosine",
     weight: Annotated[float, typer.Option(min=0.0, help="Exponent of the builder score in "
                                                         "the weighted ranking.")] = 0.1,
     kb: Annotated[str | None, typer.Option(
         help="KB spec ('hpo', 'obo:PATH', an MRCONSO with MRCUI.RRF beside it) whose retired "
              "ids (alt_id, replaced_by; merged CUIs) are mapped "
              "to current ones in the gold.")] = None,
+    encoder: Annotated[str | None, typer.Option(
+        help="Multilingual encoder of --rank hybrid (HF id, folder or 'xlnel models' name, "
+             "e.g. multilingual-e5-small).")] = None,
+    encoder_weight: Annotated[float, typer.Option(
+        min=0.0, help="Weight of the encoder cosine in --rank hybrid.")] = 8.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Share of GOLD texts found in DICTIONARY exactly and fuzzily, and lookup accuracy."""
     from xlnel.analysis.coverage import coverage, format_table
 
     try:
-        report = coverage(dictionary, gold, lang, threshold, k, rank, weight, kb)
+        report = coverage(dictionary, gold, lang, threshold, k, rank, weight, kb, encoder,
+                          encoder_weight)
     except (XlnelError, FileNotFoundError, ValueError) as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(1) from e

@@ -1,0 +1,196 @@
+"""Looking texts up among a dictionary's names: concepts ranked for a normalised text.
+
+Concepts are ranked by their best name's cosine (``rank="cosine"``, the default), or with
+``rank="weighted"`` by their best name's cosine times the entry's builder score raised to
+``weight`` (:data:`WEIGHT`): a rendering the builder trusts less counts a little less. Names
+taken as given (knowledge base, annotations: no score) count with a factor of 1. With
+``rank="hybrid"``, by their best name's cosine plus ``encoder_weight``
+(:data:`ENCODER_WEIGHT`) times their best encoder cosine among the knowledge base's names
+(:mod:`xlnel.analysis.encoder_lookup`); a concept found on one side only takes the other side's
+lowest score for that text. The encoder finds concepts by meaning where the rendered names
+miss them; its cosines spread over a narrower range than TF-IDF's (multilingual-e5-small: most
+between 0.75 and 0.95), hence a weight well above 1.
+
+Only the ``link_names`` (100) nearest names with a cosine of at least ``min_score`` (0.1) are
+ranked; a text with no such name is linked to nothing. The first 10 concepts are exact unless
+100 names hold fewer than 10 concepts; the floor spares scoring every name that shares one
+character with the text, and a name that far is not what decides a lookup.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from xlnel.analysis.encoder_lookup import DenseScores
+from xlnel.candidates.tfidf import Match, MatcherConfig, TfidfMatcher
+from xlnel.dictionary.dictionary import Dictionary
+from xlnel.normalization import normalize_string
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["ENCODER_WEIGHT", "LINK_NAMES", "MIN_SCORE", "RANKINGS", "WEIGHT", "DictionaryLookup"]
+
+MIN_SCORE = 0.1
+LINK_NAMES = 100
+#: Ways :meth:`DictionaryLookup.ranked_concepts` ranks concepts (see the module docstring).
+RANKINGS = ("cosine", "weighted", "hybrid")
+#: Exponent of the builder score in the ``weighted`` ranking.
+WEIGHT = 0.1
+#: Weight of the encoder cosine in the ``hybrid`` ranking (chosen on development rows of the
+#: French and Japanese official HPO labels, outside the rows the benchmark scores; see
+#: docs/dictionary.md).
+ENCODER_WEIGHT = 8.0
+
+
+class DictionaryLookup:
+    """The normalised names of a dictionary, their concepts and a TF-IDF matcher over them.
+
+    Args:
+        dictionary: The dictionary.
+        lang: Normalisation language of names and looked-up texts.
+        min_score: Lowest cosine of a name considered by :meth:`search`.
+        link_names: Most names returned per text by :meth:`search`.
+        rank: How :meth:`ranked_concepts` ranks concepts, one of :data:`RANKINGS`.
+        weight: Exponent of the builder score in the ``weighted`` ranking.
+        dense: Encoder cosines of the concepts near texts (:func:`~xlnel.analysis.
+            encoder_lookup.encoder_scores`), needed by the ``hybrid`` ranking.
+        encoder_weight: Weight of the encoder cosine in the ``hybrid`` ranking.
+
+    Raises:
+        ValueError: If the dictionary has no name left after normalisation, ``rank`` is
+            unknown, ``weight`` or ``encoder_weight`` is negative, or ``rank`` is ``hybrid``
+            without ``dense``.
+    """
+
+    def __init__(self, dictionary: Dictionary, lang: str, min_score: float = MIN_SCORE,
+                 link_names: int = LINK_NAMES, rank: str = "cosine",
+                 weight: float = WEIGHT, dense: DenseScores | None = None,
+                 encoder_weight: float = ENCODER_WEIGHT) -> None:
+        if rank not in RANKINGS:
+            raise ValueError(f"rank must be one of {', '.join(RANKINGS)}, got {rank!r}")
+        if weight < 0:
+            raise ValueError(f"weight must be at least 0, got {weight}")
+        if encoder_weight < 0:
+            raise ValueError(f"encoder_weight must be at least 0, got {encoder_weight}")
+        if rank == "hybrid" and dense is None:
+            raise ValueError("the hybrid ranking needs an encoder (dense=)")
+        self.lang = lang
+        self.rank = rank
+        self.weight = weight
+        self.dense = dense
+        self.encoder_weight = encoder_weight
+        self._dense_found: dict[str, dict[str, float]] = {}
+        index: dict[str, int] = {}
+        self.concepts: list[list[str]] = []
+        self.pairs: set[tuple[str, str]] = set()
+        #: (name index, concept) -> the highest builder score of its entries (scored ones only)
+        self.entry_scores: dict[tuple[int, str], float] = {}
+        for entry in dictionary:
+            key = normalize_string(entry.name, lang)
+            if not key:
+                continue
+            i = index.setdefault(key, len(index))
+            if i == len(self.concepts):
+                self.concepts.append([])
+            if entry.score is not None and entry.score > self.entry_scores.get(
+                    (i, entry.concept_id), float("-inf")):
+                self.entry_scores[(i, entry.concept_id)] = entry.score
+            if (key, entry.concept_id) not in self.pairs:
+                self.pairs.add((key, entry.concept_id))
+                self.concepts[i].append(entry.concept_id)
+        if not index:
+            raise ValueError("the dictionary has no name left after normalisation")
+        self.keys = list(index)
+        self.index = index
+        self.concept_ids = {cid for _, cid in self.pairs}
+        self.config = MatcherConfig(threshold=min_score, top_m=link_names)
+        self.matcher = TfidfMatcher(self.config).fit(self.keys)
+        self._found: dict[str, list[Match]] = {}
+
+    def search(self, keys: Sequence[str]) -> list[list[Match]]:
+        """Nearest names (at most ``link_names``, cosine >= ``min_score``) of normalised texts,
+        best first; results are kept, so a text is searched once."""
+        todo = list(dict.fromkeys(k for k in keys if k not in self._found))
+        if todo:
+            logger.info("looking up %d texts among %d names", len(todo), len(self.keys))
+            self._found.update(zip(todo, self.matcher.search(todo), strict=True))
+        return [self._found[k] for k in keys]
+
+    def dense_search(self, keys: Sequence[str]) -> list[dict[str, float]]:
+        """Best encoder cosine of each concept near normalised texts (kept, as :meth:`search`).
+
+        Raises:
+            ValueError: If the lookup has no encoder (``dense``).
+        """
+        if self.dense is None:
+            raise ValueError("the lookup has no encoder (dense=)")
+        todo = list(dict.fromkeys(k for k in keys if k not in self._dense_found))
+        if todo:
+            logger.info("encoding %d texts", len(todo))
+            self._dense_found.update(zip(todo, self.dense(todo), strict=True))
+        return [self._dense_found[k] for k in keys]
+
+    def names_over(self, key: str, threshold: float) -> list[Match]:
+        """Every name at cosine >= ``threshold`` of a normalised text (beyond ``link_names``)."""
+        found = self.search([key])[0]
+        if len(found) < self.config.top_m or found[-1].score < threshold - 1e-6:
+            return [m for m in found if m.score >= threshold - 1e-6]
+        self.matcher.config = MatcherConfig(threshold=max(threshold, self.config.threshold),
+                                            top_m=len(self.keys))
+        try:
+            return self.matcher.search([key])[0]
+        finally:
+            self.matcher.config = self.config
+
+    def ranked_concepts(self, key: str, k: int, rank: str | None = None) -> list[str]:
+        """The first ``k`` concepts of a normalised text, ranked by their best name's cosine,
+        or its weighted score (``rank="weighted"``; ``None``: the lookup's ``rank``); ties:
+        the name found first, then dictionary order.
+
+        Raises:
+            ValueError: If ``rank`` is not one of :data:`RANKINGS`.
+        """
+        rank = self.rank if rank is None else rank
+        if rank not in RANKINGS:
+            raise ValueError(f"rank must be one of {', '.join(RANKINGS)}, got {rank!r}")
+        if rank == "weighted":
+            return self._weighted(key, k)
+        if rank == "hybrid":
+            return self._hybrid(key, k)
+        ranked: dict[str, None] = {}
+        for match in self.search([key])[0]:
+            for cid in self.concepts[match.name_index]:
+                ranked.setdefault(cid, None)
+            if len(ranked) >= k:
+                break
+        return list(ranked)[:k]
+
+    def _weighted(self, key: str, k: int) -> list[str]:
+        """Concepts by their best ``cosine * builder score ** weight`` over the found names
+        (a weight below 1 can lift a concept over one found earlier, so all are scored)."""
+        best: dict[str, float] = {}
+        for match in self.search([key])[0]:
+            for cid in self.concepts[match.name_index]:
+                score = self.entry_scores.get((match.name_index, cid))
+                value = match.score * (1.0 if score is None else max(score, 0.0) ** self.weight)
+                if value > best.get(cid, float("-inf")):
+                    best[cid] = value
+        # sorted() is stable: ties keep the order in which the concepts were found
+        return sorted(best, key=lambda cid: -best[cid])[:k]
+
+    def _hybrid(self, key: str, k: int) -> list[str]:
+        """Concepts by their best name's cosine plus ``encoder_weight`` times their encoder
+        cosine; a concept one side did not find takes that side's lowest score for the text."""
+        sparse: dict[str, float] = {}
+        for match in self.search([key])[0]:
+            for cid in self.concepts[match.name_index]:
+                sparse.setdefault(cid, match.score)
+        dense = self.dense_search([key])[0]
+        floor_sparse = min(sparse.values(), default=0.0)
+        floor_dense = min(dense.values(), default=0.0)
+        fused = {cid: sparse.get(cid, floor_sparse)
+                 + self.encoder_weight * dense.get(cid, floor_dense)
+                 for cid in dict.fromkeys([*sparse, *dense])}
+        # sorted() is stable: ties keep the TF-IDF order, then the encoder's
+        return sorted(fused, key=lambda cid: -fused[cid])[:k]
