@@ -10,8 +10,10 @@ For each language L (``--langs``, default ``fr de it ja``; any language with
    ``alt_id`` / ``replaced_by``, unless ``--keep-retired-ids``) are scored with
    :func:`xlnel.analysis.coverage.coverage_of`: concept-level exact and fuzzy coverage
    (TF-IDF cosine >= 0.8) and lookup accuracy@1/@10, concepts ranked by their best name's
-   cosine (the headline, ``"ranking": "cosine"``) and, under ``weighted``, by that cosine
-   times the entry's builder score to the power ``--weight``;
+   cosine (the headline, ``"ranking": "cosine"``); under ``weighted``, by that cosine
+   times the entry's builder score to the power ``--weight``; under ``hybrid``, by that cosine
+   plus ``--encoder-weight`` times the concept's best encoder cosine among the English names
+   (:class:`xlnel.analysis.lookup.DictionaryLookup`, the encoder of step 3);
 3. the same scorer on two baselines: a dictionary of the untranslated English names, and the
    offline multilingual encoder (multilingual-e5-small, ``query: `` prefix as the project's
    dense linker): each label's nearest English names by cosine, their concepts ranked; the
@@ -50,6 +52,7 @@ from typing import Any
 from benchmarks._adapt import adapt_options, add_adapt_arguments, run_adapt
 from benchmarks._common import write_result
 from xlnel.analysis.coverage import (
+    ENCODER_WEIGHT,
     WEIGHT,
     DictionaryLookup,
     GoldItem,
@@ -58,6 +61,7 @@ from xlnel.analysis.coverage import (
     read_gold_tsv,
     score_items,
 )
+from xlnel.analysis.encoder_lookup import DenseScores, encoder_scores
 from xlnel.analysis.gold import resolve_gold
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.evaluation.bootstrap import bootstrap_shares
@@ -154,12 +158,14 @@ def with_intervals(hits: list[tuple[bool, bool]], seconds: float) -> dict[str, A
 
 
 def score_dictionary(lang: str, gold: list[GoldItem], dictionary: Dictionary,
-                     weight: float | None = None) -> dict[str, Any]:
+                     weight: float | None = None, dense: DenseScores | None = None,
+                     encoder_weight: float = ENCODER_WEIGHT) -> dict[str, Any]:
     """Coverage and lookup accuracy (with intervals) of a dictionary on one language's rows,
     concepts ranked by cosine; with a ``weight``, also the accuracy of the weighted ranking
-    (cosine times the entry's builder score to that power) under ``weighted``."""
+    (cosine times the entry's builder score to that power) under ``weighted``; with ``dense``
+    encoder cosines, the hybrid ranking's under ``hybrid``."""
     t0 = time.perf_counter()
-    lookup = DictionaryLookup(dictionary, lang)
+    lookup = DictionaryLookup(dictionary, lang, dense=dense, encoder_weight=encoder_weight)
     scores = score_items(lookup, gold, k=K)
     items = gold_items(gold, lang)
     hits = item_hits(lambda keys: [lookup.ranked_concepts(key, K) for key in keys], items, K)
@@ -172,7 +178,22 @@ def score_dictionary(lang: str, gold: list[GoldItem], dictionary: Dictionary,
                                            for key in keys], items, K)
         out["weighted"] = {"ranking": "weighted", "weight": weight,
                            **with_intervals(weighted, time.perf_counter() - t0)}
+    if dense is not None:
+        t0 = time.perf_counter()
+        lookup.dense_search([key for key, _ in items])
+        hybrid = item_hits(lambda keys: [lookup.ranked_concepts(key, K, rank="hybrid")
+                                         for key in keys], items, K)
+        out["hybrid"] = {"ranking": "hybrid", "encoder": E5, "encoder_weight": encoder_weight,
+                         **with_intervals(hybrid, time.perf_counter() - t0)}
     return out
+
+
+def encoder_side(concepts: list[Concept], lang: str, scorers: dict[bool, Any]) -> DenseScores:
+    """The encoder cosines of the hybrid ranking (English names; one per normalisation)."""
+    family = hebrew_rules(lang)
+    if family not in scorers:
+        scorers[family] = encoder_scores(Dictionary.from_concepts(concepts), lang, E5)
+    return scorers[family]
 
 
 def score_e5(lang: str, gold: list[GoldItem], concepts: list[Concept],
@@ -204,7 +225,11 @@ def main() -> None:
     add_adapt_arguments(parser)
     parser.add_argument("--jobs", type=int, default=1,
                         help="Languages built at the same time (each build is one process).")
-    parser.add_argument("--no-e5", action="store_true", help="Skip the encoder baseline.")
+    parser.add_argument("--encoder-weight", type=float, default=ENCODER_WEIGHT,
+                        help="Weight of the encoder cosine in the hybrid ranking, reported "
+                             "beside the cosine one.")
+    parser.add_argument("--no-e5", action="store_true",
+                        help="Skip the encoder baseline and the hybrid ranking.")
     parser.add_argument("--no-adapt", action="store_true",
                         help="Score the baselines only (no dictionary is built).")
     parser.add_argument("--keep-retired-ids", action="store_true",
@@ -231,11 +256,13 @@ def main() -> None:
     concepts = load_kb(kb)
     results: dict[str, Any] = {lang: {} for lang in args.langs}
     rankers: dict[bool, Any] = {}
+    scorers: dict[bool, Any] = {}
     payload = {"benchmark": "adapt_new_language", "kb": kb, "kb_subset": subset,
                "settings": {"langs": args.langs, "limit": args.limit,
                             "whole_up_to": args.whole_up_to, "seed": args.seed,
                             "kb_concepts": args.kb_concepts, "jobs": args.jobs,
                             "ranking": "cosine", "weighted_ranking_weight": args.weight,
+                            "hybrid_encoder_weight": None if args.no_e5 else args.encoder_weight,
                             "adapt_args": args.adapt_args, "threshold": 0.8, "k": K,
                             "bootstrap": {"resamples": 1000, "seed": 0, "confidence": 0.95}},
                "gold": {lang: {"path": str(gold_paths[lang]), "rows": len(rows[lang]),
@@ -255,7 +282,9 @@ def main() -> None:
         for lang, future in builds.items():
             build = future.result()
             built = Dictionary.load(target_dir(lang, args) / "dictionary.tsv")
-            results[lang]["adapted"] = {**score_dictionary(lang, gold[lang], built, args.weight),
+            dense = None if args.no_e5 else encoder_side(concepts, lang, scorers)
+            results[lang]["adapted"] = {**score_dictionary(lang, gold[lang], built, args.weight,
+                                                           dense, args.encoder_weight),
                                         "build": build}
             write_result(args.result, payload)
     from benchmarks.tables import adapt_table

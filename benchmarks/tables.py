@@ -429,6 +429,12 @@ def adapt_table(name: str) -> str:
                 rows.append([lang, num(data["gold"][lang]["rows_evaluated"]),
                              f"{label}, weighted ranking (score^{w['weight']:g})", "", "",
                              _with_ci(w, "accuracy@1"), _with_ci(w, f"accuracy@{k}"), "", ""])
+            if "hybrid" in r:  # the same dictionary, plus the encoder's cosine
+                h = r["hybrid"]
+                rows.append([lang, num(data["gold"][lang]["rows_evaluated"]),
+                             f"{label} + {h['encoder']} (hybrid, weight "
+                             f"{h['encoder_weight']:g})", "", "",
+                             _with_ci(h, "accuracy@1"), _with_ci(h, f"accuracy@{k}"), "", ""])
     header = ["language", "gold rows", "dictionary", "concept exact", "concept fuzzy", "acc@1",
               f"acc@{k}", "build s", "build peak memory"]
     if not any(row[-1] for row in rows):  # no build in this file
