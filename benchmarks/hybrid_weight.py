@@ -8,8 +8,10 @@ development rows: for each language (``--langs``, default ``fr ja``) a seeded sa
 ``adapt_new_language.py`` scores with the same ``--limit``, ``--whole-up-to`` and ``--seed``.
 A language that benchmark scores whole has no such rows and is refused. The dictionaries are
 those ``adapt_new_language.py`` built (``--work``, default ``dictionary/built``: ``adapt-L``);
-retired HPO ids are mapped as there. Also reported: TF-IDF alone (weight 0 with the encoder's
-finds after TF-IDF's) and the encoder alone (concepts by their encoder cosine).
+retired HPO ids are mapped as there. Also reported: TF-IDF alone (the ``cosine`` ranking)
+and the encoder alone (concepts by their encoder cosine). Weight 0 differs from TF-IDF alone
+where TF-IDF finds no name: the encoder's concepts are then ranked (all at TF-IDF's floor, in
+the encoder's order).
 
     python -m benchmarks hybrid_weight [--langs fr ja] [--weights 0 1 2 4 8 12 20]
 

@@ -8,8 +8,8 @@ taken as given (knowledge base, annotations: no score) count with a factor of 1.
 (:data:`ENCODER_WEIGHT`) times their best encoder cosine among the knowledge base's names
 (:mod:`xlnel.analysis.encoder_lookup`); a concept found on one side only takes the other side's
 lowest score for that text. The encoder finds concepts by meaning where the rendered names
-miss them; its cosines spread over a narrower range than TF-IDF's (multilingual-e5-small: most
-between 0.75 and 0.95), hence a weight well above 1.
+miss them; its cosines spread over a much narrower range than TF-IDF's, hence a weight well
+above 1.
 
 Only the ``link_names`` (100) nearest names with a cosine of at least ``min_score`` (0.1) are
 ranked; a text with no such name is linked to nothing. The first 10 concepts are exact unless
