@@ -58,3 +58,17 @@ def test_an_unloadable_encoder_is_a_config_error(tmp_path: Path) -> None:
     empty.mkdir()
     with pytest.raises(ConfigError, match="cannot load encoder .*empty"):
         EntityEncoder(str(empty), device="cpu")
+
+
+def test_cli_hybrid_lookup(tmp_path: Path, tiny_encoder_dir: Path) -> None:
+    dictionary = tmp_path / "dict.tsv"
+    Dictionary(Entry(name, cid) for name, cid in NAMES.items()).save(dictionary)
+    r = CliRunner().invoke(app, ["dictionary", "lookup", str(dictionary), "asthma", "--json",
+                                 "--lang", "en", "--k", "2", "--rank", "hybrid", "--encoder",
+                                 str(tiny_encoder_dir), "--encoder-weight", "2"])
+    assert r.exit_code == 0, r.output
+    (term,) = json.loads(r.output)
+    first = term["concepts"][0]
+    # an exact name: TF-IDF cosine 1 plus 2 times the encoder's cosine 1
+    assert first["id"] == "D2" and first["score"] == pytest.approx(3.0, abs=1e-3)
+    assert len(term["concepts"]) == 2

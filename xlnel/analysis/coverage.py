@@ -47,6 +47,7 @@ from xlnel.analysis.lookup import (
     RANKINGS,
     WEIGHT,
     DictionaryLookup,
+    check_encoder,
 )
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.io.kb_history import kb_id_history
@@ -283,9 +284,7 @@ def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | Non
         ValueError: If a gold file has no text, a setting is out of range, or ``encoder`` is
             missing for the ``hybrid`` ranking or given for another.
     """
-    if (rank == "hybrid") != (encoder is not None):
-        raise ValueError("the hybrid ranking needs an encoder (--encoder MODEL), and an "
-                         "encoder is used by the hybrid ranking only (--rank hybrid)")
+    check_encoder(rank, encoder)
     items = [(str(path), read_gold(path)) for path in gold]
     resolved = 0
     if kb is not None:

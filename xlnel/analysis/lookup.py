@@ -29,7 +29,8 @@ from xlnel.normalization import normalize_string
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ENCODER_WEIGHT", "LINK_NAMES", "MIN_SCORE", "RANKINGS", "WEIGHT", "DictionaryLookup"]
+__all__ = ["ENCODER_WEIGHT", "LINK_NAMES", "MIN_SCORE", "RANKINGS", "WEIGHT", "DictionaryLookup",
+           "check_encoder"]
 
 MIN_SCORE = 0.1
 LINK_NAMES = 100
@@ -41,6 +42,17 @@ WEIGHT = 0.1
 #: French and Japanese official HPO labels, outside the rows the benchmark scores; see
 #: docs/dictionary.md).
 ENCODER_WEIGHT = 8.0
+
+
+def check_encoder(rank: str, encoder: str | None) -> None:
+    """Refuse the ``hybrid`` ranking without an encoder, and an encoder with another ranking.
+
+    Raises:
+        ValueError: If they do not go together.
+    """
+    if (rank == "hybrid") != (encoder is not None):
+        raise ValueError("the hybrid ranking needs an encoder (--encoder MODEL), and an "
+                         "encoder is used by the hybrid ranking only (--rank hybrid)")
 
 
 class DictionaryLookup:
@@ -144,29 +156,41 @@ class DictionaryLookup:
             self.matcher.config = self.config
 
     def ranked_concepts(self, key: str, k: int, rank: str | None = None) -> list[str]:
-        """The first ``k`` concepts of a normalised text, ranked by their best name's cosine,
-        or its weighted score (``rank="weighted"``; ``None``: the lookup's ``rank``); ties:
-        the name found first, then dictionary order.
+        """The first ``k`` concepts of a normalised text (see :meth:`scored_concepts`)."""
+        return [cid for cid, _ in self.scored_concepts(key, k, rank)]
+
+    def scored_concepts(self, key: str, k: int,
+                        rank: str | None = None) -> list[tuple[str, float]]:
+        """The first ``k`` concepts of a normalised text with their scores, ranked by their
+        best name's cosine, its weighted score (``rank="weighted"``) or the hybrid score
+        (``rank="hybrid"``; ``None``: the lookup's ``rank``); ties: the name found first, then
+        dictionary order (hybrid: TF-IDF's finds, then the encoder's).
 
         Raises:
-            ValueError: If ``rank`` is not one of :data:`RANKINGS`.
+            ValueError: If ``rank`` is not one of :data:`RANKINGS`, or is ``hybrid`` for a
+                lookup without an encoder.
         """
         rank = self.rank if rank is None else rank
         if rank not in RANKINGS:
             raise ValueError(f"rank must be one of {', '.join(RANKINGS)}, got {rank!r}")
-        if rank == "weighted":
-            return self._weighted(key, k)
-        if rank == "hybrid":
-            return self._hybrid(key, k)
-        ranked: dict[str, None] = {}
+        if rank == "cosine":
+            scores = self._cosine(key, k)
+        else:
+            scores = self._weighted(key) if rank == "weighted" else self._hybrid(key)
+        # sorted() is stable: ties keep the order in which the concepts were found
+        return sorted(scores.items(), key=lambda item: -item[1])[:k]
+
+    def _cosine(self, key: str, k: int) -> dict[str, float]:
+        """Concepts by their best name's cosine, as found (best first), until ``k``."""
+        ranked: dict[str, float] = {}
         for match in self.search([key])[0]:
             for cid in self.concepts[match.name_index]:
-                ranked.setdefault(cid, None)
+                ranked.setdefault(cid, match.score)
             if len(ranked) >= k:
                 break
-        return list(ranked)[:k]
+        return ranked
 
-    def _weighted(self, key: str, k: int) -> list[str]:
+    def _weighted(self, key: str) -> dict[str, float]:
         """Concepts by their best ``cosine * builder score ** weight`` over the found names
         (a weight below 1 can lift a concept over one found earlier, so all are scored)."""
         best: dict[str, float] = {}
@@ -176,10 +200,9 @@ class DictionaryLookup:
                 value = match.score * (1.0 if score is None else max(score, 0.0) ** self.weight)
                 if value > best.get(cid, float("-inf")):
                     best[cid] = value
-        # sorted() is stable: ties keep the order in which the concepts were found
-        return sorted(best, key=lambda cid: -best[cid])[:k]
+        return best
 
-    def _hybrid(self, key: str, k: int) -> list[str]:
+    def _hybrid(self, key: str) -> dict[str, float]:
         """Concepts by their best name's cosine plus ``encoder_weight`` times their encoder
         cosine; a concept one side did not find takes that side's lowest score for the text."""
         sparse: dict[str, float] = {}
@@ -189,8 +212,6 @@ class DictionaryLookup:
         dense = self.dense_search([key])[0]
         floor_sparse = min(sparse.values(), default=0.0)
         floor_dense = min(dense.values(), default=0.0)
-        fused = {cid: sparse.get(cid, floor_sparse)
-                 + self.encoder_weight * dense.get(cid, floor_dense)
-                 for cid in dict.fromkeys([*sparse, *dense])}
-        # sorted() is stable: ties keep the TF-IDF order, then the encoder's
-        return sorted(fused, key=lambda cid: -fused[cid])[:k]
+        return {cid: sparse.get(cid, floor_sparse)
+                + self.encoder_weight * dense.get(cid, floor_dense)
+                for cid in dict.fromkeys([*sparse, *dense])}

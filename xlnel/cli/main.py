@@ -17,6 +17,7 @@ from xlnel.cli.dictionary import adapt_cli
 from xlnel.cli.dictionary import app as dictionary_app
 from xlnel.cli.encoder import app as encoder_app
 from xlnel.cli.experiment import experiment_cli, report_cli
+from xlnel.cli.lookup import lookup_cli
 from xlnel.errors import XlnelError
 from xlnel.threads import DEFAULT_THREADS, set_threads
 from xlnel.version import __version__
@@ -326,6 +327,7 @@ def kb_cli(
 
 
 dictionary_app.command("coverage")(coverage_cli)
+dictionary_app.command("lookup")(lookup_cli)
 app.add_typer(dictionary_app, name="dictionary")
 app.add_typer(encoder_app, name="encoder")
 app.command("adapt")(adapt_cli)

@@ -1,0 +1,58 @@
+"""``xlnel dictionary lookup``: the best concepts of terms, looked up in a dictionary.
+
+A thin wrapper over :func:`xlnel.analysis.terms.lookup_terms`; registered on the dictionary app
+by :mod:`xlnel.cli.main`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from xlnel.errors import XlnelError
+from xlnel.io._atomic import iter_lines
+
+
+def lookup_cli(
+    dictionary: Annotated[str, typer.Argument(
+        help="Dictionary TSV, 'xlnel adapt' folder, or KB spec ('hpo', 'names:PATH'...).")],
+    terms: Annotated[list[str] | None, typer.Argument(help="Terms to look up.")] = None,
+    file: Annotated[Path | None, typer.Option(
+        "--file", help="UTF-8 file of terms, one a line (blank lines skipped).")] = None,
+    lang: Annotated[str | None, typer.Option(
+        help="Normalisation language (default: the adapt report's, else he/en by script).")]
+    = None,
+    k: Annotated[int, typer.Option("--k", min=1, help="Concepts per term.")] = 5,
+    rank: Annotated[str, typer.Option(
+        help="'cosine', 'weighted' or 'hybrid' (see 'xlnel dictionary coverage').")] = "cosine",
+    weight: Annotated[float, typer.Option(min=0.0, help="Exponent of the builder score in "
+                                                        "the weighted ranking.")] = 0.1,
+    encoder: Annotated[str | None, typer.Option(
+        help="Multilingual encoder of --rank hybrid (e.g. multilingual-e5-small).")] = None,
+    encoder_weight: Annotated[float, typer.Option(
+        min=0.0, help="Weight of the encoder cosine in --rank hybrid.")] = 8.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list.")] = False,
+) -> None:
+    """Best concepts of TERMS (and of --file's lines): term, rank, concept, score, name."""
+    from xlnel.analysis.terms import lookup_terms
+
+    try:
+        texts = list(terms or []) + ([line.strip() for _, line in iter_lines(file)
+                                      if line.strip()] if file is not None else [])
+        if not texts:
+            raise ValueError("give terms as arguments or with --file")
+        found = lookup_terms(dictionary, texts, lang, k, rank, weight, encoder, encoder_weight)
+    except (XlnelError, FileNotFoundError, ValueError) as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(1) from e
+    if as_json:
+        typer.echo(json.dumps([t.to_dict() for t in found], ensure_ascii=False, indent=2))
+        return
+    for term in found:
+        if not term.concepts:
+            typer.echo(f"{term.text}\t-\t\t\t")
+        for i, c in enumerate(term.concepts, 1):
+            typer.echo(f"{term.text}\t{i}\t{c.concept_id}\t{c.score:.4f}\t{c.name}")
