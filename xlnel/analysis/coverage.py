@@ -140,7 +140,7 @@ class CoverageReport:
                 "total": self.total.to_dict()}
 
 
-# ------------------------------------------------------------------------------------ lookup
+# ------------------------------------------------------------------------------------- items
 def _distinct(items: Iterable[GoldItem], lang: str
               ) -> tuple[list[str], list[tuple[str, tuple[str, ...]]]]:
     """Distinct normalised texts, and distinct (text, sorted concept ids) items with ids."""
