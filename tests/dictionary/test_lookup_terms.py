@@ -74,6 +74,8 @@ def test_cli_lookup_terms_and_file(dict_path: Path, tmp_path: Path) -> None:
         "hypertension arterielle\t1\tC1\t1.0000\tHypertension",
         "hypotension arterielle\t1\tC2\t1.0000\thypotension arterielle",
         "kkkk\t1\tC3\t1.0000\tkkkk"]  # the blank line is no term; spaces are trimmed
+    r = runner.invoke(app, ["dictionary", "lookup", str(dict_path), "kk\tkk", "--k", "1"])
+    assert r.output.startswith("kk kk\t1\tC3\t")  # a tab in a term does not shift columns
     r = runner.invoke(app, ["dictionary", "lookup", str(dict_path), "zzzz", "--json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.output) == [{"text": "zzzz", "key": "zzzz", "concepts": []}]

@@ -52,7 +52,8 @@ def lookup_cli(
         typer.echo(json.dumps([t.to_dict() for t in found], ensure_ascii=False, indent=2))
         return
     for term in found:
+        text = " ".join(term.text.split("\t"))  # a tab in a term would shift the columns
         if not term.concepts:
-            typer.echo(f"{term.text}\t-\t\t\t")
+            typer.echo(f"{text}\t-\t\t\t")
         for i, c in enumerate(term.concepts, 1):
-            typer.echo(f"{term.text}\t{i}\t{c.concept_id}\t{c.score:.4f}\t{c.name}")
+            typer.echo(f"{text}\t{i}\t{c.concept_id}\t{c.score:.4f}\t{c.name}")
