@@ -92,3 +92,14 @@ def test_cli_lookup_errors(dict_path: Path, tmp_path: Path) -> None:
     bad.write_bytes(b"ok\n\xff\xfe\n")
     r = runner.invoke(app, ["dictionary", "lookup", str(dict_path), "--file", str(bad)])
     assert r.exit_code == 1 and "bad.txt" in r.output and "2" in r.output
+
+
+def test_cli_lookup_reads_terms_from_standard_input(dict_path: Path) -> None:
+    runner = CliRunner()
+    r = runner.invoke(app, ["dictionary", "lookup", str(dict_path), "--file", "-", "--k", "1"],
+                      input="kkkk\n\nhypertension arterielle\n")
+    assert r.exit_code == 0, r.output
+    assert [line.split("\t")[2] for line in r.output.splitlines()] == ["C3", "C1"]
+    r = runner.invoke(app, ["dictionary", "lookup", str(dict_path), "--file", "-"],
+                      input=b"kkkk\n\xff\n")
+    assert r.exit_code == 1 and "<stdin>:2" in r.output

@@ -12,8 +12,30 @@ from typing import Annotated
 
 import typer
 
-from xlnel.errors import XlnelError
+from xlnel.errors import FormatError, XlnelError
 from xlnel.io._atomic import iter_lines
+
+
+def read_terms(file: Path) -> list[str]:
+    """The non-blank lines of a UTF-8 file (``-``: standard input), trimmed.
+
+    Raises:
+        FileNotFoundError: If the file does not exist.
+        FormatError: On a line that is not valid UTF-8 (naming file and line).
+    """
+    if str(file) != "-":
+        return [line.strip() for _, line in iter_lines(file) if line.strip()]
+    import sys
+
+    terms = []
+    for number, raw in enumerate(sys.stdin.buffer, 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise FormatError(f"not valid UTF-8 ({e.reason})", "<stdin>", number) from e
+        if line.strip():
+            terms.append(line.strip())
+    return terms
 
 
 def lookup_cli(
@@ -21,7 +43,8 @@ def lookup_cli(
         help="Dictionary TSV, 'xlnel adapt' folder, or KB spec ('hpo', 'names:PATH'...).")],
     terms: Annotated[list[str] | None, typer.Argument(help="Terms to look up.")] = None,
     file: Annotated[Path | None, typer.Option(
-        "--file", help="UTF-8 file of terms, one a line (blank lines skipped).")] = None,
+        "--file", help="UTF-8 file of terms, one a line (blank lines skipped; '-': standard "
+                       "input).")] = None,
     lang: Annotated[str | None, typer.Option(
         help="Normalisation language (default: the adapt report's, else he/en by script).")]
     = None,
@@ -40,8 +63,7 @@ def lookup_cli(
     from xlnel.analysis.terms import lookup_terms
 
     try:
-        texts = list(terms or []) + ([line.strip() for _, line in iter_lines(file)
-                                      if line.strip()] if file is not None else [])
+        texts = list(terms or []) + (read_terms(file) if file is not None else [])
         if not texts:
             raise ValueError("give terms as arguments or with --file")
         found = lookup_terms(dictionary, texts, lang, k, rank, weight, encoder, encoder_weight)
