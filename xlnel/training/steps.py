@@ -67,6 +67,7 @@ def load_training_documents(config: PipelineConfig) -> tuple[list[Document], lis
                               f"training documents of the {len(test)} in {data.train}")
     elif data.test is not None:
         test = read_documents(data.test)
+    docs = docs[:data.max_documents]  # before mapping ids: documents cut are never read
     history = kb_ids_history(config.dictionary.kb)
     if history:
         docs, changed = resolve_documents(docs, history)
@@ -74,7 +75,7 @@ def load_training_documents(config: PipelineConfig) -> tuple[list[Document], lis
         if changed or changed_test:
             logger.info("%d retired concept ids of the training and %d of the test documents "
                         "replaced by current ones", changed, changed_test)
-    return docs[:data.max_documents], test
+    return docs, test
 
 
 def check_input_files(config: PipelineConfig) -> None:
