@@ -109,26 +109,23 @@ def kb_subset(path: Path, gold: dict[str, list[GoldItem]], n_concepts: int,
 
 
 def dense_ranker(concepts: list[Concept], lang: str) -> Any:
-    """A function ranking concepts for normalised texts by e5 cosine to their English names.
+    """A function ranking concepts for normalised texts by e5 cosine to their English names
+    (:func:`xlnel.analysis.encoder_lookup.encoder_scores` over the ``4 * K`` nearest names).
 
     The name embeddings are cached under ``XLNEL_CACHE/embeddings`` (one embedding per run
     and knowledge base, whatever the language).
     """
-    from xlnel.config import CandidatesConfig
-    from xlnel.linkers.dense import DenseCandidateGenerator
-
-    config = CandidatesConfig(generator="xlnel.dense.v1", threshold=0.0, top_m=4 * K,
-                              options={"model": E5, "switch_threshold": None, "device": "cpu"})
-    generator = DenseCandidateGenerator(config, lang).fit(Dictionary.from_concepts(concepts))
+    scores = encoder_scores(Dictionary.from_concepts(concepts), lang, E5, top_m=4 * K)
 
     def rank(keys: list[str]) -> list[list[str]]:
-        out = []
-        for lo in range(0, len(keys), 1024):
-            for hits in generator.nearest(keys[lo:lo + 1024]):
-                out.append(list(dict.fromkeys(cid for cid, _, _ in hits))[:K])
-        return out
+        return [by_cosine(found) for found in scores(keys)]
 
     return rank
+
+
+def by_cosine(scores: dict[str, float]) -> list[str]:
+    """The first ``K`` concepts by encoder cosine (ties: the order found, best name first)."""
+    return sorted(scores, key=lambda cid: -scores[cid])[:K]
 
 
 def target_dir(lang: str, args: argparse.Namespace) -> Path:

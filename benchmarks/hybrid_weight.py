@@ -28,7 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._common import write_result
-from benchmarks.adapt_new_language import DATA, E5, K, sample_rows, with_intervals
+from benchmarks.adapt_new_language import (
+    DATA,
+    E5,
+    K,
+    by_cosine,
+    sample_rows,
+    with_intervals,
+)
 from xlnel.analysis.coverage import DictionaryLookup, gold_items, item_hits, read_gold_tsv
 from xlnel.analysis.encoder_lookup import encoder_scores
 from xlnel.analysis.gold import GoldItem, resolve_gold
@@ -49,11 +56,6 @@ def dev_rows(rows: list[GoldItem], args: argparse.Namespace) -> list[GoldItem]:
     pick = sorted(random.Random(args.dev_seed).sample(range(len(rest)),
                                                       min(args.dev_rows, len(rest))))
     return [rest[i] for i in pick]
-
-
-def by_cosine(scores: dict[str, float]) -> list[str]:
-    """The first ``K`` concepts by encoder cosine (ties: the order found)."""
-    return sorted(scores, key=lambda cid: -scores[cid])[:K]
 
 
 def score_language(lang: str, args: argparse.Namespace, english: Dictionary) -> dict[str, Any]:

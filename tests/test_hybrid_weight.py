@@ -6,8 +6,8 @@ import argparse
 
 import pytest
 
-from benchmarks.adapt_new_language import sample_rows
-from benchmarks.hybrid_weight import by_cosine, dev_rows
+from benchmarks.adapt_new_language import by_cosine, sample_rows
+from benchmarks.hybrid_weight import dev_rows
 from xlnel.analysis.gold import GoldItem
 
 
