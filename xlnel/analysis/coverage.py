@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from xlnel.analysis.encoder_lookup import DenseScores
+from xlnel.analysis.encoder_lookup import DenseScores, encoder_scores
 from xlnel.analysis.gold import (
     GoldItem,
     infer_lang,
@@ -298,11 +298,7 @@ def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | Non
         logger.info("normalising as %r", lang)
     _check_gold(items, lang)
     loaded = load_dictionary(dictionary)
-    dense = None
-    if encoder is not None:
-        from xlnel.analysis.encoder_lookup import encoder_scores
-
-        dense = encoder_scores(loaded, lang, encoder)
+    dense = None if encoder is None else encoder_scores(loaded, lang, encoder)
     report = coverage_of(loaded, items, lang, threshold, k, str(dictionary), rank=rank,
                          weight=weight, dense=dense, encoder_weight=encoder_weight)
     extra: dict[str, Any] = {} if encoder is None else {"encoder": encoder}

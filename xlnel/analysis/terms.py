@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from xlnel.analysis.encoder_lookup import encoder_scores
 from xlnel.analysis.gold import infer_lang, load_dictionary
 from xlnel.analysis.lookup import ENCODER_WEIGHT, WEIGHT, DictionaryLookup, check_encoder
 from xlnel.dictionary.dictionary import Dictionary
@@ -86,11 +87,7 @@ def lookup_terms(dictionary: str | Path, texts: Sequence[str], lang: str | None 
     check_encoder(rank, encoder)
     lang = infer_lang(dictionary, texts) if lang is None else lang
     loaded = load_dictionary(dictionary)
-    dense = None
-    if encoder is not None:
-        from xlnel.analysis.encoder_lookup import encoder_scores
-
-        dense = encoder_scores(loaded, lang, encoder)
+    dense = None if encoder is None else encoder_scores(loaded, lang, encoder)
     lookup = DictionaryLookup(loaded, lang, rank=rank, weight=weight, dense=dense,
                               encoder_weight=encoder_weight)
     names = display_names(loaded)

@@ -14,33 +14,40 @@ import typer
 
 from xlnel.errors import XlnelError
 
+# Arguments and options shared with ``xlnel dictionary lookup`` (xlnel.cli.lookup).
+DictionaryArg = Annotated[str, typer.Argument(
+    help="Dictionary TSV, 'xlnel adapt' folder, or KB spec ('hpo', 'names:PATH'...).")]
+LangOpt = Annotated[str | None, typer.Option(
+    help="Normalisation language (default: the adapt report's, else he/en by script).")]
+RankOpt = Annotated[str, typer.Option(
+    help="Concept ranking: 'cosine' (best name's cosine), 'weighted' (times the entry's "
+         "builder score to the power --weight) or 'hybrid' (plus --encoder-weight times the "
+         "--encoder cosine among the KB names).")]
+WeightOpt = Annotated[float, typer.Option(
+    min=0.0, help="Exponent of the builder score in the weighted ranking.")]
+EncoderOpt = Annotated[str | None, typer.Option(
+    help="Multilingual encoder of --rank hybrid (HF id, folder or 'xlnel models' name, e.g. "
+         "multilingual-e5-small).")]
+EncoderWeightOpt = Annotated[float, typer.Option(
+    min=0.0, help="Weight of the encoder cosine in --rank hybrid.")]
+
 
 def coverage_cli(
-    dictionary: Annotated[str, typer.Argument(
-        help="Dictionary TSV, 'xlnel adapt' folder, or KB spec ('hpo', 'names:PATH'...).")],
+    dictionary: DictionaryArg,
     gold: Annotated[list[Path], typer.Argument(
         help="Gold corpora (JSONL, PubTator) or TSVs of concept_id, english, translation.")],
-    lang: Annotated[str | None, typer.Option(
-        help="Normalisation language (default: the adapt report's, else he/en by script).")]
-    = None,
+    lang: LangOpt = None,
     threshold: Annotated[float, typer.Option(min=0.0, max=1.0,
                                              help="Fuzzy TF-IDF cosine threshold.")] = 0.8,
     k: Annotated[int, typer.Option("--k", min=1, help="Larger accuracy cut-off.")] = 10,
-    rank: Annotated[str, typer.Option(
-        help="Concept ranking: 'cosine' (best name's cosine), 'weighted' (times the "
-             "entry's builder score to the power --weight) or 'hybrid' (plus --encoder-weight "
-             "times the --encoder cosine among the KB names).")] = "cosine",
-    weight: Annotated[float, typer.Option(min=0.0, help="Exponent of the builder score in "
-                                                        "the weighted ranking.")] = 0.1,
+    rank: RankOpt = "cosine",
+    weight: WeightOpt = 0.1,
     kb: Annotated[str | None, typer.Option(
         help="KB spec ('hpo', 'obo:PATH', an MRCONSO with MRCUI.RRF beside it) whose retired "
              "ids (alt_id, replaced_by; merged CUIs) are mapped "
              "to current ones in the gold.")] = None,
-    encoder: Annotated[str | None, typer.Option(
-        help="Multilingual encoder of --rank hybrid (HF id, folder or 'xlnel models' name, "
-             "e.g. multilingual-e5-small).")] = None,
-    encoder_weight: Annotated[float, typer.Option(
-        min=0.0, help="Weight of the encoder cosine in --rank hybrid.")] = 8.0,
+    encoder: EncoderOpt = None,
+    encoder_weight: EncoderWeightOpt = 8.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Share of GOLD texts found in DICTIONARY exactly and fuzzily, and lookup accuracy."""

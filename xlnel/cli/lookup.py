@@ -7,11 +7,20 @@ by :mod:`xlnel.cli.main`.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from xlnel.cli.coverage import (
+    DictionaryArg,
+    EncoderOpt,
+    EncoderWeightOpt,
+    LangOpt,
+    RankOpt,
+    WeightOpt,
+)
 from xlnel.errors import FormatError, XlnelError
 from xlnel.io._atomic import iter_lines
 
@@ -25,8 +34,6 @@ def read_terms(file: Path) -> list[str]:
     """
     if str(file) != "-":
         return [line.strip() for _, line in iter_lines(file) if line.strip()]
-    import sys
-
     terms = []
     for number, raw in enumerate(sys.stdin.buffer, 1):
         try:
@@ -39,24 +46,17 @@ def read_terms(file: Path) -> list[str]:
 
 
 def lookup_cli(
-    dictionary: Annotated[str, typer.Argument(
-        help="Dictionary TSV, 'xlnel adapt' folder, or KB spec ('hpo', 'names:PATH'...).")],
+    dictionary: DictionaryArg,
     terms: Annotated[list[str] | None, typer.Argument(help="Terms to look up.")] = None,
     file: Annotated[Path | None, typer.Option(
         "--file", help="UTF-8 file of terms, one a line (blank lines skipped; '-': standard "
                        "input).")] = None,
-    lang: Annotated[str | None, typer.Option(
-        help="Normalisation language (default: the adapt report's, else he/en by script).")]
-    = None,
+    lang: LangOpt = None,
     k: Annotated[int, typer.Option("--k", min=1, help="Concepts per term.")] = 5,
-    rank: Annotated[str, typer.Option(
-        help="'cosine', 'weighted' or 'hybrid' (see 'xlnel dictionary coverage').")] = "cosine",
-    weight: Annotated[float, typer.Option(min=0.0, help="Exponent of the builder score in "
-                                                        "the weighted ranking.")] = 0.1,
-    encoder: Annotated[str | None, typer.Option(
-        help="Multilingual encoder of --rank hybrid (e.g. multilingual-e5-small).")] = None,
-    encoder_weight: Annotated[float, typer.Option(
-        min=0.0, help="Weight of the encoder cosine in --rank hybrid.")] = 8.0,
+    rank: RankOpt = "cosine",
+    weight: WeightOpt = 0.1,
+    encoder: EncoderOpt = None,
+    encoder_weight: EncoderWeightOpt = 8.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list.")] = False,
 ) -> None:
     """Best concepts of TERMS (and of --file's lines): term, rank, concept, score, name."""
