@@ -50,13 +50,11 @@ class TermLookup:
 
 def display_names(dictionary: Dictionary) -> dict[str, str]:
     """Each concept's first knowledge-base (``kb``) name, else its first name."""
-    first: dict[str, str] = {}
     kb: dict[str, str] = {}
     for entry in dictionary:
-        first.setdefault(entry.concept_id, entry.name)
         if entry.source == "kb":
             kb.setdefault(entry.concept_id, entry.name)
-    return {**first, **kb}
+    return {**dictionary.preferred_names(), **kb}
 
 
 def lookup_terms(dictionary: str | Path, texts: Sequence[str], lang: str | None = None,
