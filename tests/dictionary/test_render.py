@@ -144,12 +144,26 @@ def test_senses_pooled_with_the_other_number(zz: LanguageProfile) -> None:
     # the plural's first sense raises the singular's third one; the plural's copy is no sense
     assert bone == pytest.approx({"ossa": 1.0, "osto": 0.9, "ossik": 1 / 1.35})
     assert [s.text for s in pooled("ovary")] == ["ovo", "ovarj"]
+    # the other number's sense spelled as this word is no sense of a word with its own
+    # (*shorts* -> *short*, a garment)
+    garment = Lexicon([("short", "korta"), ("shorts", "short")])
+    assert [s.text for s in WordSenses(garment, zz, number_factor=0.9)("short")] == ["korta"]
     assert [s.text for s in WordSenses(lexicon, zz, cognate_bonus=0.0)("bone")] == [
         "ossa", "ossik", "osto"]
     assert number_forms("bones") == ["bone"] and number_forms("boxes") == ["boxe", "box"]
     assert number_forms("ovary") == ["ovaries"] and number_forms("virus") == ["viruses"]
     # two letters ending in "es": no third-last letter to look at
     assert number_forms("es") == ["eses"]
+
+
+def test_a_copy_gets_half_the_cognate_bonus(zz: LanguageProfile) -> None:
+    # a copy listed second is often English left in the target's text: the translation stays
+    # first, while a respelled cognate listed second still overtakes it
+    lexicon = Lexicon([("middle", "mezo"), ("middle", "middle"), ("anemia", "sango"),
+                       ("anemia", "anemio")])
+    senses = WordSenses(lexicon, zz)
+    assert [s.text for s in senses("middle")] == ["mezo", "middle"]
+    assert [s.text for s in senses("anemia")] == ["anemio", "sango"]
 
 
 def test_a_missing_word_takes_the_senses_of_its_classical_number(zz: LanguageProfile) -> None:

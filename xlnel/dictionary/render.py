@@ -47,6 +47,10 @@ CLASSICAL_PLURALS = (("anx", "anges"), ("anges", "anx"), ("ynx", "ynges"), ("yng
 MIN_CLASSICAL = 6
 #: Prior factor of a sense borrowed from an English relative (*corneal* from *cornea*).
 RELATED_FACTOR = 0.8
+#: Similarity to its English word that a sense copying it counts for the cognate bonus: a copy
+#: is often English left in the target's text (*middle*, *self*) rather than a cognate (chosen
+#: on development rows of the "adapt to a new language" languages, outside the rows scored).
+COPY_SIMILARITY = 0.5
 
 
 @dataclass(frozen=True)
@@ -222,6 +226,10 @@ class WordSenses:
                     # a copy of the other form is a sense only of a word with none of its
                     # own, in the same script (*phalanx*: *phalanges*)
                     continue
+                if senses and s.text.casefold() == word:
+                    # nor is the other form's sense spelled as this word (*shorts* -> *short*,
+                    # a garment): it would pass for a cognate of a word that has translations
+                    continue
                 prior = self.number_factor * s.prior
                 if s.text not in best or best[s.text].prior < prior:
                     best[s.text] = Sense(s.text, prior, s.kind)
@@ -294,7 +302,12 @@ def _copies_only(word: str, senses: Sequence[Sense]) -> bool:
 
 
 def _similarity(word: str, text: str) -> float:
-    return Levenshtein.normalized_similarity(word, text.casefold())
+    """How much a sense is spelled like its English word, for the cognate bonus: a copy counts
+    ``COPY_SIMILARITY``."""
+    folded = text.casefold()
+    if folded == word:
+        return COPY_SIMILARITY
+    return Levenshtein.normalized_similarity(word, folded)
 
 
 def _rerank(senses: list[Sense], counts: Mapping[str, int]) -> list[Sense]:
