@@ -127,6 +127,32 @@ def test_concurrent_requests_get_their_own_answers(client: TestClient) -> None:
         assert list(pool.map(one, texts)) == texts
 
 
+def test_a_concept_lookup_does_not_wait_for_a_link(en_pipeline: Path) -> None:
+    import threading
+
+    pipe = xlnel.load(en_pipeline)
+    entered, release = threading.Event(), threading.Event()
+    link_batch = pipe.link_batch
+
+    def slow(documents: list[Document], *args: object, **kwargs: object) -> list[Document]:
+        entered.set()
+        release.wait(30)
+        return link_batch(documents, *args, **kwargs)  # type: ignore[arg-type]
+
+    pipe.link_batch = slow  # type: ignore[method-assign]
+    client = TestClient(create_app(pipe))
+    with ThreadPoolExecutor(2) as pool:
+        linking = pool.submit(client.post, "/link", json={"text": "asthma"})
+        assert entered.wait(30)
+        lookup = pool.submit(client.get, "/concepts/HP:404")  # builds both lazy indexes
+        try:
+            assert lookup.result(timeout=20).status_code == 404
+            assert client.get("/concepts/C2").json()["id"] == "C2"
+        finally:
+            release.set()
+        assert linking.result(timeout=30).json()["entities"][0]["text"] == "asthma"
+
+
 def test_serve_refuses_a_folder_that_is_no_pipeline(tmp_path: Path) -> None:
     from xlnel.errors import ArtifactError
     from xlnel.serve import serve

@@ -4,7 +4,8 @@ Routes: ``POST /link``, ``GET /concepts/{id}``, ``GET /health``, ``GET /metadata
 page at ``/`` (static files shipped in ``xlnel/serve/static``) and FastAPI's ``/openapi.json``
 and ``/docs``. The pipeline is loaded once, when the app is created; requests link under a lock,
 so concurrent requests are safe whatever the pipeline's parts do with shared state (more
-throughput comes from more worker processes, ``xlnel serve --workers N``).
+throughput comes from more worker processes, ``xlnel serve --workers N``); concept lookups do
+not wait for it.
 """
 
 from __future__ import annotations
@@ -72,11 +73,17 @@ class Limits:
 
 
 class _Linker:
-    """The pipeline, a lock around it, and an index of each concept's dictionary names."""
+    """The pipeline, a lock around linking, and an index of each concept's dictionary names.
+
+    The names index and the retired-id history are built once, on first use, under a lock of
+    their own: they only read what loading fixed (the dictionary, the config), so a concept
+    lookup never waits for a long link request, nor a link for the history's KB files.
+    """
 
     def __init__(self, pipeline: Pipeline, folder: str) -> None:
         self.pipeline, self.folder = pipeline, folder
         self.lock = threading.Lock()
+        self._index_lock = threading.Lock()
         self._names: dict[str, list[str]] | None = None
         self._retired: dict[str, str] | None = None
 
@@ -85,7 +92,7 @@ class _Linker:
             return self.pipeline.link_batch(documents)
 
     def names_of(self, concept_id: str) -> list[str]:
-        with self.lock:
+        with self._index_lock:
             if self._names is None:  # built on first use: most services never ask
                 index: dict[str, list[str]] = {}
                 entries = sorted(self.pipeline.dictionary, key=lambda e: e.source != "kb")
@@ -96,7 +103,7 @@ class _Linker:
 
     def current_id(self, concept_id: str) -> str | None:
         """The id that replaced a retired one in the pipeline's knowledge bases, if any."""
-        with self.lock:
+        with self._index_lock:
             if self._retired is None:  # read on first use, from the KB files still there
                 self._retired = kb_ids_history(self.pipeline.config.dictionary.kb,
                                                missing_ok=True)
