@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -134,10 +135,10 @@ def test_a_concept_lookup_does_not_wait_for_a_link(en_pipeline: Path) -> None:
     entered, release = threading.Event(), threading.Event()
     link_batch = pipe.link_batch
 
-    def slow(documents: list[Document], *args: object, **kwargs: object) -> list[Document]:
+    def slow(documents: Sequence[Document]) -> list[Document]:
         entered.set()
         release.wait(30)
-        return link_batch(documents, *args, **kwargs)  # type: ignore[arg-type]
+        return link_batch(documents)
 
     pipe.link_batch = slow  # type: ignore[method-assign]
     client = TestClient(create_app(pipe))
