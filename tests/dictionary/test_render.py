@@ -156,16 +156,6 @@ def test_senses_pooled_with_the_other_number(zz: LanguageProfile) -> None:
     assert number_forms("es") == ["eses"]
 
 
-def test_a_copy_gets_half_the_cognate_bonus(zz: LanguageProfile) -> None:
-    # a copy listed second is often English left in the target's text: the translation stays
-    # first, while a respelled cognate listed second still overtakes it
-    lexicon = Lexicon([("middle", "mezo"), ("middle", "middle"), ("anemia", "sango"),
-                       ("anemia", "anemio")])
-    senses = WordSenses(lexicon, zz)
-    assert [s.text for s in senses("middle")] == ["mezo", "middle"]
-    assert [s.text for s in senses("anemia")] == ["anemio", "sango"]
-
-
 def test_a_missing_word_takes_the_senses_of_its_classical_number(zz: LanguageProfile) -> None:
     lexicon = Lexicon([("phalanges", "falangi"), ("region", "regio"), ("regia", "reale")])
     senses = WordSenses(lexicon, zz, cognate_bonus=0.0, number_factor=0.9)

@@ -47,10 +47,6 @@ CLASSICAL_PLURALS = (("anx", "anges"), ("anges", "anx"), ("ynx", "ynges"), ("yng
 MIN_CLASSICAL = 6
 #: Prior factor of a sense borrowed from an English relative (*corneal* from *cornea*).
 RELATED_FACTOR = 0.8
-#: Similarity to its English word that a sense copying it counts for the cognate bonus: a copy
-#: is often English left in the target's text (*middle*, *self*) rather than a cognate (chosen
-#: on development rows of the "adapt to a new language" languages, outside the rows scored).
-COPY_SIMILARITY = 0.5
 
 
 @dataclass(frozen=True)
@@ -302,12 +298,7 @@ def _copies_only(word: str, senses: Sequence[Sense]) -> bool:
 
 
 def _similarity(word: str, text: str) -> float:
-    """How much a sense is spelled like its English word, for the cognate bonus: a copy counts
-    ``COPY_SIMILARITY``."""
-    folded = text.casefold()
-    if folded == word:
-        return COPY_SIMILARITY
-    return Levenshtein.normalized_similarity(word, folded)
+    return Levenshtein.normalized_similarity(word, text.casefold())
 
 
 def _rerank(senses: list[Sense], counts: Mapping[str, int]) -> list[Sense]:
