@@ -38,7 +38,6 @@ from benchmarks.adapt_new_language import DATA
 from benchmarks.hybrid_weight import dev_rows
 from xlnel.analysis.coverage import DictionaryLookup, gold_items, read_gold_tsv
 from xlnel.analysis.gold import resolve_gold
-from xlnel.candidates.stopwords import load_stopwords
 from xlnel.dictionary.compose import tokenize
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.langdata import load_profile
@@ -47,6 +46,7 @@ from xlnel.dictionary.render import number_forms
 from xlnel.io import load_kb
 from xlnel.io.kb_history import kb_id_history
 from xlnel.normalization import normalize_string
+from xlnel.stopwords import load_stopwords
 
 #: Letters two inflected forms share at their start (and the least length of each).
 PREFIX = 5

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from xlnel.candidates.spans import HEBREW_PREFIXES, generate_spans, tokenize
-from xlnel.candidates.stopwords import load_stopwords, stopword_dirs
 from xlnel.normalization import normalize_string
+from xlnel.stopwords import load_stopwords, stopword_dirs
 from xlnel.types import Span
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
@@ -54,7 +54,7 @@ def test_stopword_files_are_normalised() -> None:
 
 
 def test_unknown_language_has_no_stopwords(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="xlnel.candidates.stopwords"):
+    with caplog.at_level(logging.WARNING, logger="xlnel.stopwords"):
         assert load_stopwords("xx") == frozenset()
     assert "'xx'" in caplog.text
 

@@ -88,8 +88,8 @@ def test_window_adds_context_features_and_round_trips(tmp_path, docs_and_candida
 
 
 def test_window_words_are_ws_words_each_side():
-    from xlnel.candidates.stopwords import load_stopwords
     from xlnel.filtering.features import FeatureExtractor
+    from xlnel.stopwords import load_stopwords
 
     ex = FeatureExtractor("en", load_stopwords("en"), window=2)
     text = "one two three SPAN four five six"

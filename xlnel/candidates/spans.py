@@ -30,8 +30,8 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from xlnel.candidates.stopwords import load_stopwords
 from xlnel.normalization import hebrew_rules, normalize_string
+from xlnel.stopwords import load_stopwords
 from xlnel.types import Span
 
 __all__ = ["HEBREW_PREFIXES", "HEBREW_PREFIX_LETTERS", "generate_spans", "tokenize"]

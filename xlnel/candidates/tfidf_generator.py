@@ -20,13 +20,13 @@ from xlnel.candidates.names import (
     write_provenance,
 )
 from xlnel.candidates.spans import generate_spans
-from xlnel.candidates.stopwords import load_stopwords
 from xlnel.candidates.tfidf import MatcherConfig, TfidfMatcher
 from xlnel.candidates.tiers import tier_hits
 from xlnel.config import CandidatesConfig
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.errors import ArtifactError, ConfigError
 from xlnel.normalization import normalize_string
+from xlnel.stopwords import load_stopwords
 from xlnel.types import Candidate, Document, Span
 
 logger = logging.getLogger(__name__)

@@ -11,8 +11,8 @@ build`` and ``xlnel adapt`` run:
   a saved translator and writes the source-language dictionary TSV.
 * :func:`adapt` renders knowledge bases into a new language from word pairs used as a lexicon,
   the language's grammar file and fallbacks for missing words (see :mod:`xlnel.dictionary.render`),
-  writing ``dictionary.tsv`` and ``report.json`` (and ``translator/`` when a transliteration
-  model is trained).
+  writing ``dictionary.tsv``, ``stopwords.txt`` and ``report.json`` (and ``translator/`` when a
+  transliteration model is trained).
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ from xlnel.dictionary.morphemes import MorphemeTable
 from xlnel.dictionary.morphology import AffixModel
 from xlnel.dictionary.pairs import WordPair, load_pairs, normalize_name, split_pairs
 from xlnel.dictionary.render import BuildSettings, WordSenses, kb_words, render_kb
+from xlnel.dictionary.stopwords import translated_stopwords
 from xlnel.dictionary.translator import CharTranslator, TranslatorConfig, train_translator
 from xlnel.dictionary.transliterate import (
     is_latin_script,
@@ -68,6 +69,8 @@ TRAIN_REPORT_FILE = "train_report.json"
 TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE = "translator", "dictionary.tsv", "report.json"
 #: The entries of ``dictionary.tsv`` that a given corpus attests (source ``corpus``).
 ATTESTED_FILE = "attested.tsv"
+#: The target's stop words that the pairs give (:mod:`xlnel.dictionary.stopwords`).
+STOPWORDS_FILE = "stopwords.txt"
 
 
 def write_json(path: str | Path, payload: Mapping[str, Any]) -> None:
@@ -269,9 +272,10 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     that encoder (:mod:`xlnel.dictionary.encoder_senses`) and, for scripts with enough
     transliteration pairs, a character model trained within ``transliteration_seconds``
     (saved under ``out_dir/translator``). Writes
-    ``out_dir/dictionary.tsv`` (with a ``score`` column) and ``out_dir/report.json``; with a
-    corpus, also ``out_dir/attested.tsv``: the entries it attests (a small dictionary of the
-    forms people write).
+    ``out_dir/dictionary.tsv`` (with a ``score`` column), ``out_dir/stopwords.txt`` (the
+    target's stop words the pairs give, for ``candidates.stopwords``) and
+    ``out_dir/report.json``; with a corpus, also ``out_dir/attested.tsv``: the entries it
+    attests (a small dictionary of the forms people write).
 
     Args:
         lang: Language code of the pair targets and of the dictionary.
@@ -315,7 +319,7 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     if language_file is not None:
         inputs.append(Path(language_file))
     out = check_output_folder(out_dir, inputs, (TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE,
-                                                     ATTESTED_FILE),
+                                                     ATTESTED_FILE, STOPWORDS_FILE),
                               marker=REPORT_FILE)
     if generic_grammar and language_file is not None:
         raise ConfigError(f"give a language file ({language_file}) or the generic grammar, "
@@ -352,6 +356,8 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     dictionary.save(out / DICTIONARY_FILE)
     if corpus:
         Dictionary(e for e in dictionary if e.source == "corpus").save(out / ATTESTED_FILE)
+    stopwords = translated_stopwords(lexicon, lang, kb_words(concepts))
+    write_stopwords(out / STOPWORDS_FILE, stopwords, lang, pairs_path)
     times["total"] = time.monotonic() - started
     report = {
         "lang": lang, "xlnel_version": __version__, "pairs": str(pairs_path),
@@ -359,6 +365,7 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         "joiner": profile.joiner,
         "settings": dataclasses.asdict(settings), "lexicon_words": len(lexicon), **details,
         "kb_words_missing_from_lexicon": len(senses.missing),
+        "stopwords": {"out": str(out / STOPWORDS_FILE), "words": len(stopwords)},
         "dictionary": {"out": str(out / DICTIONARY_FILE), "concepts": len(concepts),
                        "english_names": sum(len(c.names) for c in concepts),
                        "entries": len(dictionary), "seconds": round(times["total"], 1),
@@ -371,6 +378,14 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     write_json(out / REPORT_FILE, report)
     logger.info("adapted to %s in %.0f s: %s", lang, times["total"], report["dictionary"])
     return report
+
+
+def write_stopwords(path: Path, words: Sequence[str], lang: str, pairs: str | Path) -> None:
+    """Write a stop-word file (one word a line, ``#`` comments) atomically."""
+    with atomic_write(path) as f:
+        f.write(f"# {lang} stop words: renderings of English stop words in {pairs} "
+                "(xlnel.dictionary.stopwords); use with candidates.stopwords\n")
+        f.writelines(f"{word}\n" for word in words)
 
 
 def _word_senses(lexicon: Lexicon, profile: LanguageProfile, concepts: Sequence[Concept],

@@ -33,7 +33,6 @@ from typing import Any, TypeAlias
 import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier
 
-from xlnel.candidates.stopwords import load_stopwords
 from xlnel.config import FilterConfig
 from xlnel.errors import ArtifactError
 from xlnel.filtering._trees import TreeEnsemble
@@ -44,6 +43,7 @@ from xlnel.filtering.labels import label_candidates
 from xlnel.filtering.ngram_priors import load_ngram_priors, save_ngram_priors
 from xlnel.filtering.span_tagger import TAGGER_FEATURES, SpanTagger
 from xlnel.linkers.decide import choose_threshold
+from xlnel.stopwords import load_stopwords
 from xlnel.types import Candidate, Document
 from xlnel.version import __version__
 

@@ -43,7 +43,6 @@ from xlnel.candidates.names import (
     write_provenance,
 )
 from xlnel.candidates.spans import generate_spans, tokenize
-from xlnel.candidates.stopwords import load_stopwords
 from xlnel.candidates.tfidf_generator import TfidfCandidateGenerator
 from xlnel.config import CandidatesConfig, validate_options
 from xlnel.dictionary.dictionary import Dictionary
@@ -51,6 +50,7 @@ from xlnel.errors import ArtifactError, ConfigError
 from xlnel.linkers import faiss_index
 from xlnel.linkers.encoder import ENCODER_FILE, EntityEncoder, Pooling, cached_encode
 from xlnel.normalization import normalize_string
+from xlnel.stopwords import load_stopwords
 from xlnel.types import Candidate, Document, Span
 from xlnel.version import __version__
 

@@ -1,5 +1,8 @@
 """Stop-word lists that keep function words from starting or ending a candidate span.
 
+Shared by the stages: span generation and the filters read them, and the dictionary builder
+derives a list for a language without one (:mod:`xlnel.dictionary.stopwords`).
+
 The lists are plain text files, one word a line (``#`` starts a comment), kept in the repository
 under ``candidates/stopwords/<lang>.txt`` and shipped inside wheels as
 ``xlnel/resources/stopwords/<lang>.txt``.
@@ -25,10 +28,10 @@ def stopword_dirs() -> list[Path]:
         The packaged resource folder of an installed wheel, then the repository folder of a
         source checkout or editable install.
     """
-    package_root = Path(__file__).resolve().parents[1]
+    package_root = Path(__file__).resolve().parent
     return [
         package_root / "resources" / "stopwords",
-        Path(__file__).resolve().parents[2] / "candidates" / "stopwords",
+        package_root.parent / "candidates" / "stopwords",
     ]
 
 

@@ -1,0 +1,46 @@
+"""Stop words of a language without a list, from the word pairs' renderings of English ones."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from xlnel.candidates.spans import generate_spans
+from xlnel.dictionary.adapt import adapt
+from xlnel.dictionary.lexicon import Lexicon
+from xlnel.dictionary.stopwords import translated_stopwords
+from xlnel.stopwords import read_stopword_file
+
+# "qq": the -> lo, la; of -> di, del, dal, dul; a -> un; pain -> dolo; dead -> la (a content
+# word sharing a rendering with "the")
+PAIRS = [("the", "lo"), ("the", "La"), ("of", "di"), ("of", "del"), ("of", "dal"),
+         ("of", "dul"), ("a", "un"), ("a", "un uno"), ("pain", "dolo"), ("dead", "la"),
+         ("ofs", "ofso")]
+
+
+def test_renderings_of_english_stop_words_that_no_content_word_shares() -> None:
+    lexicon = Lexicon(PAIRS)
+    found = translated_stopwords(lexicon, "qq", ["pain", "dead", "the"],
+                                 english={"the", "of", "a", "with"})
+    # "la" also renders "dead"; "dul" is the fourth rendering of "of"; "un uno" is no word;
+    # "with" is not in the pairs, and no guessed base form of it is looked up
+    assert found == ["dal", "del", "di", "lo", "un"]
+    assert translated_stopwords(lexicon, "qq", [], english={"the"}) == ["la", "lo"]
+    assert translated_stopwords(lexicon, "qq", [], english={"of"}, senses=1) == ["di"]
+
+
+def test_adapt_writes_the_stop_words_a_pipeline_reads(tmp_path: Path) -> None:
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("".join(f"{en}\t{t}\n" for en, t in PAIRS + [("cyst", "kisto")]),
+                     encoding="utf-8")
+    kb = tmp_path / "kb.tsv"
+    kb.write_text("concept_id\tname\nC1\tPain of the cyst\nC2\tDead cyst\n", encoding="utf-8")
+    report = adapt("qq", pairs, [f"tsv:{kb}"], tmp_path / "out", transliteration_seconds=0)
+    path = tmp_path / "out" / "stopwords.txt"
+    words = read_stopword_file(path, "qq")
+    assert {"lo", "di", "un"} <= words and "la" not in words and "dolo" not in words
+    assert path.read_text(encoding="utf-8").startswith("# qq stop words")
+    saved = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
+    assert saved["stopwords"] == report["stopwords"] == {"out": str(path), "words": len(words)}
+    spans = {s.text for s in generate_spans("un kisto di dolo", "qq", stopwords=words)}
+    assert "kisto di dolo" in spans and not spans & {"un kisto", "kisto di", "di dolo"}

@@ -1,0 +1,56 @@
+"""Stop words for a language without a list: the word pairs' renderings of English stop words.
+
+A candidate span may not start or end with a stop word (:mod:`xlnel.candidates.spans`), and
+xlnel ships lists for a few languages only; without one, spans such as *une hypertension*
+compete with *hypertension* for the same gold mention. The word pairs render the English
+function words into the target's (*the* -> *le*, *la*, *les*; *of* -> *de*, *du*, *des*).
+A rendering becomes a stop word when it is one of the first ``senses`` renderings of an English
+stop word and no English content word (a word of the knowledge base's names that is no stop
+word) has it among its renderings: a word that also renders *dead* or *pain* may start a name.
+``xlnel adapt`` writes the list next to the dictionary; a pipeline takes it with
+``candidates.stopwords``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+
+from xlnel.dictionary.lexicon import Lexicon
+from xlnel.normalization import normalize_string
+from xlnel.stopwords import load_stopwords
+
+__all__ = ["translated_stopwords"]
+
+#: Renderings of each English stop word taken (the pairs list the most frequent first).
+STOPWORD_SENSES = 3
+
+
+def translated_stopwords(lexicon: Lexicon, lang: str, content_words: Iterable[str],
+                         english: Collection[str] | None = None,
+                         senses: int = STOPWORD_SENSES) -> list[str]:
+    """The target-language stop words the pairs give, normalised, sorted.
+
+    Args:
+        lexicon: Word pairs as a lexicon (English -> target senses).
+        lang: Target language (its normalisation rules apply).
+        content_words: English words of the knowledge base's names; those that are no stop
+            word veto their renderings.
+        english: English stop words; ``None`` for the shipped English list.
+        senses: Renderings of each English stop word considered.
+
+    Returns:
+        One-word renderings (a rendering with a space, or that normalises to nothing or to
+        several words, is left out).
+    """
+    english = load_stopwords("en") if english is None else english
+    listed = dict(lexicon.items())  # the pairs' own words: no renderings of guessed base forms
+    candidates: set[str] = set()
+    for word in english:
+        for sense in listed.get(word, [])[:senses]:
+            text = normalize_string(sense.text, lang)
+            if text and " " not in text:
+                candidates.add(text)
+    vetoed: set[str] = set()
+    for word in set(content_words) - set(english):
+        vetoed.update(normalize_string(s.text, lang) for s in lexicon.senses(word))
+    return sorted(candidates - vetoed)
