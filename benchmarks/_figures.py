@@ -54,10 +54,15 @@ def render_figures(text: str, where: str, results: Path) -> str:
     """``text`` with every marked figure refilled from its results file.
 
     Raises:
-        KeyError: A marker names an unknown format or a path its file lacks.
+        KeyError: A marker names an unknown format or a path its file lacks, or is malformed
+            (a figure whose marker the pattern does not read would silently never be filled).
         FileNotFoundError: A marker names a file that does not exist.
     """
     cache: dict[str, Any] = {}
+    for opening in re.finditer(r"<!-- fig .*?-->", text):
+        if not FIGURE.match(text, opening.start()):
+            raise KeyError(f"{where}: malformed figure marker {opening.group()!r} (expected "
+                           "'<!-- fig FILE PATH FORMAT -->VALUE<!-- /fig -->')")
 
     def one(m: re.Match[str]) -> str:
         name, fmt = m.group("file"), m.group("fmt")

@@ -505,6 +505,23 @@ def dictionary_e2e() -> str:
                   rows, ["dictionary_e2e.json"])
 
 
+def derived_stopwords() -> str:
+    """Camoni by 5-fold CV: span F1 with the curated, the derived and no stop-word list."""
+    data = _load("derived_stopwords.json")["results"]
+    rows = []
+    for community, by_pipeline in data.items():
+        for pipeline, r in by_pipeline.items():
+            f1 = [f"{pct(r[n]['f1'])} [{pct(r[n]['ci']['f1'][0])}, {pct(r[n]['ci']['f1'][1])}]"
+                  for n in ("shipped", "derived", "none")]
+            deltas = [f"{100 * t['delta_f1']:+.1f} [{100 * t['delta_f1_ci'][0]:+.1f}, "
+                      f"{100 * t['delta_f1_ci'][1]:+.1f}], p {t['p']:.3f}"
+                      for t in (r["derived_vs_none"], r["derived_vs_shipped"])]
+            rows.append([community, pipeline, *f1, *deltas])
+    return _table(["community", "filter", "curated list F1 [95% CI]", "derived list",
+                   "no list", "derived − none ΔF1", "derived − curated ΔF1"], rows,
+                  ["derived_stopwords.json"])
+
+
 def _ci(level: dict[str, Any]) -> str:
     low, high = level["ci"]["f1"]
     return f"**{pct(level['f1'])}** [{pct(low)}, {pct(high)}]"
@@ -844,7 +861,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             adapt_new_language_english_hpo,
                             adapt_new_language_ja_encoder, adapt_new_language_generic,
                             pairs_coverage,
-                            dictionary_coverage, dictionary_e2e,
+                            dictionary_coverage, dictionary_e2e, derived_stopwords,
                             accuracy_cv, accuracy_cv_gpu, decision_variants,
                             decision_variants_bc5cdr_train, filter_variants, bc5cdr_errors,
                             entity_typing, entity_typing_by_type,

@@ -96,6 +96,8 @@ def test_figures_in_text_are_filled_from_results(tmp_path: Path) -> None:
         render_figures("<!-- fig x.json results.f1 pc -->1<!-- /fig -->", "page.md", tmp_path)
     with pytest.raises(FileNotFoundError, match="y.json"):
         render_figures("<!-- fig y.json results.f1 pct -->1<!-- /fig -->", "page.md", tmp_path)
+    with pytest.raises(KeyError, match="page.md: malformed figure marker"):  # no format
+        render_figures("<!-- fig x.json results.f1 -->0<!-- /fig -->", "page.md", tmp_path)
 
 
 @pytest.mark.parametrize("name,page", [("accuracy_variants", "accuracy-variants.md"),

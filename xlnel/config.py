@@ -129,7 +129,8 @@ class CandidatesConfig(_Section):
             distance of L1-normalised vectors; scores every name sharing an n-gram, an ablation
             for dictionaries of up to some hundred thousand names).
         strip_prefixes: Also match spans without one-letter prefixes; ``None`` = only Hebrew.
-        stopwords: A stop-word file replacing the language's built-in list.
+        stopwords: A stop-word file replacing the language's built-in list (such as the
+            ``stopwords.txt`` that ``xlnel adapt`` writes).
         chunk_size: Spans scored together; bounds memory (``None``: from the dictionary size).
         workers: Threads matching chunks of spans at the same time (same results for any).
         generated_fallback: Candidates of generated names (translated, composed, corpus ...)

@@ -3,7 +3,7 @@
 A candidate span may not start or end with a stop word (:mod:`xlnel.candidates.spans`), and
 xlnel ships lists for a few languages only; without one, spans such as *une hypertension*
 compete with *hypertension* for the same gold mention. The word pairs render the English
-function words into the target's (*the* -> *le*, *la*, *les*; *of* -> *de*, *du*, *des*).
+function words into the target's (*the* -> *le*, *les*, *la*; *with* -> *avec*).
 A rendering becomes a stop word when it is one of the first ``senses`` renderings of an English
 stop word and no English content word (a word of the knowledge base's names that is no stop
 word) has it among its renderings: a word that also renders *dead* or *pain* may start a name.
@@ -21,7 +21,7 @@ from xlnel.stopwords import load_stopwords
 
 __all__ = ["translated_stopwords"]
 
-#: Renderings of each English stop word taken (the pairs list the most frequent first).
+#: Renderings of each English stop word taken, first as the pairs list them.
 STOPWORD_SENSES = 3
 
 
