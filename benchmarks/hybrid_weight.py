@@ -58,6 +58,18 @@ def dev_rows(rows: list[GoldItem], args: argparse.Namespace) -> list[GoldItem]:
     return [rest[i] for i in pick]
 
 
+def add_dev_row_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that pick development rows (:func:`dev_rows`) and the built dictionaries."""
+    parser.add_argument("--dev-rows", type=int, default=1000)
+    parser.add_argument("--dev-seed", type=int, default=1)
+    parser.add_argument("--limit", type=int, default=500,
+                        help="adapt_new_language's --limit (its rows are left out).")
+    parser.add_argument("--whole-up-to", type=int, default=1000,
+                        help="adapt_new_language's --whole-up-to.")
+    parser.add_argument("--seed", type=int, default=0, help="adapt_new_language's --seed.")
+    parser.add_argument("--work", type=Path, default=Path("dictionary/built"))
+
+
 def score_language(lang: str, args: argparse.Namespace, english: Dictionary) -> dict[str, Any]:
     """Accuracy of TF-IDF alone, the encoder alone and every weight on one language's rows
     (the encoder searches the ``english`` names)."""
@@ -99,14 +111,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--langs", nargs="+", default=["fr", "ja"])
     parser.add_argument("--weights", nargs="+", type=float, default=[0, 1, 2, 4, 8, 12, 20])
-    parser.add_argument("--dev-rows", type=int, default=1000)
-    parser.add_argument("--dev-seed", type=int, default=1)
-    parser.add_argument("--limit", type=int, default=500,
-                        help="adapt_new_language's --limit (its rows are left out).")
-    parser.add_argument("--whole-up-to", type=int, default=1000,
-                        help="adapt_new_language's --whole-up-to.")
-    parser.add_argument("--seed", type=int, default=0, help="adapt_new_language's --seed.")
-    parser.add_argument("--work", type=Path, default=Path("dictionary/built"))
+    add_dev_row_arguments(parser)
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     english = Dictionary.from_concepts(load_kb("hpo"))

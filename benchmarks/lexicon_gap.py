@@ -30,12 +30,11 @@ import re
 import time
 from collections import Counter
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from benchmarks._common import write_result
 from benchmarks.adapt_new_language import DATA
-from benchmarks.hybrid_weight import dev_rows
+from benchmarks.hybrid_weight import add_dev_row_arguments, dev_rows
 from xlnel.analysis.coverage import DictionaryLookup, gold_items, read_gold_tsv
 from xlnel.analysis.gold import resolve_gold
 from xlnel.dictionary.compose import tokenize
@@ -147,14 +146,7 @@ def main() -> None:
     """Analyse each language's development rows, write the results file."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--langs", nargs="+", default=["fr"])
-    parser.add_argument("--dev-rows", type=int, default=1000)
-    parser.add_argument("--dev-seed", type=int, default=1)
-    parser.add_argument("--limit", type=int, default=500,
-                        help="adapt_new_language's --limit (its rows are left out).")
-    parser.add_argument("--whole-up-to", type=int, default=1000,
-                        help="adapt_new_language's --whole-up-to.")
-    parser.add_argument("--seed", type=int, default=0, help="adapt_new_language's --seed.")
-    parser.add_argument("--work", type=Path, default=Path("dictionary/built"))
+    add_dev_row_arguments(parser)
     parser.add_argument("--examples", type=int, default=15)
     args = parser.parse_args()
     results = {lang: analyse(lang, args) for lang in args.langs}
