@@ -26,7 +26,6 @@ Writes ``benchmarks/results/lexicon_gap.json``.
 from __future__ import annotations
 
 import argparse
-import re
 import time
 from collections import Counter
 from collections.abc import Iterable
@@ -42,6 +41,7 @@ from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.langdata import load_profile
 from xlnel.dictionary.lexicon import Lexicon
 from xlnel.dictionary.render import number_forms
+from xlnel.dictionary.stopwords import connector_words
 from xlnel.io import load_kb
 from xlnel.io.kb_history import kb_id_history
 from xlnel.normalization import normalize_string
@@ -94,8 +94,7 @@ def analyse(lang: str, args: argparse.Namespace) -> dict[str, Any]:
         if entry.source != "kb":
             rendered.setdefault(entry.concept_id, set()).update(entry.name.split())
     names = {c.id: c.names for c in load_kb("hpo")}
-    function = {w for templates in load_profile(lang).connectors.values() for t in templates
-                for w in normalize_string(re.sub(r"\{[^}]*\}", " ", t), lang).split()}
+    function = connector_words(load_profile(lang))
     for word in load_stopwords("en"):
         for sense in lexicon.senses(word):
             function.update(normalize_string(sense.text, lang).split())

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from xlnel.candidates.spans import generate_spans
 from xlnel.dictionary.adapt import adapt
+from xlnel.dictionary.langdata import LanguageProfile
 from xlnel.dictionary.lexicon import Lexicon
-from xlnel.dictionary.stopwords import translated_stopwords
+from xlnel.dictionary.stopwords import connector_words, translated_stopwords
 from xlnel.stopwords import read_stopword_file
 
 # "qq": the -> lo, la; of -> di, del, dal, dul; a -> un; pain -> dolo; dead -> la (a content
@@ -27,6 +28,18 @@ def test_renderings_of_english_stop_words_that_no_content_word_shares() -> None:
     assert found == ["dal", "del", "di", "lo", "un"]
     assert translated_stopwords(lexicon, "qq", [], english={"the"}) == ["la", "lo"]
     assert translated_stopwords(lexicon, "qq", [], english={"of"}, senses=1) == ["di"]
+
+
+def test_connector_words_are_stop_words_unless_a_content_word_renders_them() -> None:
+    profile = LanguageProfile("qq", connectors={
+        "of": ("{left} di {right}", "{left|gen} {right}"),
+        "secondary to": ("{left} sekunda al {right}",)})
+    assert connector_words(profile) == {"di", "sekunda", "al"}
+    assert connector_words(LanguageProfile("qq")) == set()
+    lexicon = Lexicon([("secondary", "sekunda"), ("the", "lo")])
+    found = translated_stopwords(lexicon, "qq", ["secondary"], english={"the"},
+                                 connectors=connector_words(profile))
+    assert found == ["al", "di", "lo"]
 
 
 def test_adapt_writes_the_stop_words_a_pipeline_reads(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from xlnel.dictionary.compounds import CompoundForms
-from xlnel.dictionary.langdata import LanguageProfile
+from xlnel.dictionary.langdata import TEMPLATE_FIELD, LanguageProfile
 from xlnel.dictionary.lexicon import RANK_DECAY, Sense
 
 #: Kinds of word rendering, from the most to the least trusted; the worst names the source.
@@ -27,7 +27,6 @@ KIND_ORDER = ("translation", "copy", "transliteration")
 #: Score factor of a rendering inflected by a variant form of the language file.
 VARIANT_FACTOR = 0.9
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-_TEMPLATE_FIELD = re.compile(r"\{(left|right)(?:\|([^}]+))?\}")
 #: English adjective endings: a word ending so is not taken for a noun modifier.
 ADJECTIVE_ENDINGS = ("al", "ic", "ous", "ive", "ary", "ar", "ed", "ing", "ful", "less", "able",
                      "ible", "oid", "ian", "ent", "ant", "ile", "like")
@@ -188,7 +187,7 @@ class NameComposer:
                 words = self.profile.forms[match.group(2)].apply(words)
             return joiner.join(words)
 
-        text = _TEMPLATE_FIELD.sub(field, template)
+        text = TEMPLATE_FIELD.sub(field, template)
         words = tuple(text.split(" ")) if joiner == " " else (text,)
         n = left.n + right.n
         # the template's prior counts as one more word

@@ -50,7 +50,8 @@ from xlnel.errors import FormatError
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_CONNECTORS", "Form", "LanguageProfile", "language_dirs", "load_profile"]
+__all__ = ["DEFAULT_CONNECTORS", "TEMPLATE_FIELD", "Form", "LanguageProfile", "language_dirs",
+           "load_profile"]
 
 #: English words and phrases that join two parts of a name, longest first when matching.
 DEFAULT_CONNECTORS = ("due to", "secondary to", "associated with", "caused by", "of", "with",
@@ -58,7 +59,8 @@ DEFAULT_CONNECTORS = ("due to", "secondary to", "associated with", "caused by", 
                       "involving", "affecting", "after", "during", "like")
 _ORDERS = ("keep", "reverse", "both")
 _SCOPES = ("all", "first", "last")
-_TEMPLATE_FIELD = re.compile(r"\{(left|right)(?:\|([^}]+))?\}")
+#: A ``{left}`` / ``{right|form}`` field of a connector template.
+TEMPLATE_FIELD = re.compile(r"\{(left|right)(?:\|([^}]+))?\}")
 #: Template forms every language has (see the module's docstring); files may not redefine them.
 BUILTIN_FORMS = ("compound",)
 
@@ -253,11 +255,11 @@ def _form(spec: Any, path: str | Path, name: str) -> Form:
 
 
 def _check_template(template: str, forms: dict[str, Form], path: str | Path, key: str) -> None:
-    for match in _TEMPLATE_FIELD.finditer(template):
+    for match in TEMPLATE_FIELD.finditer(template):
         if match.group(2) and match.group(2) not in forms and match.group(2) not in BUILTIN_FORMS:
             raise FormatError(f"connectors.{key}: template {template!r} uses form "
                               f"{match.group(2)!r}, not defined under [forms] nor built in "
                               f"{list(BUILTIN_FORMS)}", path)
-    if re.sub(_TEMPLATE_FIELD, "", template).count("{"):
+    if re.sub(TEMPLATE_FIELD, "", template).count("{"):
         raise FormatError(f"connectors.{key}: template {template!r} may only hold {{left}}, "
                           f"{{right}} and {{left|form}} / {{right|form}}", path)
