@@ -37,6 +37,8 @@ def adapted(cli: typer.Typer, tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = CliRunner().invoke(cli, ["adapt", "--lang", "xx", "--pairs", str(pairs), "--kb",
                                       f"tsv:{kb}", "--out", str(root / "out")])
     assert result.exit_code == 0, result.output
+    assert f"set candidates.stopwords to {root / 'out' / 'stopwords.txt'}" in result.output
+    assert (root / "out" / "stopwords.txt").is_file()
     return root / "out"
 
 

@@ -141,6 +141,7 @@ def adapt_cli(
                                 transliteration_seconds=translit_seconds, limit=limit,
                                 progress=True, induce=induce, embed=_embedder(encoder),
                                 generic_grammar=generic_grammar))
-    summary = {k: report[k] for k in ("dictionary", "seconds", "peak_memory_mb")}
+    summary = {k: report[k] for k in ("dictionary", "stopwords", "seconds", "peak_memory_mb")}
     typer.echo(json.dumps(summary, ensure_ascii=False, indent=2))
-    typer.echo(f"adapted to {lang!r} in {out}", err=True)
+    typer.echo(f"adapted to {lang!r} in {out}; its stop words: set candidates.stopwords to "
+               f"{report['stopwords']['out']}", err=True)
