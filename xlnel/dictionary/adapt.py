@@ -337,7 +337,8 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
                     "joining words without them")
         profile = dataclasses.replace(profile, joiner="")
     times = {"read": time.monotonic() - started}
-    senses, details = _word_senses(lexicon, profile, concepts, out, settings,
+    words = kb_words(concepts)  # the KB's English words: fallbacks and stop-word vetoes
+    senses, details = _word_senses(lexicon, profile, words, out, settings,
                                    transliteration_seconds, progress, embed)
     times["fallbacks"] = time.monotonic() - started - times["read"]
     texts = list(corpus_texts(corpus))  # read once: for the evidence and for induction
@@ -356,8 +357,7 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     dictionary.save(out / DICTIONARY_FILE)
     if corpus:
         Dictionary(e for e in dictionary if e.source == "corpus").save(out / ATTESTED_FILE)
-    stopwords = translated_stopwords(lexicon, lang, kb_words(concepts),
-                                     connectors=connector_words(profile))
+    stopwords = translated_stopwords(lexicon, lang, words, connectors=connector_words(profile))
     write_stopwords(out / STOPWORDS_FILE, stopwords, lang, pairs_path)
     times["total"] = time.monotonic() - started
     report = {
@@ -389,7 +389,7 @@ def write_stopwords(path: Path, words: Sequence[str], lang: str, pairs: str | Pa
         f.writelines(f"{word}\n" for word in words)
 
 
-def _word_senses(lexicon: Lexicon, profile: LanguageProfile, concepts: Sequence[Concept],
+def _word_senses(lexicon: Lexicon, profile: LanguageProfile, words: set[str],
                  out: Path, settings: BuildSettings, seconds: float,
                  progress: bool, embed: Embed | None = None
                  ) -> tuple[WordSenses, dict[str, Any]]:
@@ -411,7 +411,7 @@ def _word_senses(lexicon: Lexicon, profile: LanguageProfile, concepts: Sequence[
     if profile.compound:
         senses.compounds = CompoundForms().fit(s.text for _, ss in lexicon.items() for s in ss)
         details["compound_forms"] = len(senses.compounds)
-    missing = [w for w in kb_words(concepts) if w.isalpha() and len(w) > 2
+    missing = [w for w in words if w.isalpha() and len(w) > 2
                and not senses.lexicon_senses(w) and w not in profile.words]
     if not profile.joiner:  # a script without spaces composes words from morphemes
         senses.morphemes = MorphemeTable().fit(

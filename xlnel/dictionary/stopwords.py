@@ -56,10 +56,11 @@ def translated_stopwords(lexicon: Lexicon, lang: str, content_words: Iterable[st
         several words, is left out).
     """
     english = load_stopwords("en") if english is None else english
-    listed = dict(lexicon.items())  # the pairs' own words: no renderings of guessed base forms
     candidates = set(connectors)
     for word in english:
-        for sense in listed.get(word, [])[:senses]:
+        if word not in lexicon:  # the pairs' own words only: no guessed base forms
+            continue
+        for sense in lexicon.senses(word)[:senses]:
             text = normalize_string(sense.text, lang)
             if text and " " not in text:
                 candidates.add(text)
