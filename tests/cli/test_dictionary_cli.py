@@ -39,6 +39,8 @@ def adapted(cli: typer.Typer, tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert result.exit_code == 0, result.output
     assert f"set candidates.stopwords to {root / 'out' / 'stopwords.txt'}" in result.output
     assert (root / "out" / "stopwords.txt").is_file()
+    assert f"xlnel train {root / 'out' / 'pipeline.yaml'} --out PIPELINE" in result.output
+    assert (root / "out" / "pipeline.yaml").is_file()
     return root / "out"
 
 

@@ -57,3 +57,28 @@ def test_adapt_writes_the_stop_words_a_pipeline_reads(tmp_path: Path) -> None:
     assert saved["stopwords"] == report["stopwords"] == {"out": str(path), "words": len(words)}
     spans = {s.text for s in generate_spans("un kisto di dolo", "qq", stopwords=words)}
     assert "kisto di dolo" in spans and not spans & {"un kisto", "kisto di", "di dolo"}
+
+
+def test_adapt_writes_a_pipeline_config_that_links_without_annotations(tmp_path: Path) -> None:
+    from xlnel.config import load_config
+    from xlnel.pipeline import Pipeline, train
+
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("".join(f"{en}\t{t}\n" for en, t in PAIRS + [("cyst", "kisto")]),
+                     encoding="utf-8")
+    kb = tmp_path / "kb.tsv"
+    kb.write_text("concept_id\tname\nC1\tPain of the cyst\nC2\tDead cyst\n", encoding="utf-8")
+    report = adapt("qq", pairs, [f"tsv:{kb}"], tmp_path / "out", transliteration_seconds=0)
+    path = tmp_path / "out" / "pipeline.yaml"
+    assert report["pipeline"] == str(path)
+    assert path.read_text(encoding="utf-8").startswith("# Links qq text")
+    config = load_config(path)
+    assert config.lang == "qq" and config.dictionary.kb == []
+    assert config.dictionary.extra == [str((tmp_path / "out" / "dictionary.tsv").resolve())]
+    assert config.candidates.stopwords == str((tmp_path / "out" / "stopwords.txt").resolve())
+    assert config.filter.name == "xlnel.similarity.v1" and config.filter.threshold == 1.0
+    assert config.dft.R == 0.0 and config.data.train is None
+    train(config, tmp_path / "pipe")
+    links = Pipeline.load(tmp_path / "pipe").link("un kisto e un dolo di kisto")
+    # the derived stop words keep the article out; the exact rendering is linked, whole
+    assert {(link.text, link.concept_id) for link in links} == {("dolo di kisto", "C1")}

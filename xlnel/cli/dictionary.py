@@ -128,8 +128,10 @@ def adapt_cli(
 ) -> None:
     """Adapt to a new language: render the KBs into LANG from word PAIRS.
 
-    Writes OUT/dictionary.tsv (use it as ``dictionary.extra`` of a pipeline config) and
-    OUT/report.json (counts by source, timings, peak memory).
+    Writes OUT/dictionary.tsv (use it as ``dictionary.extra`` of a pipeline config),
+    OUT/stopwords.txt (for ``candidates.stopwords``), OUT/pipeline.yaml (a config that links
+    with both before any annotation) and OUT/report.json (counts by source, timings, peak
+    memory).
     """
     from xlnel.dictionary.adapt import adapt
     from xlnel.dictionary.render import BuildSettings
@@ -141,7 +143,9 @@ def adapt_cli(
                                 transliteration_seconds=translit_seconds, limit=limit,
                                 progress=True, induce=induce, embed=_embedder(encoder),
                                 generic_grammar=generic_grammar))
-    summary = {k: report[k] for k in ("dictionary", "stopwords", "seconds", "peak_memory_mb")}
+    summary = {k: report[k]
+               for k in ("dictionary", "stopwords", "pipeline", "seconds", "peak_memory_mb")}
     typer.echo(json.dumps(summary, ensure_ascii=False, indent=2))
     typer.echo(f"adapted to {lang!r} in {out}; its stop words: set candidates.stopwords to "
-               f"{report['stopwords']['out']}", err=True)
+               f"{report['stopwords']['out']}; to link before annotating anything: xlnel train "
+               f"{report['pipeline']} --out PIPELINE", err=True)

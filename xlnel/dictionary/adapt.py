@@ -11,7 +11,8 @@ build`` and ``xlnel adapt`` run:
   a saved translator and writes the source-language dictionary TSV.
 * :func:`adapt` renders knowledge bases into a new language from word pairs used as a lexicon,
   the language's grammar file and fallbacks for missing words (see :mod:`xlnel.dictionary.render`),
-  writing ``dictionary.tsv``, ``stopwords.txt`` and ``report.json`` (and ``translator/`` when a
+  writing ``dictionary.tsv``, ``stopwords.txt``, ``pipeline.yaml`` (a pipeline config that links
+  with them before any annotation) and ``report.json`` (and ``translator/`` when a
   transliteration model is trained).
 """
 
@@ -26,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import yaml
 from pydantic import ValidationError
 
 from xlnel.dictionary.builder import build_dictionary, evaluate_translator
@@ -71,6 +73,13 @@ TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE = "translator", "dictionary.tsv", "
 ATTESTED_FILE = "attested.tsv"
 #: The target's stop words that the pairs give (:mod:`xlnel.dictionary.stopwords`).
 STOPWORDS_FILE = "stopwords.txt"
+#: A pipeline config linking with the built dictionary and stop words, no annotations needed.
+PIPELINE_FILE = "pipeline.yaml"
+#: Cosine a candidate of that pipeline needs: 1.0, an exact match of the normalised span and a
+#: name (with no annotated documents there is nothing to choose a threshold on; a looser match
+#: of a generated name is mostly an everyday word). ``benchmarks/zero_annotation.py`` compares
+#: it with thresholds chosen on annotated posts.
+ZERO_SHOT_THRESHOLD = 1.0
 
 
 def write_json(path: str | Path, payload: Mapping[str, Any]) -> None:
@@ -273,9 +282,11 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     transliteration pairs, a character model trained within ``transliteration_seconds``
     (saved under ``out_dir/translator``). Writes
     ``out_dir/dictionary.tsv`` (with a ``score`` column), ``out_dir/stopwords.txt`` (the
-    target's stop words the pairs give, for ``candidates.stopwords``) and
-    ``out_dir/report.json``; with a corpus, also ``out_dir/attested.tsv``: the entries it
-    attests (a small dictionary of the forms people write).
+    target's stop words the pairs give, for ``candidates.stopwords``), ``out_dir/pipeline.yaml``
+    (:func:`write_pipeline_config`: a config that ``xlnel train`` turns into a linker without
+    annotated documents) and ``out_dir/report.json``; with a corpus, also
+    ``out_dir/attested.tsv``: the entries it attests (a small dictionary of the forms people
+    write).
 
     Args:
         lang: Language code of the pair targets and of the dictionary.
@@ -319,7 +330,8 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     if language_file is not None:
         inputs.append(Path(language_file))
     out = check_output_folder(out_dir, inputs, (TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE,
-                                                     ATTESTED_FILE, STOPWORDS_FILE),
+                                                     ATTESTED_FILE, STOPWORDS_FILE,
+                                                     PIPELINE_FILE),
                               marker=REPORT_FILE)
     if generic_grammar and language_file is not None:
         raise ConfigError(f"give a language file ({language_file}) or the generic grammar, "
@@ -359,6 +371,7 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         Dictionary(e for e in dictionary if e.source == "corpus").save(out / ATTESTED_FILE)
     stopwords = translated_stopwords(lexicon, lang, words, connectors=connector_words(profile))
     write_stopwords(out / STOPWORDS_FILE, stopwords, lang, pairs_path)
+    write_pipeline_config(out / PIPELINE_FILE, lang, out / DICTIONARY_FILE, out / STOPWORDS_FILE)
     times["total"] = time.monotonic() - started
     report = {
         "lang": lang, "xlnel_version": __version__, "pairs": str(pairs_path),
@@ -367,6 +380,7 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         "settings": dataclasses.asdict(settings), "lexicon_words": len(lexicon), **details,
         "kb_words_missing_from_lexicon": len(senses.missing),
         "stopwords": {"out": str(out / STOPWORDS_FILE), "words": len(stopwords)},
+        "pipeline": str(out / PIPELINE_FILE),
         "dictionary": {"out": str(out / DICTIONARY_FILE), "concepts": len(concepts),
                        "english_names": sum(len(c.names) for c in concepts),
                        "entries": len(dictionary), "seconds": round(times["total"], 1),
@@ -387,6 +401,31 @@ def write_stopwords(path: Path, words: Sequence[str], lang: str, pairs: str | Pa
         f.write(f"# {lang} stop words: renderings of English stop words in {pairs} "
                 "(xlnel.dictionary.stopwords); use with candidates.stopwords\n")
         f.writelines(f"{word}\n" for word in words)
+
+
+def write_pipeline_config(path: Path, lang: str, dictionary: Path, stopwords: Path) -> None:
+    """Write a pipeline config that links ``lang`` text with a built dictionary, no annotations.
+
+    Its only names are the dictionary's (which holds the KB's English names too, source ``kb``,
+    unless they were left out); spans starting or ending with a word of ``stopwords`` are not
+    candidates; the filter keeps a candidate whose cosine reaches
+    :data:`ZERO_SHOT_THRESHOLD` (``xlnel.similarity.v1``, nothing learned). Paths are written
+    absolute, so the config works from any directory (and not after the files move). Written
+    atomically.
+    """
+    body = {"lang": lang,
+            "dictionary": {"kb": [], "extra": [str(dictionary.resolve())]},
+            "dft": {"R": 0.0},
+            "candidates": {"stopwords": str(stopwords.resolve())},
+            "filter": {"name": "xlnel.similarity.v1", "threshold": ZERO_SHOT_THRESHOLD},
+            "linker": {"propagate": False}}
+    with atomic_write(path) as f:
+        f.write(f"# Links {lang} text with the dictionary `xlnel adapt` built, before any "
+                "annotation:\n#   xlnel train " + str(path.resolve()) + " --out PIPELINE\n"
+                "#   xlnel link PIPELINE DOCS.jsonl --out LINKED.jsonl\n"
+                "# With annotated documents (data.train), include configs/pipelines/gbdt.yaml "
+                "and put this file's\n# dictionary and candidates sections over it instead.\n")
+        f.write(yaml.safe_dump(body, allow_unicode=True, sort_keys=False))
 
 
 def _word_senses(lexicon: Lexicon, profile: LanguageProfile, words: set[str],
