@@ -39,7 +39,7 @@ from xlnel.dictionary.adapt import load_concepts, write_stopwords
 from xlnel.dictionary.langdata import load_profile
 from xlnel.dictionary.lexicon import Lexicon
 from xlnel.dictionary.render import kb_words
-from xlnel.dictionary.stopwords import connector_words, translated_stopwords
+from xlnel.dictionary.stopwords import connector_words, name_starts, translated_stopwords
 from xlnel.experiments.summary import pooled, pooled_counts
 from xlnel.stopwords import load_stopwords
 
@@ -55,7 +55,8 @@ def derive(lang: str, kbs: list[str]) -> list[str]:
     """The list ``xlnel adapt --lang LANG --kb ...`` writes, from ``muse/en-LANG.txt``."""
     concepts, _ = load_concepts(kbs)
     return translated_stopwords(Lexicon.from_file(DATA / f"muse/en-{lang}.txt"), lang,
-                                kb_words(concepts), connectors=connector_words(load_profile(lang)))
+                                kb_words(concepts), connectors=connector_words(load_profile(lang)),
+                                starts=name_starts(n for c in concepts for n in c.names))
 
 
 def cell(community: str, pipeline: str, stopwords: Path | None, args: argparse.Namespace

@@ -9,7 +9,12 @@ from xlnel.candidates.spans import generate_spans
 from xlnel.dictionary.adapt import adapt
 from xlnel.dictionary.langdata import LanguageProfile
 from xlnel.dictionary.lexicon import Lexicon
-from xlnel.dictionary.stopwords import connector_words, translated_stopwords
+from xlnel.dictionary.stopwords import (
+    MIN_NAME_STARTS,
+    connector_words,
+    name_starts,
+    translated_stopwords,
+)
 from xlnel.stopwords import read_stopword_file
 
 # "qq": the -> lo, la; of -> di, del, dal, dul; a -> un; pain -> dolo; dead -> la (a content
@@ -82,3 +87,15 @@ def test_adapt_writes_a_pipeline_config_that_links_without_annotations(tmp_path:
     links = Pipeline.load(tmp_path / "pipe").link("un kisto e un dolo di kisto")
     # the derived stop words keep the article out; the exact rendering is linked, whole
     assert {(link.text, link.concept_id) for link in links} == {("dolo di kisto", "C1")}
+
+
+def test_a_word_many_english_names_start_with_is_no_stop_word() -> None:
+    lexicon = Lexicon([("not", "non"), ("the", "lo")])
+    names = [f"Non-progressive thing {i}" for i in range(MIN_NAME_STARTS)] + ["The end"]
+    starts = name_starts(names)
+    assert starts["non"] == MIN_NAME_STARTS and starts["the"] == 1
+    english = {"not", "the"}
+    assert translated_stopwords(lexicon, "qq", [], english=english) == ["lo", "non"]
+    assert translated_stopwords(lexicon, "qq", [], english=english, starts=starts) == ["lo"]
+    fewer = name_starts(names[1:])
+    assert translated_stopwords(lexicon, "qq", [], english=english, starts=fewer) == ["lo", "non"]

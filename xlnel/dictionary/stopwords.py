@@ -8,24 +8,37 @@ A rendering becomes a stop word when it is one of the first ``senses`` rendering
 stop word, and so does a word of the language file's connector templates (*de*, *du*, *des* of
 ``'{left} de {right}'``: pairs often lack *of*), unless an English content word (a word of the
 knowledge base's names that is no stop word) has it among its renderings: a word that also
-renders *dead* or *pain* (or *secondary*, of *secondary to*) may start or end a name.
+renders *dead* or *pain* (or *secondary*, of *secondary to*) may start or end a name. Nor is
+a word that starts at least :data:`MIN_NAME_STARTS` of the knowledge base's English names as
+they are spelled (:func:`name_starts`): the target may write it the same way (*non* renders
+*not*, and a French name may start *non progressif* as an English one starts *Non-progressive*).
 ``xlnel adapt`` writes the list next to the dictionary; a pipeline takes it with
 ``candidates.stopwords``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping
 
+from xlnel.dictionary.compose import tokenize
 from xlnel.dictionary.langdata import TEMPLATE_FIELD, LanguageProfile
 from xlnel.dictionary.lexicon import Lexicon
 from xlnel.normalization import normalize_string
 from xlnel.stopwords import load_stopwords
 
-__all__ = ["connector_words", "translated_stopwords"]
+__all__ = ["MIN_NAME_STARTS", "connector_words", "name_starts", "translated_stopwords"]
 
 #: Renderings of each English stop word taken, first as the pairs list them.
 STOPWORD_SENSES = 3
+#: English names a word must start to be no stop word (HPO: *non* starts 54, the next word
+#: of a derived list spelled like an English first word, MUSE's English copy *two*, 8).
+MIN_NAME_STARTS = 10
+
+
+def name_starts(names: Iterable[str]) -> Counter[str]:
+    """How many of the English names start with each word (lower-cased tokens)."""
+    return Counter(tokens[0] for tokens in map(tokenize, names) if tokens)
 
 
 def connector_words(profile: LanguageProfile) -> set[str]:
@@ -38,7 +51,8 @@ def connector_words(profile: LanguageProfile) -> set[str]:
 def translated_stopwords(lexicon: Lexicon, lang: str, content_words: Iterable[str],
                          english: Collection[str] | None = None,
                          senses: int = STOPWORD_SENSES,
-                         connectors: Iterable[str] = ()) -> list[str]:
+                         connectors: Iterable[str] = (),
+                         starts: Mapping[str, int] | None = None) -> list[str]:
     """The target-language stop words the pairs give, normalised, sorted.
 
     Args:
@@ -50,6 +64,9 @@ def translated_stopwords(lexicon: Lexicon, lang: str, content_words: Iterable[st
         senses: Renderings of each English stop word considered.
         connectors: Normalised words of the language's connector templates
             (:func:`connector_words`), stop words too unless vetoed.
+        starts: First-word counts of the knowledge base's English names
+            (:func:`name_starts`); a word starting at least :data:`MIN_NAME_STARTS` of them
+            is vetoed. ``None``: no such veto.
 
     Returns:
         One-word renderings (a rendering with a space, or that normalises to nothing or to
@@ -67,4 +84,6 @@ def translated_stopwords(lexicon: Lexicon, lang: str, content_words: Iterable[st
     vetoed: set[str] = set()
     for word in set(content_words) - set(english):
         vetoed.update(normalize_string(s.text, lang) for s in lexicon.senses(word))
+    if starts is not None:
+        vetoed.update(w for w in candidates if starts.get(w, 0) >= MIN_NAME_STARTS)
     return sorted(candidates - vetoed)
