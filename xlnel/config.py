@@ -44,6 +44,9 @@ class DataConfig(_Section):
             many folds (seeded by ``split_seed``), fold ``fold`` is the test set and the others
             train; ``test`` and ``test_fraction`` are then not used. ``None`` = no folds.
         fold: The held-out fold, ``0 <= fold < folds``.
+        extra_train: More annotated document files that every training set takes whole, after
+            the split (never test documents), such as another corpus annotated alike: the
+            test documents still come from ``train`` or ``test`` alone.
     """
 
     train: str | None = None
@@ -53,6 +56,7 @@ class DataConfig(_Section):
     max_documents: int | None = Field(default=None, ge=1)
     folds: int | None = Field(default=None, ge=2)
     fold: int = Field(default=0, ge=0)
+    extra_train: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _fold_in_range(self) -> DataConfig:

@@ -261,7 +261,8 @@ def _kb_fingerprints(spec: str) -> list[dict[str, Any] | None]:
 def config_parts(config: PipelineConfig) -> dict[str, Any]:
     """The parts of a config that steps name in :attr:`Step.config`, as JSON values.
 
-    ``data`` and ``kb`` include the size and content hash of the files they name;
+    ``data`` and ``kb`` include the size and content hash of the files they name (``data``
+    leaves out ``extra_train`` when it names none);
     ``dft`` drops the seed when no split or fold depends on it (R 1, or R 0 without
     cross-fitting) and ``crossfit`` when it is off (so configs without it keep their keys);
     ``filter`` leaves out the threshold (see the module docstring).
@@ -272,11 +273,15 @@ def config_parts(config: PipelineConfig) -> dict[str, Any]:
         dft["seed"] = 0
     if not config.dft.crossfit:
         del dft["crossfit"]
+    data = dict(c["data"])
+    if not config.data.extra_train:  # configs without extra documents keep their keys
+        del data["extra_train"]
     return {
         "lang": c["lang"],
-        "data": {"lang": c["lang"], "data": c["data"],
+        "data": {"lang": c["lang"], "data": data,
                  "files": [file_fingerprint(config.data.train),
-                           file_fingerprint(config.data.test)]},
+                           file_fingerprint(config.data.test),
+                           *map(file_fingerprint, config.data.extra_train)]},
         "kb": {"dictionary": c["dictionary"],
                "files": [f for s in config.dictionary.kb for f in _kb_fingerprints(s)]
                + [file_fingerprint(p) for p in config.dictionary.extra]},

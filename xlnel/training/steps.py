@@ -68,6 +68,7 @@ def load_training_documents(config: PipelineConfig) -> tuple[list[Document], lis
     elif data.test is not None:
         test = read_documents(data.test)
     docs = docs[:data.max_documents]  # before mapping ids: documents cut are never read
+    docs += extra_training_documents(data.extra_train, {d.id for d in docs + test})
     history = kb_ids_history(config.dictionary.kb)
     if history:
         docs, changed = resolve_documents(docs, history)
@@ -78,6 +79,28 @@ def load_training_documents(config: PipelineConfig) -> tuple[list[Document], lis
     return docs, test
 
 
+def extra_training_documents(paths: Sequence[str], taken: set[str]) -> list[Document]:
+    """The documents of ``data.extra_train``, in order.
+
+    Raises:
+        ConfigError: When a file holds no documents, or a document id is already taken (by the
+            corpus or an earlier file): DFT, folds and reports tell documents apart by id.
+    """
+    out: list[Document] = []
+    for i, path in enumerate(paths):
+        docs = read_documents(path)
+        if not docs:
+            raise ConfigError(f"data.extra_train[{i}]: no documents in {path}")
+        for d in docs:
+            if d.id in taken:
+                raise ConfigError(f"data.extra_train[{i}]: document id {d.id!r} of {path} is "
+                                  "already a document of data.train, data.test or an earlier "
+                                  "extra file; ids must be distinct")
+            taken.add(d.id)
+        out += docs
+    return out
+
+
 def check_input_files(config: PipelineConfig) -> None:
     """Check that the files a config names for training exist, before any work.
 
@@ -85,6 +108,7 @@ def check_input_files(config: PipelineConfig) -> None:
         ConfigError: Naming the config key, the path and the folder it is relative to.
     """
     named = [("data.train", config.data.train), ("data.test", config.data.test)]
+    named += [(f"data.extra_train[{i}]", p) for i, p in enumerate(config.data.extra_train)]
     named += [(f"dictionary.extra[{i}]", p) for i, p in enumerate(config.dictionary.extra)]
     for key, value in named:
         if value is not None and not Path(value).exists():
