@@ -67,7 +67,8 @@ def test_shipped_gbdt_configs_are_the_gbdt_pipeline_on_their_corpus(
         # decisions chosen per corpus by cross-validation (docs/results.md)
         for part, key in (("linker", "propagate"), ("linker", "abbreviations"), ("dft", "R"),
                           ("dft", "crossfit"), ("linker", "lexicon"), ("linker", "lexicon_rate"),
-                          ("linker", "overlap"), ("linker", "consistency")):
+                          ("linker", "overlap"), ("linker", "consistency"),
+                          ("data", "extra_train")):
             shipped[part][key] = joined[part][key]
         for option in ("l2_regularization", "lexical", "ngrams", "kinds", "tagger"):
             shipped["filter"]["options"].pop(option, None)
@@ -77,6 +78,8 @@ def test_shipped_gbdt_configs_are_the_gbdt_pipeline_on_their_corpus(
 def _quick(cfg: PipelineConfig, extra: Path) -> dict[str, Any]:
     """Overrides that train ``cfg`` in seconds to minutes: a handful of documents, one epoch."""
     quick: dict[str, Any] = {"data.max_documents": 12}
+    if cfg.data.extra_train:  # hundreds of documents; their files are checked, not read
+        quick["data.extra_train"] = []
     if cfg.filter.name == "xlnel.cross_encoder.v1":
         quick["filter.options.epochs"] = 1
     if cfg.ner.name is not None:  # enough for the tagger to find spans the filter learns from
@@ -106,11 +109,14 @@ def test_shipped_config_trains(name: str, path: Path, overrides: dict[str, Any],
     from xlnel.dictionary.dictionary import Dictionary
     from xlnel.io import load_kb
     from xlnel.pipeline import train
+    from xlnel.training.steps import check_input_files
 
     monkeypatch.chdir(ROOT)  # the shipped configs name their data relative to the root
     extra = tmp_path / "he-names.tsv"
     Dictionary.from_concepts(load_kb(f"names:{DATA}/camoni/hebrew_umls_names.txt")).save(extra)
     cfg = load_config(path, overrides)
+    check_input_files(cfg.model_copy(update={"dictionary": cfg.dictionary.model_copy(
+        update={"extra": []})}))  # the files it names exist (extra: built or stood in below)
     cfg = load_config(path, {**overrides, **_quick(cfg, extra)})
     report = train(cfg, tmp_path / "pipeline")
     assert (tmp_path / "pipeline" / "config.yaml").is_file(), name
