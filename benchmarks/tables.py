@@ -522,6 +522,41 @@ def derived_stopwords() -> str:
                   ["derived_stopwords.json"])
 
 
+def zero_annotation() -> str:
+    """Camoni by 5-fold CV: span F1 of the pipeline ``xlnel adapt`` writes, of a threshold
+    chosen on annotated posts, and of the reference names in its place."""
+    data = _load("zero_annotation.json")["results"]
+    variants = ("adapt", "adapt_chosen", "reference", "reference_chosen")
+
+    def cell(r: dict[str, Any]) -> str:
+        chosen = ", ".join(f"{t:.3f}" for t in sorted(set(r["thresholds"])))
+        text = (f"{pct(r['f1'])} [{pct(r['f1_ci'][0])}, {pct(r['f1_ci'][1])}] "
+                f"(P {pct(r['precision'])}, R {pct(r['recall'])}; cosine ≥ {chosen})")
+        if "delta_f1" in r:
+            text += f"; − {r['against']} {100 * r['delta_f1']:+.1f}, p {r['p']:.3f}"
+        return text
+
+    rows = [[community, *(cell(r[v]) for v in variants)] for community, r in data.items()]
+    return _table(["community", "pipeline.yaml (built names)", "built, threshold chosen",
+                   "reference names", "reference, threshold chosen"], rows,
+                  ["zero_annotation.json"])
+
+
+def cross_community() -> str:
+    """Camoni by 5-fold CV: span F1 trained on the community's posts, and with the others'."""
+    data = _load("cross_community.json")["results"]
+    rows = []
+    for community, r in data.items():
+        own, other = r["own"], r["with_others"]
+        rows.append([community, *(f"{pct(x['f1'])} [{pct(x['f1_ci'][0])}, {pct(x['f1_ci'][1])}] "
+                                  f"(P {pct(x['precision'])}, R {pct(x['recall'])})"
+                                  for x in (own, other)),
+                     f"{100 * other['delta_f1']:+.1f} [{100 * other['delta_f1_ci'][0]:+.1f}, "
+                     f"{100 * other['delta_f1_ci'][1]:+.1f}], p {other['p']:.3f}"])
+    return _table(["community", "own posts F1 [95% CI]", "with the other communities' posts",
+                   "ΔF1 [95% CI]"], rows, ["cross_community.json"])
+
+
 def _ci(level: dict[str, Any]) -> str:
     low, high = level["ci"]["f1"]
     return f"**{pct(level['f1'])}** [{pct(low)}, {pct(high)}]"
@@ -589,16 +624,21 @@ def _gpu_rows(data: dict[str, Any], cpu: dict[str, Any], label: str) -> list[Row
 def accuracy_cv_gpu() -> str:
     """The shipped configs with the GPU cross-encoder filter, beside the shipped GBDT."""
     cpu = _load("cv_accuracy.json")["results"]
-    rows = _gpu_rows(_load("cv_accuracy_gpu.json")["results"], cpu, "shipped config")
+    # the Camoni cells trained each community on its own posts (no data.extra_train): beside
+    # them, the GBDT trained alike (cross_community.json's "own" column)
+    own = {name: {"pooled": {"span": r["own"]}}
+           for name, r in _load("cross_community.json")["results"].items()}
+    rows = _gpu_rows(_load("cv_accuracy_gpu.json")["results"], own,
+                     "shipped config, own posts only")
     bc5 = _envelope("cv_accuracy_gpu_bc5cdr.json")
     words = shlex.split(bc5["command"])
     sets = [v for k, v in zip(words, words[1:], strict=False) if k == "--set"
             and not v.startswith("candidates.workers")]
     rows += _gpu_rows(bc5["results"]["results"], cpu, "shipped config, " + ", ".join(sets))
     return _table(["corpus", "protocol", "config", "level", "P", "R", "F1 [95% CI]",
-                   "GBDT F1 (shipped)"], rows,
+                   "GBDT F1 (Camoni: own posts; BC5CDR: shipped)"], rows,
                   ["cv_accuracy_gpu.json", "cv_accuracy_gpu_bc5cdr.json",
-                   "cv_accuracy.json"])
+                   "cv_accuracy.json", "cross_community.json"])
 
 
 def _paired_cells(m: dict[str, Any]) -> list[str]:
@@ -861,7 +901,8 @@ TABLES: dict[str, Callable[[], str]] = {
                             adapt_new_language_english_hpo,
                             adapt_new_language_ja_encoder, adapt_new_language_generic,
                             pairs_coverage,
-                            dictionary_coverage, dictionary_e2e, derived_stopwords,
+                            dictionary_coverage, dictionary_e2e, derived_stopwords, zero_annotation,
+                            cross_community,
                             accuracy_cv, accuracy_cv_gpu, decision_variants,
                             decision_variants_bc5cdr_train, filter_variants, bc5cdr_errors,
                             entity_typing, entity_typing_by_type,
