@@ -38,14 +38,16 @@ def load_training_documents(config: PipelineConfig) -> tuple[list[Document], lis
     - Else with ``data.test``: the documents of that file.
     - Else no test documents.
 
-    ``data.max_documents`` then cuts the training documents only. Concept ids that a
+    ``data.max_documents`` then cuts the training documents only, and the documents of the
+    ``data.extra_train`` files join them (never the test documents). Concept ids that a
     knowledge base of ``dictionary.kb`` has retired (:func:`xlnel.io.kb_history.kb_id_history`:
     HPO's ``alt_id`` and ``replaced_by``, UMLS merges in ``MRCUI.RRF``) are replaced by the
     current ones in both, so the pipeline learns and outputs ids its knowledge base has.
 
     Raises:
         ConfigError: When ``data.train`` holds no documents, the split leaves none to train
-            on, or both ``data.test`` and ``data.test_fraction`` are given without folds.
+            on, both ``data.test`` and ``data.test_fraction`` are given without folds, or an
+            ``data.extra_train`` file is empty or repeats a document id.
     """
     data = config.data
     if data.folds is None and data.test is not None and data.test_fraction > 0:
