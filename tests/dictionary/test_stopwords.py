@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from xlnel.candidates.spans import generate_spans
 from xlnel.dictionary.adapt import adapt
@@ -47,13 +48,18 @@ def test_connector_words_are_stop_words_unless_a_content_word_renders_them() -> 
     assert found == ["al", "di", "lo"]
 
 
-def test_adapt_writes_the_stop_words_a_pipeline_reads(tmp_path: Path) -> None:
+def _adapt_tiny(tmp_path: Path) -> dict[str, Any]:
+    """``adapt`` on the "qq" pairs (and *cyst* -> *kisto*) and a two-concept KB, into OUT."""
     pairs = tmp_path / "pairs.tsv"
     pairs.write_text("".join(f"{en}\t{t}\n" for en, t in PAIRS + [("cyst", "kisto")]),
                      encoding="utf-8")
     kb = tmp_path / "kb.tsv"
     kb.write_text("concept_id\tname\nC1\tPain of the cyst\nC2\tDead cyst\n", encoding="utf-8")
-    report = adapt("qq", pairs, [f"tsv:{kb}"], tmp_path / "out", transliteration_seconds=0)
+    return adapt("qq", pairs, [f"tsv:{kb}"], tmp_path / "out", transliteration_seconds=0)
+
+
+def test_adapt_writes_the_stop_words_a_pipeline_reads(tmp_path: Path) -> None:
+    report = _adapt_tiny(tmp_path)
     path = tmp_path / "out" / "stopwords.txt"
     words = read_stopword_file(path, "qq")
     assert {"lo", "di", "un"} <= words and "la" not in words and "dolo" not in words
@@ -68,12 +74,7 @@ def test_adapt_writes_a_pipeline_config_that_links_without_annotations(tmp_path:
     from xlnel.config import load_config
     from xlnel.pipeline import Pipeline, train
 
-    pairs = tmp_path / "pairs.tsv"
-    pairs.write_text("".join(f"{en}\t{t}\n" for en, t in PAIRS + [("cyst", "kisto")]),
-                     encoding="utf-8")
-    kb = tmp_path / "kb.tsv"
-    kb.write_text("concept_id\tname\nC1\tPain of the cyst\nC2\tDead cyst\n", encoding="utf-8")
-    report = adapt("qq", pairs, [f"tsv:{kb}"], tmp_path / "out", transliteration_seconds=0)
+    report = _adapt_tiny(tmp_path)
     path = tmp_path / "out" / "pipeline.yaml"
     assert report["pipeline"] == str(path)
     assert path.read_text(encoding="utf-8").startswith("# Links qq text")
