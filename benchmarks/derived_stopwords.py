@@ -1,7 +1,7 @@
 """Stop words derived from word pairs against a curated list and none: Camoni, cross-validated.
 
 ``xlnel adapt`` writes ``stopwords.txt``: the renderings the word pairs give English stop words
-(:func:`xlnel.dictionary.stopwords.translated_stopwords`), for a language xlnel ships no list
+(:func:`xlnel.dictionary.stopwords.kb_stopwords`), for a language xlnel ships no list
 for. Hebrew has a curated list (``candidates/stopwords/he.txt``), so Camoni measures what the
 derived list is worth: the Hebrew list derived from ``muse/en-he.txt`` with the content words of
 HPO and MeSH (as ``xlnel adapt --lang he --kb hpo --kb tsv:mesh_names.tsv`` derives it) is
@@ -38,8 +38,7 @@ from benchmarks.cv_accuracy import cross_validate
 from xlnel.dictionary.adapt import load_concepts, write_stopwords
 from xlnel.dictionary.langdata import load_profile
 from xlnel.dictionary.lexicon import Lexicon
-from xlnel.dictionary.render import kb_words
-from xlnel.dictionary.stopwords import connector_words, name_starts, translated_stopwords
+from xlnel.dictionary.stopwords import kb_stopwords
 from xlnel.experiments.summary import pooled, pooled_counts
 from xlnel.stopwords import load_stopwords
 
@@ -54,9 +53,8 @@ FOLDS, LEVEL = 5, "span"
 def derive(lang: str, kbs: list[str]) -> list[str]:
     """The list ``xlnel adapt --lang LANG --kb ...`` writes, from ``muse/en-LANG.txt``."""
     concepts, _ = load_concepts(kbs)
-    return translated_stopwords(Lexicon.from_file(DATA / f"muse/en-{lang}.txt"), lang,
-                                kb_words(concepts), connectors=connector_words(load_profile(lang)),
-                                starts=name_starts(n for c in concepts for n in c.names))
+    return kb_stopwords(Lexicon.from_file(DATA / f"muse/en-{lang}.txt"), load_profile(lang),
+                        concepts)
 
 
 def cell(community: str, pipeline: str, stopwords: Path | None, args: argparse.Namespace

@@ -48,7 +48,7 @@ from xlnel.dictionary.morphemes import MorphemeTable
 from xlnel.dictionary.morphology import AffixModel
 from xlnel.dictionary.pairs import WordPair, load_pairs, normalize_name, split_pairs
 from xlnel.dictionary.render import BuildSettings, WordSenses, kb_words, render_kb
-from xlnel.dictionary.stopwords import connector_words, name_starts, translated_stopwords
+from xlnel.dictionary.stopwords import kb_stopwords
 from xlnel.dictionary.translator import CharTranslator, TranslatorConfig, train_translator
 from xlnel.dictionary.transliterate import (
     is_latin_script,
@@ -369,8 +369,7 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     dictionary.save(out / DICTIONARY_FILE)
     if corpus:
         Dictionary(e for e in dictionary if e.source == "corpus").save(out / ATTESTED_FILE)
-    stopwords = translated_stopwords(lexicon, lang, words, connectors=connector_words(profile),
-                                     starts=name_starts(n for c in concepts for n in c.names))
+    stopwords = kb_stopwords(lexicon, profile, concepts, words)
     write_stopwords(out / STOPWORDS_FILE, stopwords, lang, pairs_path)
     write_pipeline_config(out / PIPELINE_FILE, lang, out / DICTIONARY_FILE, out / STOPWORDS_FILE)
     times["total"] = time.monotonic() - started

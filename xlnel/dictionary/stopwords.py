@@ -12,22 +12,25 @@ renders *dead* or *pain* (or *secondary*, of *secondary to*) may start or end a 
 a word that starts at least :data:`MIN_NAME_STARTS` of the knowledge base's English names as
 they are spelled (:func:`name_starts`): the target may write it the same way (*non* renders
 *not*, and a French name may start *non progressif* as an English one starts *Non-progressive*).
-``xlnel adapt`` writes the list next to the dictionary; a pipeline takes it with
-``candidates.stopwords``.
+``xlnel adapt`` writes the list of :func:`kb_stopwords` next to the dictionary; a pipeline
+takes it with ``candidates.stopwords``.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from xlnel.dictionary.compose import tokenize
 from xlnel.dictionary.langdata import TEMPLATE_FIELD, LanguageProfile
 from xlnel.dictionary.lexicon import Lexicon
+from xlnel.dictionary.render import kb_words
 from xlnel.normalization import normalize_string
 from xlnel.stopwords import load_stopwords
+from xlnel.types import Concept
 
-__all__ = ["MIN_NAME_STARTS", "connector_words", "name_starts", "translated_stopwords"]
+__all__ = ["MIN_NAME_STARTS", "connector_words", "kb_stopwords", "name_starts",
+           "translated_stopwords"]
 
 #: Renderings of each English stop word taken, first as the pairs list them.
 STOPWORD_SENSES = 3
@@ -87,3 +90,21 @@ def translated_stopwords(lexicon: Lexicon, lang: str, content_words: Iterable[st
     if starts is not None:
         vetoed.update(w for w in candidates if starts.get(w, 0) >= MIN_NAME_STARTS)
     return sorted(candidates - vetoed)
+
+
+def kb_stopwords(lexicon: Lexicon, profile: LanguageProfile, concepts: Sequence[Concept],
+                 content_words: Iterable[str] | None = None) -> list[str]:
+    """The stop words ``xlnel adapt`` writes for ``profile.lang``: :func:`translated_stopwords`
+    with the language file's connector words, vetoed by the concepts' English words and by the
+    words their names start with.
+
+    Args:
+        lexicon: Word pairs as a lexicon (English -> target senses).
+        profile: The target language's grammar (its connector templates).
+        concepts: The knowledge base's English concepts.
+        content_words: Their English words when already tokenised
+            (:func:`~xlnel.dictionary.render.kb_words`); ``None`` tokenises them here.
+    """
+    words = kb_words(concepts) if content_words is None else content_words
+    return translated_stopwords(lexicon, profile.lang, words, connectors=connector_words(profile),
+                                starts=name_starts(n for c in concepts for n in c.names))
