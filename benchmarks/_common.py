@@ -130,15 +130,39 @@ def write_result(name: str, results: dict[str, Any], settings: dict[str, Any] | 
     return target
 
 
-def paired_scores(base: Any, other: Any) -> dict[str, Any]:
-    """Pooled scores of ``other`` with a 95% document-bootstrap interval and its paired
-    bootstrap against ``base`` (per-document count arrays of the same documents, same order;
-    1,000 resamples, seed 0): the entry every variant benchmark writes per level."""
-    from xlnel.evaluation import bootstrap_counts, paired_bootstrap_counts
+def counts_by_document(records: Any, level: str) -> Any:
+    """Per-document counts of the pooled out-of-fold predictions of experiment ``records`` at
+    ``level``, in document-id order, so that two runs over the same documents pair up.
 
-    ci = bootstrap_counts(other, seed=0)
+    Raises:
+        ValueError: If a record lacks per-document counts of ``level``.
+    """
+    from xlnel.experiments.summary import pooled_counts
+
+    got = pooled_counts(records, level)
+    if got is None:
+        raise ValueError(f"a run lacks per-document counts of the {level} level")
+    ids, array = got
+    return array[sorted(range(len(ids)), key=ids.__getitem__)]
+
+
+def scores_with_ci(counts: Any) -> dict[str, Any]:
+    """Pooled scores of per-document count arrays with a 95% document-bootstrap interval of F1
+    (1,000 resamples, seed 0)."""
+    from xlnel.evaluation import bootstrap_counts
+
+    ci = bootstrap_counts(counts, seed=0)
+    return {**ci.scores.to_dict(), "f1_ci": list(ci.f1_ci)}
+
+
+def paired_scores(base: Any, other: Any) -> dict[str, Any]:
+    """:func:`scores_with_ci` of ``other`` and its paired bootstrap against ``base``
+    (per-document count arrays of the same documents, same order; 1,000 resamples, seed 0):
+    the entry every variant benchmark writes per level."""
+    from xlnel.evaluation import paired_bootstrap_counts
+
     paired = paired_bootstrap_counts(base, other, seed=0)
-    return {**ci.scores.to_dict(), "f1_ci": list(ci.f1_ci), "delta_f1": paired.delta_f1,
+    return {**scores_with_ci(other), "delta_f1": paired.delta_f1,
             "delta_f1_ci": list(paired.delta_f1_ci), "p": paired.p_value}
 
 

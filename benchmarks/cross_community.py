@@ -22,11 +22,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import paired_scores, write_result
+from benchmarks._common import counts_by_document, paired_scores, scores_with_ci, write_result
 from benchmarks.cv_accuracy import cross_validate
 from benchmarks.dictionary_coverage import COMMUNITIES, DATA
-from xlnel.evaluation import bootstrap_counts
-from xlnel.experiments.summary import pooled_counts
 
 FOLDS, LEVEL = 5, "span"
 
@@ -44,14 +42,9 @@ def community_results(community: str, args: argparse.Namespace) -> dict[str, Any
         ((_, records),) = cross_validate(f"configs/camoni-{community}.yaml", FOLDS,
                                          args.work / f"{community}-{name}", args.cache,
                                          overrides={"data.extra_train": extra})
-        got = pooled_counts(records, LEVEL)
-        assert got is not None
-        ids, array = got
-        counts[name] = array[sorted(range(len(ids)), key=ids.__getitem__)]
+        counts[name] = counts_by_document(records, LEVEL)
         thresholds[name] = [r["threshold"] for r in records]
-    ci = bootstrap_counts(counts["own"], seed=0)
-    return {"own": {**ci.scores.to_dict(), "f1_ci": list(ci.f1_ci),
-                    "thresholds": thresholds["own"]},
+    return {"own": {**scores_with_ci(counts["own"]), "thresholds": thresholds["own"]},
             "with_others": {**paired_scores(counts["own"], counts["with_others"]),
                             "thresholds": thresholds["with_others"],
                             "extra_train": others(community)}}

@@ -32,14 +32,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import paired_scores, write_result
+from benchmarks._common import counts_by_document, paired_scores, write_result
 from benchmarks.adapt_new_language import DATA
 from benchmarks.cv_accuracy import cross_validate
 from xlnel.dictionary.adapt import load_concepts, write_stopwords
 from xlnel.dictionary.langdata import load_profile
 from xlnel.dictionary.lexicon import Lexicon
 from xlnel.dictionary.stopwords import kb_stopwords
-from xlnel.experiments.summary import pooled, pooled_counts
+from xlnel.experiments.summary import pooled
 from xlnel.stopwords import load_stopwords
 
 COMMUNITIES = ("diabetes", "sclerosis", "depression")
@@ -73,12 +73,7 @@ def cell(community: str, pipeline: str, stopwords: Path | None, args: argparse.N
 def compare(records: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """Pooled span scores of each list, and ``derived`` against ``none`` and ``shipped``."""
     out: dict[str, Any] = {name: pooled(r)[LEVEL] for name, r in records.items()}
-    counts = {}
-    for name, r in records.items():
-        got = pooled_counts(r, LEVEL)
-        assert got is not None
-        ids, array = got
-        counts[name] = array[sorted(range(len(ids)), key=ids.__getitem__)]
+    counts = {name: counts_by_document(r, LEVEL) for name, r in records.items()}
     for base in ("none", "shipped"):
         out[f"derived_vs_{base}"] = paired_scores(counts[base], counts["derived"])
     return out

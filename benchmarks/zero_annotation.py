@@ -35,11 +35,10 @@ from typing import Any
 import yaml
 
 from benchmarks._adapt import adapt_options, add_adapt_arguments, run_adapt
-from benchmarks._common import paired_scores, write_result
+from benchmarks._common import counts_by_document, paired_scores, scores_with_ci, write_result
 from benchmarks.cv_accuracy import cross_validate
 from benchmarks.dictionary_coverage import COMMUNITIES, DATA, KBS, REFERENCE
 from xlnel.dictionary.adapt import PIPELINE_FILE, ZERO_SHOT_THRESHOLD
-from xlnel.experiments.summary import pooled_counts
 
 FOLDS, LEVEL = 5, "span"
 #: Variant name -> config overrides over ``pipeline.yaml`` on the community's data.
@@ -72,20 +71,16 @@ def community_results(community: str, pipeline: Path, args: argparse.Namespace
     for name, overrides in VARIANTS.items():
         ((_, records),) = cross_validate(str(config), FOLDS, args.cv_work / f"{community}-{name}",
                                          args.cache, overrides=overrides)
-        got = pooled_counts(records, LEVEL)
-        assert got is not None
-        ids, array = got
-        counts[name] = array[sorted(range(len(ids)), key=ids.__getitem__)]
+        counts[name] = counts_by_document(records, LEVEL)
         out[name] = {"thresholds": [r["threshold"] for r in records],
                      "documents": sum(r["test_documents"] for r in records)}
+    against = {variant: base for base, variant in PAIRS}
     for name in VARIANTS:
-        base = next((b for b, v in PAIRS if v == name), name)
-        out[name].update(paired_scores(counts[base], counts[name]))
-        if base == name:
-            for key in ("delta_f1", "delta_f1_ci", "p"):
-                out[name].pop(key)
+        if name in against:
+            out[name].update(paired_scores(counts[against[name]], counts[name]),
+                             against=against[name])
         else:
-            out[name]["against"] = base
+            out[name].update(scores_with_ci(counts[name]))
     return out
 
 
