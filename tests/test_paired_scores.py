@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchmarks._common import paired_scores
+from benchmarks._common import counts_by_document, paired_scores, scores_with_ci
 
 
 def test_paired_scores_scores_the_variant_and_its_delta() -> None:
@@ -25,3 +25,16 @@ def test_paired_scores_with_itself_has_no_delta() -> None:
     assert got["delta_f1"] == 0.0
     assert got["delta_f1_ci"] == [0.0, 0.0]
     assert got["p"] == pytest.approx(1.0)
+
+
+def test_counts_by_document_pairs_runs_whose_folds_differ() -> None:
+    # two runs over documents a, b, c, listed in other orders by their folds
+    one = [{"per_document": {"ids": ["b", "a"], "counts": {"span": [[1, 0, 0], [0, 1, 0]]}}},
+           {"per_document": {"ids": ["c"], "counts": {"span": [[0, 0, 1]]}}}]
+    two = [{"per_document": {"ids": ["c", "a", "b"],
+                             "counts": {"span": [[1, 0, 0], [2, 0, 0], [0, 0, 0]]}}}]
+    assert counts_by_document(one, "span").tolist() == [[0, 1, 0], [1, 0, 0], [0, 0, 1]]
+    assert counts_by_document(two, "span").tolist() == [[2, 0, 0], [0, 0, 0], [1, 0, 0]]
+    with pytest.raises(ValueError, match="per-document counts of the overlap level"):
+        counts_by_document(one, "overlap")
+    assert scores_with_ci(np.array([[1, 1, 0], [0, 0, 1]]))["f1"] == pytest.approx(0.5)
