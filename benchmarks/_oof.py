@@ -9,7 +9,10 @@ Decisions use the config's ``linker.overlap`` with ``linker.propagate`` off: tha
 the accuracy variants (propagation among them) are measured against.
 
 Camoni communities are cross-validated over all visible posts; BC5CDR trains on ``train`` and is
-scored on ``dev`` (one "fold"), as its literature figures are.
+scored on ``dev`` (one "fold"), as its literature figures are. The documents of the config's
+``data.extra_train`` files join every fold's training documents, as in ``xlnel train`` (the
+shipped Camoni configs name the other two communities' posts): they are never held out, and
+the override ``{"data.extra_train": []}`` trains each fold on its corpus's own documents only.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from xlnel.io import read_documents, read_jsonl, write_jsonl
 from xlnel.io.candidates import read_candidates, read_scores, write_candidates, write_scores
 from xlnel.linkers.decide import decide
 from xlnel.pipeline import build_dictionary, fit_generator, generate_candidates
+from xlnel.training.steps import extra_training_documents
 from xlnel.types import Candidate, Document
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,19 +63,25 @@ def corpus_config(corpus: str, overrides: dict[str, Any] | None = None) -> Pipel
     return load_config(ROOT / CORPORA[corpus], overrides or {})
 
 
-def fold_documents(corpus: str) -> list[tuple[list[Document], list[Document]]]:
+def fold_documents(corpus: str, overrides: dict[str, Any] | None = None
+                   ) -> list[tuple[list[Document], list[Document]]]:
     """(training, held-out) documents of each fold: 5 seeded folds by document for Camoni,
-    BC5CDR train and dev for BC5CDR."""
-    cfg = corpus_config(corpus)
+    BC5CDR train and dev for BC5CDR; the ``data.extra_train`` documents end every training
+    part."""
+    cfg = corpus_config(corpus, overrides)
     assert cfg.data.train is not None
     docs = read_documents(ROOT / cfg.data.train)
     if cfg.data.test:
-        return [(docs, read_documents(ROOT / cfg.data.test))]
-    order = list(range(len(docs)))
-    random.Random(SEED).shuffle(order)
-    fold_of = {doc: pos % FOLDS for pos, doc in enumerate(order)}
-    return [([d for i, d in enumerate(docs) if fold_of[i] != k],
-             [d for i, d in enumerate(docs) if fold_of[i] == k]) for k in range(FOLDS)]
+        splits = [(docs, read_documents(ROOT / cfg.data.test))]
+    else:
+        order = list(range(len(docs)))
+        random.Random(SEED).shuffle(order)
+        fold_of = {doc: pos % FOLDS for pos, doc in enumerate(order)}
+        splits = [([d for i, d in enumerate(docs) if fold_of[i] != k],
+                   [d for i, d in enumerate(docs) if fold_of[i] == k]) for k in range(FOLDS)]
+    taken = {d.id for _, test in splits for d in test} | {d.id for d in docs}
+    extra = extra_training_documents([str(ROOT / p) for p in cfg.data.extra_train], taken)
+    return [(train + extra, test) for train, test in splits]
 
 
 def _cache_dir() -> Path:
@@ -100,7 +110,7 @@ def folds(corpus: str, overrides: dict[str, Any] | None = None) -> list[Fold]:
                          "(benchmarks/crossfit_cv.py), not these folds")
     out = []
     base: Dictionary | None = None
-    for k, (train, test) in enumerate(fold_documents(corpus)):
+    for k, (train, test) in enumerate(fold_documents(corpus, overrides)):
         path = _cache_dir() / f"{corpus}-{_fold_key(cfg, corpus, k)}"
         if (path / "done").is_file():
             out.append(_read_fold(path))
@@ -155,8 +165,10 @@ def out_of_fold(corpus: str, fold_list: Sequence[Fold], overrides: dict[str, Any
 
 
 def cache_path(corpus: str, name: str, key: str) -> Path:
-    """Where :func:`cached` keeps the run of ``corpus``, ``name`` and ``key``."""
-    digest = hashlib.sha256(f"{corpus}|{name}|{key}".encode()).hexdigest()[:16]
+    """Where :func:`cached` keeps the run of ``corpus``, ``name`` and ``key``; the corpus's
+    shipped config is part of the key, so editing it never reads a run made before."""
+    shipped = json.dumps(corpus_config(corpus).model_dump(mode="json"), sort_keys=True)
+    digest = hashlib.sha256(f"{corpus}|{name}|{key}|{shipped}".encode()).hexdigest()[:16]
     return _cache_dir() / f"variant-{corpus}-{name}-{digest}"
 
 

@@ -1,7 +1,9 @@
 """End to end on Camoni: the built Hebrew dictionary against the reference names, by 5-fold CV.
 
 Three dictionaries, each with DFT and the shipped GBDT pipeline of the community
-(``configs/camoni-<community>.yaml``; decisions as in :mod:`_oof`, ``linker.propagate`` off):
+(``configs/camoni-<community>.yaml``, whose training sets take the other two communities'
+visible posts as well, ``data.extra_train``; decisions as in :mod:`_oof`, ``linker.propagate``
+off):
 
 * ``reference``: the reference Hebrew UMLS names (``camoni/hebrew_umls_names.txt``);
 * ``built``: the dictionary ``xlnel adapt`` builds from English HPO + MeSH, the en-he word pairs
@@ -11,7 +13,8 @@ Three dictionaries, each with DFT and the shipped GBDT pipeline of the community
 * ``both``: the two together (``configs/pipelines/both.yaml``).
 
 Every visible post of a community is dealt into 5 folds by document (:mod:`_oof`); each fold
-applies DFT to its training posts, fits the filter and predicts its held-out posts. Reported per
+applies DFT to its training posts (the other communities' among them), fits the filter and
+predicts its held-out posts (of the community only). Reported per
 community and pooled over the three: strict span precision, recall and F1 of the out-of-fold
 predictions with a 95% document-bootstrap interval, and paired document bootstraps (1,000
 resamples) of built - reference, both - reference and both - built; and where gold spans are
@@ -265,7 +268,8 @@ def main() -> None:
     write_result(args.result, {
         "benchmark": "dictionary_e2e", "level": "span (strict)",
         "protocol": f"{_oof.FOLDS}-fold cross-validation by document over all visible posts "
-                    f"(seed {_oof.SEED}); out-of-fold predictions pooled",
+                    f"(seed {_oof.SEED}) of each community, every training set also taking the "
+                    "config's data.extra_train posts; out-of-fold predictions pooled",
         "settings": {"common_top": args.common_top,
                      "min_single_score": args.min_single_score, "dft_prune": args.prune,
                      "tiers": tiers, "set": common, "built_set": with_built,
