@@ -40,7 +40,8 @@ KEY=VALUE`` (repeatable) overrides the config of every variant, as ``xlnel train
 both with those overrides, paired against built, both and reference; with ``--reference-set``
 also ``reference_set``, the reference with them, paired against the reference
 (every variant's filter has ``filter.options.provenance`` on, as ``configs/pipelines/built.yaml``
-and ``both.yaml``; ``--set filter.options.provenance=false`` leaves those features out).
+and ``both.yaml``; ``--set filter.options.provenance=false`` leaves those features out;
+``--set 'data.extra_train=[]'`` trains each community on its own posts only).
 
     python -m benchmarks dictionary_e2e [--communities diabetes ...] [--built PATH]
         [--common-top N] [--min-single-score S] [--prune K] [--fallback X]
@@ -174,10 +175,12 @@ def exact_matches(oof: _oof.OutOfFold, seen: dict[str, frozenset[str]]) -> dict[
     return out
 
 
-def seen_texts(community: str) -> dict[str, frozenset[str]]:
-    """Per held-out document: the normalised gold texts of its fold's training documents."""
+def seen_texts(community: str, overrides: dict[str, Any] | None = None
+               ) -> dict[str, frozenset[str]]:
+    """Per held-out document: the normalised gold texts of its fold's training documents (with
+    the config ``overrides``: ``data.extra_train`` changes them)."""
     out: dict[str, frozenset[str]] = {}
-    for train, test in _oof.fold_documents(community):
+    for train, test in _oof.fold_documents(community, overrides):
         texts = frozenset(normalize_string(e.text, "he") for d in train for e in d.entities)
         out.update((d.id, texts) for d in test)
     return out
@@ -258,7 +261,7 @@ def main() -> None:
             runs[name] = run_variant(community, overrides)
             logging.info("%s %s: %.0f s", community, name, time.perf_counter() - mark)
         by_community[community] = runs
-        seen[community] = seen_texts(community)
+        seen[community] = seen_texts(community, common)
         results[community] = compare(runs, seen[community])
     if len(by_community) > 1:
         results["pooled"] = compare({name: join([r[name] for r in by_community.values()])
