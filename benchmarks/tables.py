@@ -811,6 +811,11 @@ def filter_variants_camoni_extra() -> str:
     return _filter_variants_camoni_table("filter_variants_camoni_extra.json")
 
 
+def filter_variants_camoni_concepts() -> str:
+    """The concept features on Camoni by 5-fold CV, the other communities' posts training."""
+    return _filter_variants_camoni_table("filter_variants_camoni_concepts.json")
+
+
 def filter_variants_camoni_ngrams() -> str:
     """The n-gram priors on Camoni by 5-fold CV."""
     return _filter_variants_camoni_table("filter_variants_camoni_ngrams.json")
@@ -914,7 +919,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             decision_variants_bc5cdr_train, filter_variants, bc5cdr_errors,
                             entity_typing, entity_typing_by_type,
                             filter_variants_camoni, filter_variants_camoni_trees,
-                            filter_variants_camoni_extra,
+                            filter_variants_camoni_extra, filter_variants_camoni_concepts,
                             filter_variants_ngrams,
                             filter_variants_camoni_ngrams,
                             filter_variants_kinds, filter_variants_camoni_kinds,
