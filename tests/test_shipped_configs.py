@@ -70,7 +70,8 @@ def test_shipped_gbdt_configs_are_the_gbdt_pipeline_on_their_corpus(
                           ("linker", "overlap"), ("linker", "consistency"),
                           ("data", "extra_train")):
             shipped[part][key] = joined[part][key]
-        for option in ("l2_regularization", "lexical", "ngrams", "kinds", "tagger", "extended"):
+        for option in ("l2_regularization", "lexical", "ngrams", "kinds", "tagger", "extended",
+                       "concepts"):
             shipped["filter"]["options"].pop(option, None)
         assert shipped == joined, corpus.stem
 
