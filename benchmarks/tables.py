@@ -816,6 +816,18 @@ def filter_variants_camoni_concepts() -> str:
     return _filter_variants_camoni_table("filter_variants_camoni_concepts.json")
 
 
+def filter_variants_camoni_extra_more() -> str:
+    """Lexical features, n-gram priors and concept kinds on Camoni by 5-fold CV, the other
+    communities' posts training."""
+    return _filter_variants_camoni_table("filter_variants_camoni_extra_more.json")
+
+
+def filter_variants_camoni_extra_tagger() -> str:
+    """The sequence-tagger features on Camoni by 5-fold CV, the other communities' posts
+    training."""
+    return _filter_variants_camoni_table("filter_variants_camoni_extra_tagger.json")
+
+
 def filter_variants_camoni_ngrams() -> str:
     """The n-gram priors on Camoni by 5-fold CV."""
     return _filter_variants_camoni_table("filter_variants_camoni_ngrams.json")
@@ -920,6 +932,8 @@ TABLES: dict[str, Callable[[], str]] = {
                             entity_typing, entity_typing_by_type,
                             filter_variants_camoni, filter_variants_camoni_trees,
                             filter_variants_camoni_extra, filter_variants_camoni_concepts,
+                            filter_variants_camoni_extra_more,
+                            filter_variants_camoni_extra_tagger,
                             filter_variants_ngrams,
                             filter_variants_camoni_ngrams,
                             filter_variants_kinds, filter_variants_camoni_kinds,
