@@ -203,7 +203,7 @@ def markdown(payload: dict[str, Any]) -> str:
              "cross-validation by document over all visible posts, span level), 95% bootstrap "
              "interval over documents, and the paired bootstrap against `base`, the shipped config "
              "with `linker.propagate` off "
-             "(delta F1 with its interval, two-sided p).", "",
+             "(delta F1 with its interval, two-sided p). " + _training(payload), "",
              "| corpus | variant | P | R | F1 [95% CI] | delta F1 [95% CI] | p |",
              "|---|---|---|---|---|---|---|"]
     for corpus, variants in payload["corpora"].items():
@@ -219,6 +219,22 @@ def markdown(payload: dict[str, Any]) -> str:
             for name, r in variants.items()}
     lines += [f"- `{name}`: {what}" for name, what in seen.items()]
     return "\n".join(lines) + "\n"
+
+
+def _training(payload: dict[str, Any]) -> str:
+    """What the folds trained on, per corpus, as the results file records it (``extra_train``:
+    the config's ``data.extra_train`` files; a file without the key predates them)."""
+    extra = payload.get("extra_train", {})
+    corpora = [c for c in payload["corpora"] if c in _oof.CORPORA]
+    own = [c for c in corpora if not extra.get(c)]
+    more = [c for c in corpora if extra.get(c)]
+    parts = []
+    if own:
+        parts.append(f"{', '.join(own)}: each fold trains on the corpus's own documents only")
+    if more:
+        parts.append(f"{', '.join(more)}: each fold also trains on the config's "
+                     "`data.extra_train` documents")
+    return "; ".join(parts) + "." if parts else ""
 
 
 def pooled(results: dict[str, Any], communities: list[str]) -> None:
@@ -284,11 +300,14 @@ def main() -> None:
 
 def _write(results: dict[str, Any], t0: float) -> None:
     """Merge ``results`` into the results file (runs on other corpora may write it too)."""
-    merged = read_figures("accuracy_variants", {"corpora": {}})["corpora"]
+    previous = read_figures("accuracy_variants", {"corpora": {}})
+    merged, extra = previous["corpora"], dict(previous.get("extra_train", {}))
     for corpus, variants in results.items():
         merged.setdefault(corpus, {}).update(variants)
+        if corpus in _oof.CORPORA:
+            extra[corpus] = _oof.corpus_config(corpus).data.extra_train
     write_result("accuracy_variants", {
-        "folds": _oof.FOLDS, "seed": _oof.SEED, "baseline": "base",
+        "folds": _oof.FOLDS, "seed": _oof.SEED, "baseline": "base", "extra_train": extra,
         "test": "paired bootstrap over documents, 1000 resamples, two-sided p; camoni-pooled "
                 "resamples the documents of the three communities together",
         "corpora": merged, "seconds": round(time.perf_counter() - t0, 1)})

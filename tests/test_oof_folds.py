@@ -50,3 +50,15 @@ def test_cached_runs_are_keyed_by_the_corpus_config(tiny_corpus: str, tiny_confi
     tiny_config.write_text(tiny_config.read_text(encoding="utf-8").replace("R: 0.2", "R: 0.3"),
                            encoding="utf-8")
     assert _oof.cache_path(tiny_corpus, "shipped", "") != before
+
+
+def test_the_variants_page_says_what_each_corpus_trained_on() -> None:
+    from benchmarks.accuracy_variants import _training
+
+    corpora = {"diabetes": {}, "sclerosis": {}, "camoni-pooled": {}}
+    assert _training({"corpora": corpora}) == (
+        "diabetes, sclerosis: each fold trains on the corpus's own documents only.")
+    recorded = {"corpora": corpora, "extra_train": {"diabetes": ["a.jsonl"], "sclerosis": []}}
+    assert _training(recorded) == (
+        "sclerosis: each fold trains on the corpus's own documents only; diabetes: each fold "
+        "also trains on the config's `data.extra_train` documents.")
