@@ -272,8 +272,11 @@ def main() -> None:
         "benchmark": "dictionary_e2e", "level": "span (strict)",
         "protocol": f"{_oof.FOLDS}-fold cross-validation by document over all visible posts "
                     f"(seed {_oof.SEED}) of each community, every training set also taking the "
-                    "config's data.extra_train posts; out-of-fold predictions pooled",
-        "settings": {"common_top": args.common_top,
+                    "posts of data.extra_train (settings.extra_train); out-of-fold predictions "
+                    "pooled",
+        "settings": {"extra_train": {c: _oof.corpus_config(c, common).data.extra_train
+                                     for c in args.communities},
+                     "common_top": args.common_top,
                      "min_single_score": args.min_single_score, "dft_prune": args.prune,
                      "tiers": tiers, "set": common, "built_set": with_built,
                      "reference_set": args.reference_set},
