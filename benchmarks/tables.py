@@ -236,6 +236,20 @@ def ablations() -> str:
                   ["ablations.json"])
 
 
+def ablations_cv() -> str:
+    """The Camoni ablations by 5-fold CV, paired against the shipped configs (ablations_cv.py)."""
+    rows = []
+    for corpus, entry in _load("ablations_cv.json")["results"].items():
+        for r in entry.values():
+            if not isinstance(r, dict) or "span" not in r:
+                continue
+            overrides = ", ".join(f"`{k}` {str(v).lower()}" for k, v in r["overrides"].items())
+            rows.append([_CAMONI[corpus], r["ablation"], overrides or "shipped",
+                         *_paired_cells(r["span"]), pct(r["hrm_span"]["recall"])])
+    return _table(["corpus", "ablation", "setting", "P", "R", "strict span F1 [95% CI]",
+                   "delta F1 [95% CI]", "p", "HRM recall (span)"], rows, ["ablations_cv.json"])
+
+
 def r_sweep() -> str:
     """F1 against the share R of training documents given to the dictionary."""
     corpora = _load("r_sweep.json")["corpora"]
@@ -606,7 +620,7 @@ def accuracy_cv() -> str:
 
 def _gpu_rows(data: dict[str, Any], cpu: dict[str, Any], label: str) -> list[Row]:
     """Rows of :func:`accuracy_cv_gpu` for the names of one results file."""
-    rows = []
+    rows: list[Row] = []
     for name, r in data.items():
         if name == "bc5cdr":
             levels, base = r["levels"], cpu.get("bc5cdr", {}).get("levels", {})
@@ -917,7 +931,8 @@ TABLES: dict[str, Callable[[], str]] = {
     f.__name__: f for f in (hrm_recall, end_to_end, link_throughput, transformer_throughput,
                             matcher_scale,
                             matcher_vs_peers_mesh, matcher_variants_mesh, matcher_vs_peers_3m,
-                            ablations, r_sweep, r_sweep_cv, crossfit_cv, cascade_host_time,
+                            ablations, ablations_cv, r_sweep, r_sweep_cv, crossfit_cv,
+                            cascade_host_time,
                             alternative_linkers,
                             top_k_recall, filter_speed, filter_speed_gpu, dense_index_speed,
                             config_reference,
