@@ -239,8 +239,9 @@ def ablations() -> str:
 def ablations_cv() -> str:
     """The Camoni ablations by 5-fold CV, paired against the shipped configs (ablations_cv.py)."""
     rows = []
-    for corpus, entry in _load("ablations_cv.json")["results"].items():
-        for r in entry.values():
+    results = _load("ablations_cv.json")["results"]
+    for corpus in [c for c in _CAMONI if c in results]:
+        for r in results[corpus].values():
             if not isinstance(r, dict) or "span" not in r:
                 continue
             overrides = ", ".join(f"`{k}` {str(v).lower()}" for k, v in r["overrides"].items())
