@@ -843,6 +843,12 @@ def filter_variants_camoni_extra_tagger() -> str:
     return _filter_variants_camoni_table("filter_variants_camoni_extra_tagger.json")
 
 
+def filter_variants_camoni_extra_trees() -> str:
+    """The gradient-boosted trees' settings on Camoni by 5-fold CV, the other communities'
+    posts training."""
+    return _filter_variants_camoni_table("filter_variants_camoni_extra_trees.json")
+
+
 def filter_variants_camoni_ngrams() -> str:
     """The n-gram priors on Camoni by 5-fold CV."""
     return _filter_variants_camoni_table("filter_variants_camoni_ngrams.json")
@@ -950,6 +956,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             filter_variants_camoni_extra, filter_variants_camoni_concepts,
                             filter_variants_camoni_extra_more,
                             filter_variants_camoni_extra_tagger,
+                            filter_variants_camoni_extra_trees,
                             filter_variants_ngrams,
                             filter_variants_camoni_ngrams,
                             filter_variants_kinds, filter_variants_camoni_kinds,
