@@ -89,12 +89,13 @@ def run(names: list[str], work: Path, cache: Path) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("settings", nargs="*", default=list(SETTINGS), choices=list(SETTINGS))
+    parser.add_argument("settings", nargs="*", choices=list(SETTINGS),
+                        help="default: all")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/xlnel-data-size"))
     args = parser.parse_args()
     t0 = time.perf_counter()
-    results = run(args.settings, args.work, args.cache)
+    results = run(args.settings or list(SETTINGS), args.work, args.cache)
     write_result("data_size", {
         "protocol": f"{BC5CDR} trained on the first N documents of train.pubtator (file order), "
                     f"scored on all of dev.pubtator (seed {SEED}); pooled counts per level",
