@@ -3,6 +3,7 @@ measurement."""
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import json
 import multiprocessing as mp
@@ -13,7 +14,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,21 @@ def _git_commit() -> str | None:
 
 SCHEMA = "xlnel-result/1"
 SCHEMA_FILE = Path(__file__).resolve().parent / "results.schema.json"
+
+
+def one_of(choices: Sequence[str]) -> Callable[[str], str]:
+    """An argparse ``type`` that takes only ``choices``.
+
+    Positional ``nargs="*"`` arguments use it instead of ``choices=``: when none is given,
+    argparse before Python 3.12 checks their list default against ``choices`` as one value and
+    refuses the documented default run.
+    """
+    def check(value: str) -> str:
+        if value not in choices:
+            raise argparse.ArgumentTypeError(
+                f"invalid choice {value!r} (choose from {', '.join(choices)})")
+        return value
+    return check
 
 
 def benchmark_name() -> str:

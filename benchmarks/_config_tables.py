@@ -128,7 +128,7 @@ _TOP_LEVEL = {
 
 def _model_rows(model: Any, prefix: str) -> list[Row]:
     doc = {**_TOP_LEVEL, **_attributes(model)} if not prefix else _attributes(model)
-    rows = []
+    rows: list[Row] = []
     for name, field in model.model_fields.items():
         value = field.get_default(call_default_factory=True)
         if isinstance(value, BaseModel):
@@ -161,7 +161,7 @@ def options_reference() -> str:
     if set(defaults) != set(_GBDT_OPTIONS):
         raise KeyError(f"GBDT options {sorted(defaults)} differ from the documented ones "
                        f"{sorted(_GBDT_OPTIONS)}; update _GBDT_OPTIONS")
-    parts = [("`xlnel.gbdt.v1` (`filter.options`)",
+    parts: list[tuple[str, list[Row]]] = [("`xlnel.gbdt.v1` (`filter.options`)",
               [[f"`{k}`", "str" if v is None else type(v).__name__, _default(v),
                 _markdown(_GBDT_OPTIONS[k])]
                for k, v in defaults.items()])]

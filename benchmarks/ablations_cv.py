@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import paired_scores, write_result
+from benchmarks._common import one_of, paired_scores, write_result
 from benchmarks.cv_accuracy import CAMONI, SEED, cross_validate, merge_entries
 from xlnel.experiments.summary import pooled_counts
 
@@ -99,7 +99,7 @@ def run(names: list[str], communities: list[str], folds: int, work: Path,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("settings", nargs="*", default=[s for s in SETTINGS if s != "shipped"],
-                        choices=list(SETTINGS))
+                        type=one_of(list(SETTINGS)))
     parser.add_argument("--communities", nargs="+", choices=list(CAMONI), default=list(CAMONI))
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))

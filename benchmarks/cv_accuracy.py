@@ -35,6 +35,7 @@ the command, commit and date of the run that wrote it (``recorded_by``).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import time
@@ -44,7 +45,7 @@ from typing import Any
 
 import yaml
 
-from benchmarks._common import RESULTS, read_result, write_result
+from benchmarks._common import RESULTS, one_of, read_result, write_result
 from xlnel.analysis.protocol import matcher_scorer, protocol_sample  # noqa: E402
 from xlnel.config import PipelineConfig, load_config, parse_overrides, resolve_includes  # noqa: E402
 from xlnel.errors import ConfigError  # noqa: E402
@@ -301,7 +302,7 @@ def merge_entries(new: Mapping[str, Any], name: str = "cv_accuracy", folder: Pat
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("names", nargs="*", default=[*CAMONI, "bc5cdr", "bc5cdr-train"],
-                        choices=[*CAMONI, "bc5cdr", "bc5cdr-train"])
+                        type=one_of([*CAMONI, "bc5cdr", "bc5cdr-train"]))
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/xlnel-cv-accuracy"))
@@ -323,8 +324,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             results[name] = resumed(args.work, name, key, lambda: bc5cdr(
                 args.work, args.cache, overrides, protocol))
         else:
-            results[name] = resumed(args.work, name, key, lambda n=name: cross_validated(
-                n, args.folds, args.work, args.cache, overrides, protocol))
+            results[name] = resumed(args.work, name, key, functools.partial(
+                cross_validated, name, args.folds, args.work, args.cache, overrides, protocol))
         print(name, "done", flush=True)
     filter_desc = ("xlnel.gbdt.v1 (shipped configs)" if not overrides else
                    f"the shipped configs with the overrides {overrides}"

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import paired_scores, write_result
+from benchmarks._common import one_of, paired_scores, write_result
 from benchmarks.cv_accuracy import BC5CDR, BC5CDR_LEVELS, SEED, merge_entries
 from xlnel.experiments.runner import run_experiment
 from xlnel.experiments.summary import pooled_counts
@@ -89,13 +89,13 @@ def run(names: list[str], work: Path, cache: Path) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("settings", nargs="*", choices=list(SETTINGS),
-                        help="default: all")
+    parser.add_argument("settings", nargs="*", default=list(SETTINGS),
+                        type=one_of(list(SETTINGS)))
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/xlnel-data-size"))
     args = parser.parse_args()
     t0 = time.perf_counter()
-    results = run(args.settings or list(SETTINGS), args.work, args.cache)
+    results = run(args.settings, args.work, args.cache)
     write_result("data_size", {
         "protocol": f"{BC5CDR} trained on the first N documents of train.pubtator (file order), "
                     f"scored on all of dev.pubtator (seed {SEED}); pooled counts per level",

@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._common import paired_scores, write_result
+from benchmarks._common import one_of, paired_scores, write_result
 from benchmarks.cv_accuracy import BC5CDR, CROSS_VALIDATED, SEED
 from xlnel.config import PipelineConfig
 from xlnel.evaluation import document_counts
@@ -127,7 +127,7 @@ def add_cell_arguments(parser: argparse.ArgumentParser, result: str) -> None:
     """The arguments of a benchmark on the cached cells of :func:`cells`: corpus names, the
     stage cache and the results file name (default ``result``)."""
     parser.add_argument("names", nargs="*", default=["bc5cdr"],
-                        choices=["bc5cdr", *CROSS_VALIDATED])
+                        type=one_of(["bc5cdr", *CROSS_VALIDATED]))
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
     parser.add_argument("--name", default=result,
                         help="Results file name under benchmarks/results.")

@@ -240,7 +240,8 @@ def main() -> None:
     runs, kept = _previous(parts)
     results: list[dict[str, Any]] = []
     t0 = time.perf_counter()
-    run = {"command": _cmd(["python", *sys.argv]), "parts": parts, "device": _device_name()}
+    run: dict[str, Any] = {"command": _cmd(["python", *sys.argv]), "parts": parts,
+                           "device": _device_name()}
 
     def save() -> None:
         run["wall_seconds"] = round(time.perf_counter() - t0, 1)

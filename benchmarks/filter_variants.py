@@ -56,7 +56,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._common import paired_scores, write_result
+from benchmarks._common import one_of, paired_scores, write_result
 from benchmarks.cv_accuracy import BC5CDR, CAMONI, SEED, cross_validate
 from xlnel.evaluation import document_counts
 from xlnel.experiments.runner import plan_cells
@@ -175,7 +175,7 @@ def run_camoni(names: list[str], communities: list[str], folds: int, work: Path,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("variants", nargs="*", default=[v for v in VARIANTS if v != "shipped"],
-                        choices=list(VARIANTS))
+                        type=one_of(list(VARIANTS)))
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
     parser.add_argument("--baseline-scores", type=Path, default=None,
                         help="scores folder of the shipped filter in a stage cache")
@@ -189,10 +189,11 @@ def main() -> None:
     test = "paired bootstrap over documents against shipped, 1000 resamples, two-sided p"
     if args.camoni:
         results = run_camoni(args.variants, args.camoni, args.folds, args.work, args.cache)
-        payload = {"protocol": f"{args.folds}-fold cross-validation by document over every "
-                               f"visible post (cv_accuracy.py, seed {SEED}); pooled out-of-fold "
-                               "counts; filter options set on top of each community's config",
-                   "levels": list(CAMONI_LEVELS)}
+        payload: dict[str, Any] = {
+            "protocol": f"{args.folds}-fold cross-validation by document over every visible "
+                        f"post (cv_accuracy.py, seed {SEED}); pooled out-of-fold counts; filter "
+                        "options set on top of each community's config",
+            "levels": list(CAMONI_LEVELS)}
     else:
         results = run(args.variants, args.cache, args.baseline_scores)
         payload = {"config": BC5CDR, "train": "train.pubtator", "scored_on": "dev.pubtator",

@@ -44,7 +44,8 @@ def compare(best: Sequence[Mapping[str, Any]], other: Sequence[Mapping[str, Any]
     name = f"{level}_f1"
     a = {r["fold"]: metric_value(r, name) for r in other}
     b = {r["fold"]: metric_value(r, name) for r in best}
-    deltas = [float(b[f]) - float(a[f]) for f in sorted(b) if a.get(f) is not None]
+    deltas = [float(vb) - float(va) for f, vb in sorted(b.items())
+              if vb is not None and (va := a.get(f)) is not None]
     mean, low, high = t_interval(deltas)
     got_a, got_b = pooled_counts(other, level), pooled_counts(best, level)
     if got_a is None or got_b is None or got_a[0] != got_b[0]:

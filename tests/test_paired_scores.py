@@ -3,10 +3,12 @@ hand-worked counts."""
 
 from __future__ import annotations
 
+import argparse
+
 import numpy as np
 import pytest
 
-from benchmarks._common import counts_by_document, paired_scores, scores_with_ci
+from benchmarks._common import counts_by_document, one_of, paired_scores, scores_with_ci
 
 
 def test_paired_scores_scores_the_variant_and_its_delta() -> None:
@@ -38,3 +40,12 @@ def test_counts_by_document_pairs_runs_whose_folds_differ() -> None:
     with pytest.raises(ValueError, match="per-document counts of the overlap level"):
         counts_by_document(one, "overlap")
     assert scores_with_ci(np.array([[1, 1, 0], [0, 0, 1]]))["f1"] == pytest.approx(0.5)
+
+
+def test_one_of_keeps_the_default_of_an_empty_positional_list() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("names", nargs="*", default=["a", "b"], type=one_of(["a", "b", "c"]))
+    assert parser.parse_args([]).names == ["a", "b"]
+    assert parser.parse_args(["c", "a"]).names == ["c", "a"]
+    with pytest.raises(SystemExit):
+        parser.parse_args(["d"])
