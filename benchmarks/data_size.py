@@ -1,25 +1,36 @@
-"""How many annotated documents the shipped BC5CDR pipeline needs: a learning curve on dev.
+"""How many annotated documents the shipped pipelines need: learning curves on BC5CDR and Camoni.
 
 The data-size rows of the single-split ablations (:mod:`benchmarks.ablations`) predate the
-shipped config (cross-fitted DFT, the filter's lexical, n-gram, kind and tagger features). This
-benchmark trains ``configs/bc5cdr.yaml`` on the first N documents of ``train.pubtator``
+shipped configs. This benchmark trains each shipped config on the first N training documents
 (``data.max_documents``, file order, so every smaller set lies inside every larger one) and
-scores each run on the whole of ``dev.pubtator``:
+pairs each run against a larger one on the same test documents.
 
-- ``docs-N`` for N in 50, 100, 166 (the training posts of one Camoni fold), 250 and 375;
+BC5CDR (``configs/bc5cdr.yaml``, trained on train.pubtator, scored on all of dev.pubtator):
+
+- ``docs-N`` for N in 50, 100, 166 (the training posts of one Camoni fold), 250 and 375,
+  each paired against ``shipped`` (all 500);
 - ``docs-166-share``: 166 documents with the share R 0.2 of the dictionary and no
-  cross-fitting, as the Camoni configs train, to see whether cross-fitting still wins with few
-  documents (paired against ``docs-166``);
-- ``shipped``: all 500.
+  cross-fitting, as the Camoni configs train, paired against ``docs-166`` (does cross-fitting
+  still win with few documents?).
 
-Per run and level (span, concept, document): pooled precision, recall and F1 with 95%
-document-bootstrap intervals, the paired document bootstrap against ``shipped`` (1,000
-resamples, two-sided p), and the HRM recall of the candidates. Each run is kept in
-``WORK/SETTING/runs.jsonl`` and its stages in the stage cache ``--cache``.
+Camoni (``configs/camoni-*.yaml``, the 5-fold cross-validation of :mod:`benchmarks.cv_accuracy`;
+N cuts each fold's own training posts, about 166 of them):
 
-    python -m benchmarks data_size [--cache DIR] [--work DIR] [SETTING ...]
+- ``posts-N`` for N in 25, 50 and 100, the other communities' posts training as shipped,
+  paired against ``shipped``;
+- ``own``: no other community's posts (``data.extra_train`` empty), paired against
+  ``shipped``; ``own-posts-N``: that with N own posts, paired against ``own`` -- a new
+  community or language with N annotated posts and nothing else.
 
-writes ``benchmarks/results/data_size.json``, keeping the settings of an existing file that
+Per run and level (BC5CDR: span, concept, document; Camoni: strict span): pooled precision,
+recall and F1 with 95% document-bootstrap intervals, the paired document bootstrap (1,000
+resamples, two-sided p) and the HRM recall of the candidates. Each run is kept in
+``WORK/CORPUS/SETTING/runs.jsonl`` and its stages in the stage cache ``--cache``.
+
+    python -m benchmarks data_size [--corpora bc5cdr diabetes ...] [--folds 5] [--cache DIR]
+        [--work DIR]
+
+writes ``benchmarks/results/data_size.json``, keeping the corpora of an existing file that
 this run does not score (each with the ``recorded_by`` of the run that wrote it).
 """
 
@@ -30,76 +41,108 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import one_of, paired_scores, write_result
-from benchmarks.cv_accuracy import BC5CDR, BC5CDR_LEVELS, SEED, merge_entries
+from benchmarks._common import paired_scores, write_result
+from benchmarks.cv_accuracy import BC5CDR, BC5CDR_LEVELS, CAMONI, SEED, merge_entries
 from xlnel.experiments.runner import run_experiment
 from xlnel.experiments.summary import pooled_counts
 
-#: Setting -> (config overrides on top of configs/bc5cdr.yaml, the setting it is paired with).
-SETTINGS: dict[str, tuple[dict[str, Any], str]] = {
+#: Setting -> (config overrides on top of the shipped config, the setting it is paired with).
+Settings = dict[str, tuple[dict[str, Any], str]]
+
+BC5CDR_SETTINGS: Settings = {
     "shipped": ({}, "shipped"),
     **{f"docs-{n}": ({"data.max_documents": n}, "shipped") for n in (50, 100, 166, 250, 375)},
     "docs-166-share": ({"data.max_documents": 166, "dft.R": 0.2, "dft.crossfit": 0},
                        "docs-166"),
 }
+CAMONI_SETTINGS: Settings = {
+    "shipped": ({}, "shipped"),
+    **{f"posts-{n}": ({"data.max_documents": n}, "shipped") for n in (25, 50, 100)},
+    "own": ({"data.extra_train": []}, "shipped"),
+    **{f"own-posts-{n}": ({"data.max_documents": n, "data.extra_train": []}, "own")
+       for n in (25, 50, 100)},
+}
+CAMONI_LEVELS = ("span",)
 
 
-def run_setting(overrides: dict[str, Any], work: Path, cache: Path
-                ) -> tuple[dict[str, Any], dict[str, tuple[list[str], Any]]]:
-    """The record of one train -> dev run and its per-document counts at each level."""
-    (record,) = run_experiment(BC5CDR, {}, [SEED], work, dict(overrides), cache_dir=cache,
-                               progress=True)
+def settings_of(corpus: str) -> tuple[str, Settings, tuple[str, ...]]:
+    """The config, settings and levels of ``bc5cdr`` or a Camoni community."""
+    if corpus == "bc5cdr":
+        return BC5CDR, BC5CDR_SETTINGS, BC5CDR_LEVELS
+    return CAMONI[corpus], CAMONI_SETTINGS, CAMONI_LEVELS
+
+
+def run_setting(config: str, overrides: dict[str, Any], folds: int | None, levels: tuple[str, ...],
+                work: Path, cache: Path
+                ) -> tuple[list[dict[str, Any]], dict[str, tuple[list[str], Any]]]:
+    """The records of one setting (one train -> test run, or one per fold) and their pooled
+    per-document counts at each level."""
+    records = run_experiment(config, {}, [SEED], work, dict(overrides), cache_dir=cache,
+                             progress=True, folds=folds)
     counts = {}
-    for level in BC5CDR_LEVELS:
-        got = pooled_counts([record], level)
+    for level in levels:
+        got = pooled_counts(records, level)
         if got is None:
-            raise ValueError(f"{work}/runs.jsonl: the run lacks per-document {level} counts")
+            raise ValueError(f"{work}/runs.jsonl: a run lacks per-document {level} counts")
         counts[level] = got
-    return record, counts
+    return records, counts
 
 
-def run(names: list[str], work: Path, cache: Path) -> dict[str, Any]:
-    """Every setting of ``names`` (and the settings they are paired with) on dev."""
-    wanted = list(dict.fromkeys(SETTINGS[n][1] for n in names)) + names
-    runs = {name: run_setting(SETTINGS[name][0], work / name, cache)
-            for name in dict.fromkeys(wanted)}
-    out: dict[str, Any] = {}
-    for name in names:
-        overrides, against = SETTINGS[name]
-        record, counts = runs[name]
-        _, base = runs[against]
+def hrm_recall(records: list[dict[str, Any]], level: str) -> float:
+    """The candidates' recall at ``level`` (span or concept) pooled over the records."""
+    found = sum(r["metrics"]["hrm"][level]["found"] for r in records)
+    total = sum(r["metrics"]["hrm"][level]["total"] for r in records)
+    return found / total if total else 0.0
+
+
+def run(corpus: str, folds: int, work: Path, cache: Path) -> dict[str, Any]:
+    """Every setting of ``corpus``, each paired against the setting it names."""
+    config, settings, levels = settings_of(corpus)
+    cv = None if corpus == "bc5cdr" else folds
+    runs = {name: run_setting(config, overrides, cv, levels, work / corpus / name, cache)
+            for name, (overrides, _) in settings.items()}
+    out: dict[str, Any] = {"config": config}
+    for name, (overrides, against) in settings.items():
+        records, counts = runs[name]
+        base = runs[against][1]
         entry: dict[str, Any] = {
             "overrides": overrides, "paired_with": against,
-            "training_documents": record["train_documents"],
-            "dictionary_entries_added": record["dft"]["entries_added"],
-            "hrm": {level: record["metrics"]["hrm"][level]["recall"]
-                    for level in ("span", "concept")},
-            "threshold": record["threshold"], "cell_seconds": record["seconds"]["total"]}
-        for level in BC5CDR_LEVELS:
+            "training_documents_mean": sum(r["train_documents"] for r in records) / len(records),
+            "dictionary_entries_added_mean":
+                sum(r["dft"]["entries_added"] for r in records) / len(records),
+            "hrm": {level: hrm_recall(records, level)
+                    for level in ("span", "concept") if level in records[0]["metrics"]["hrm"]},
+            "cell_seconds": round(sum(r["seconds"]["total"] for r in records), 1)}
+        for level in levels:
             ids, got = counts[level]
             base_ids, base_counts = base[level]
             if ids != base_ids:
-                raise ValueError(f"{name} and {against} were scored on different documents")
+                raise ValueError(f"{corpus}: {name} and {against} were scored on different "
+                                 "documents")
             entry[level] = paired_scores(base_counts, got)
         out[name] = entry
-        print(name, {level: round(entry[level]["f1"], 4) for level in BC5CDR_LEVELS},
+        print(corpus, name, {level: round(entry[level]["f1"], 4) for level in levels},
               flush=True)
     return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("settings", nargs="*", default=list(SETTINGS),
-                        type=one_of(list(SETTINGS)))
+    parser.add_argument("--corpora", nargs="+", choices=["bc5cdr", *CAMONI],
+                        default=["bc5cdr", *CAMONI])
+    parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/xlnel-data-size"))
     args = parser.parse_args()
     t0 = time.perf_counter()
-    results = run(args.settings, args.work, args.cache)
+    results = {corpus: run(corpus, args.folds, args.work, args.cache) for corpus in args.corpora}
     write_result("data_size", {
-        "protocol": f"{BC5CDR} trained on the first N documents of train.pubtator (file order), "
-                    f"scored on all of dev.pubtator (seed {SEED}); pooled counts per level",
-        "test": "paired bootstrap over dev documents against the setting named in "
+        "protocol": f"BC5CDR: {BC5CDR} trained on the first N documents of train.pubtator "
+                    f"(file order), scored on all of dev.pubtator; Camoni: {args.folds}-fold "
+                    "cross-validation by document over every visible post (cv_accuracy.py), "
+                    f"each fold's own training posts cut to the first N; seed {SEED}; pooled "
+                    "counts per level",
+        "test": "paired bootstrap over test documents against the setting named in "
                 "paired_with, 1000 resamples, two-sided p",
         "results": merge_entries(results, "data_size"),
         "seconds": round(time.perf_counter() - t0, 1)})

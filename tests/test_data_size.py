@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.cv_accuracy import BC5CDR
-from benchmarks.data_size import SETTINGS
+from benchmarks.cv_accuracy import CAMONI
+from benchmarks.data_size import hrm_recall, settings_of
 from xlnel.config import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -19,13 +19,31 @@ def _value(config: dict[str, object], key: str) -> object:
     return got
 
 
-@pytest.mark.parametrize("name", [n for n in SETTINGS if n != "shipped"])
-def test_every_setting_changes_the_shipped_config(name: str) -> None:
-    overrides, against = SETTINGS[name]
-    assert against in SETTINGS
-    shipped = load_config(ROOT / BC5CDR).model_dump(mode="json")
-    changed = load_config(ROOT / BC5CDR, dict(overrides)).model_dump(mode="json")
-    assert any(_value(shipped, k) != v for k, v in overrides.items())
-    for key, value in overrides.items():
-        assert _value(changed, key) == value, key
+@pytest.mark.parametrize("corpus", ["bc5cdr", *CAMONI])
+def test_every_setting_changes_the_shipped_config(corpus: str) -> None:
+    config, settings, _ = settings_of(corpus)
+    shipped = load_config(ROOT / config).model_dump(mode="json")
+    for name, (overrides, against) in settings.items():
+        assert against in settings and settings[against][1] in (against, "shipped"), name
+        if name == "shipped":
+            continue
+        changed = load_config(ROOT / config, dict(overrides)).model_dump(mode="json")
+        assert any(_value(shipped, k) != v for k, v in overrides.items()), name
+        for key, value in overrides.items():
+            assert _value(changed, key) == value, (name, key)
 
+
+def test_a_paired_setting_differs_from_its_pair_by_its_own_overrides_only() -> None:
+    for corpus in ["bc5cdr", "diabetes"]:
+        _, settings, _ = settings_of(corpus)
+        for name, (overrides, against) in settings.items():
+            base = settings[against][0]
+            assert all(overrides.get(k) == v for k, v in base.items()), (corpus, name)
+
+
+def test_hrm_recall_pools_the_records() -> None:
+    def record(found: int, total: int) -> dict[str, object]:
+        return {"metrics": {"hrm": {"span": {"found": found, "total": total}}}}
+
+    assert hrm_recall([record(9, 10), record(1, 10)], "span") == 0.5
+    assert hrm_recall([], "span") == 0.0
