@@ -24,7 +24,10 @@ N cuts each fold's own training posts, about 166 of them):
 
 Per run and level (BC5CDR: span, concept, document; Camoni: strict span): pooled precision,
 recall and F1 with 95% document-bootstrap intervals, the paired document bootstrap (1,000
-resamples, two-sided p) and the HRM recall of the candidates. Each run is kept in
+resamples, two-sided p) and the HRM recall of the candidates. Per learning curve (BC5CDR's
+``docs-N`` with ``shipped``; Camoni's ``posts-N`` with ``shipped`` and ``own-posts-N`` with
+``own``): its points (own training documents, F1) and ``f1_per_doubling``, the least-squares
+slope of F1 on log2 of the own documents. Each run is kept in
 ``WORK/CORPUS/SETTING/runs.jsonl`` and its stages in the stage cache ``--cache``.
 
     python -m benchmarks data_size [--corpora bc5cdr diabetes ...] [--folds 5] [--cache DIR]
@@ -37,6 +40,7 @@ this run does not score (each with the ``recorded_by`` of the run that wrote it)
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from pathlib import Path
 from typing import Any
@@ -63,6 +67,16 @@ CAMONI_SETTINGS: Settings = {
        for n in (25, 50, 100)},
 }
 CAMONI_LEVELS = ("span",)
+
+#: The learning curves fitted per corpus: series name -> its settings.
+SERIES: dict[str, dict[str, list[str]]] = {
+    "bc5cdr": {"shipped": ["shipped", *(n for n in BC5CDR_SETTINGS
+                                        if n.startswith("docs-") and not n.endswith("-share"))]},
+    "camoni": {"with other communities": ["shipped", *(n for n in CAMONI_SETTINGS
+                                                        if n.startswith("posts-"))],
+               "own posts only": ["own", *(n for n in CAMONI_SETTINGS
+                                           if n.startswith("own-posts-"))]},
+}
 
 
 def settings_of(corpus: str) -> tuple[str, Settings, tuple[str, ...]]:
@@ -123,7 +137,37 @@ def run(corpus: str, folds: int, work: Path, cache: Path) -> dict[str, Any]:
         out[name] = entry
         print(corpus, name, {level: round(entry[level]["f1"], 4) for level in levels},
               flush=True)
+    for name, entry in out.items():
+        if name in settings:
+            entry["own_documents_mean"] = own_documents(name, settings, out)
+    out["curves"] = {series: {level: curve(out, names, level) for level in levels}
+                     for series, names in SERIES["bc5cdr" if corpus == "bc5cdr" else
+                                                 "camoni"].items()}
     return out
+
+
+def own_documents(name: str, settings: Settings, entries: dict[str, Any]) -> float:
+    """How many of a setting's training documents are the corpus's own (not
+    ``data.extra_train``), on average over its runs."""
+    overrides = settings[name][0]
+    if "data.max_documents" in overrides:
+        return float(overrides["data.max_documents"])
+    own = [n for n, (o, _) in settings.items() if o == {"data.extra_train": []}]
+    source = own[0] if own and "data.extra_train" not in overrides else name
+    return float(entries[source]["training_documents_mean"])
+
+
+def curve(entries: dict[str, Any], names: list[str], level: str) -> dict[str, Any]:
+    """F1 at ``level`` against the number of own training documents, and the least-squares
+    slope of F1 on log2 of that number: points of F1 gained per doubling of the documents."""
+    points = sorted((entries[n]["own_documents_mean"], entries[n][level]["f1"]) for n in names)
+    xs = [math.log2(x) for x, _ in points]
+    mx, my = sum(xs) / len(xs), sum(y for _, y in points) / len(points)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    sxy = sum((x - mx) * (y - my) for x, (_, y) in zip(xs, points, strict=True))
+    slope = sxy / sxx if sxx else 0.0
+    return {"level": level, "settings": names, "points": [list(p) for p in points],
+            "f1_per_doubling": slope}
 
 
 def main() -> None:

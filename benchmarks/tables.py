@@ -251,6 +251,26 @@ def ablations_cv() -> str:
                    "delta F1 [95% CI]", "p", "HRM recall (span)"], rows, ["ablations_cv.json"])
 
 
+def data_size() -> str:
+    """Learning curves: the shipped configs on the first N training documents (data_size.py)."""
+    rows = []
+    results = _load("data_size.json")["results"]
+    for corpus in [c for c in ("bc5cdr", *_CAMONI) if c in results]:
+        label = "BC5CDR dev" if corpus == "bc5cdr" else _CAMONI[corpus]
+        levels = ("concept", "document") if corpus == "bc5cdr" else ("span",)
+        for name, r in results[corpus].items():
+            if not isinstance(r, dict) or "paired_with" not in r:
+                continue
+            for level in levels:
+                rows.append([label, name, f"{r['training_documents_mean']:.0f}", level,
+                             *_paired_cells(r[level]),
+                             "" if name == r["paired_with"] else r["paired_with"],
+                             pct(r["hrm"]["concept" if corpus == "bc5cdr" else "span"])])
+    return _table(["corpus", "setting", "training documents", "level", "P", "R",
+                   "F1 [95% CI]", "delta F1 [95% CI]", "p", "against", "HRM recall"], rows,
+                  ["data_size.json"])
+
+
 def r_sweep() -> str:
     """F1 against the share R of training documents given to the dictionary."""
     corpora = _load("r_sweep.json")["corpora"]
@@ -938,7 +958,7 @@ TABLES: dict[str, Callable[[], str]] = {
     f.__name__: f for f in (hrm_recall, end_to_end, link_throughput, transformer_throughput,
                             matcher_scale,
                             matcher_vs_peers_mesh, matcher_variants_mesh, matcher_vs_peers_3m,
-                            ablations, ablations_cv, r_sweep, r_sweep_cv, crossfit_cv,
+                            ablations, ablations_cv, data_size, r_sweep, r_sweep_cv, crossfit_cv,
                             cascade_host_time,
                             alternative_linkers,
                             top_k_recall, filter_speed, filter_speed_gpu, dense_index_speed,

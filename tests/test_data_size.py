@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.cv_accuracy import CAMONI
-from benchmarks.data_size import hrm_recall, settings_of
+from benchmarks.data_size import curve, hrm_recall, own_documents, settings_of
 from xlnel.config import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,3 +47,22 @@ def test_hrm_recall_pools_the_records() -> None:
 
     assert hrm_recall([record(9, 10), record(1, 10)], "span") == 0.5
     assert hrm_recall([], "span") == 0.0
+
+
+def test_curve_gives_the_f1_gained_per_doubling_of_own_documents() -> None:
+    def entry(docs: float, f1: float) -> dict[str, object]:
+        return {"training_documents_mean": docs, "span": {"f1": f1}}
+
+    settings = {"shipped": ({}, "shipped"), "own": ({"data.extra_train": []}, "shipped"),
+                "own-posts-25": ({"data.max_documents": 25, "data.extra_train": []}, "own"),
+                "posts-25": ({"data.max_documents": 25}, "shipped")}
+    entries = {"shipped": entry(500.0, 0.7), "own": entry(100.0, 0.6),
+               "own-posts-25": entry(25.0, 0.5), "posts-25": entry(425.0, 0.65)}
+    own = {name: own_documents(name, settings, entries) for name in settings}
+    assert own == {"shipped": 100.0, "own": 100.0, "own-posts-25": 25.0, "posts-25": 25.0}
+    for name in entries:
+        entries[name]["own_documents_mean"] = own[name]
+    got = curve(entries, ["own", "own-posts-25"], "span")
+    assert got["points"] == [[25.0, 0.5], [100.0, 0.6]]
+    assert got["f1_per_doubling"] == pytest.approx(0.05)  # 0.1 over two doublings
+    assert curve(entries, ["own"], "span")["f1_per_doubling"] == 0.0
