@@ -262,11 +262,12 @@ def data_size() -> str:
             if not isinstance(r, dict) or "paired_with" not in r:
                 continue
             for level in levels:
-                rows.append([label, name, f"{r['training_documents_mean']:.0f}", level,
+                rows.append([label, name, f"{r['own_documents_mean']:.0f}",
+                             f"{r['training_documents_mean']:.0f}", level,
                              *_paired_cells(r[level]),
                              "" if name == r["paired_with"] else r["paired_with"],
                              pct(r["hrm"]["concept" if corpus == "bc5cdr" else "span"])])
-    return _table(["corpus", "setting", "training documents", "level", "P", "R",
+    return _table(["corpus", "setting", "own documents", "training documents", "level", "P", "R",
                    "F1 [95% CI]", "delta F1 [95% CI]", "p", "against", "HRM recall"], rows,
                   ["data_size.json"])
 
