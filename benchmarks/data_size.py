@@ -72,10 +72,9 @@ CAMONI_LEVELS = ("span",)
 SERIES: dict[str, dict[str, list[str]]] = {
     "bc5cdr": {"shipped": ["shipped", *(n for n in BC5CDR_SETTINGS
                                         if n.startswith("docs-") and not n.endswith("-share"))]},
-    "camoni": {"with other communities": ["shipped", *(n for n in CAMONI_SETTINGS
-                                                        if n.startswith("posts-"))],
-               "own posts only": ["own", *(n for n in CAMONI_SETTINGS
-                                           if n.startswith("own-posts-"))]},
+    "camoni": {"with-others": ["shipped", *(n for n in CAMONI_SETTINGS
+                                            if n.startswith("posts-"))],
+               "own-only": ["own", *(n for n in CAMONI_SETTINGS if n.startswith("own-posts-"))]},
 }
 
 
