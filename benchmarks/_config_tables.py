@@ -161,10 +161,9 @@ def options_reference() -> str:
     if set(defaults) != set(_GBDT_OPTIONS):
         raise KeyError(f"GBDT options {sorted(defaults)} differ from the documented ones "
                        f"{sorted(_GBDT_OPTIONS)}; update _GBDT_OPTIONS")
-    parts: list[tuple[str, list[Row]]] = [("`xlnel.gbdt.v1` (`filter.options`)",
-              [[f"`{k}`", "str" if v is None else type(v).__name__, _default(v),
-                _markdown(_GBDT_OPTIONS[k])]
-               for k, v in defaults.items()])]
+    gbdt_rows: list[Row] = [[f"`{k}`", "str" if v is None else type(v).__name__, _default(v),
+                             _markdown(_GBDT_OPTIONS[k])] for k, v in defaults.items()]
+    parts = [("`xlnel.gbdt.v1` (`filter.options`)", gbdt_rows)]
     for title, model in [("`xlnel.cross_encoder.v1` (`filter.options`)", CrossEncoderOptions),
                          ("`xlnel.dense.v1` (`candidates.options`)", DenseOptions),
                          ("`xlnel.crf_tagger.v1` (`ner.options`)", CrfTaggerOptions)]:
