@@ -182,6 +182,26 @@ def paired_scores(base: Any, other: Any) -> dict[str, Any]:
             "delta_f1_ci": list(paired.delta_f1_ci), "p": paired.p_value}
 
 
+def level_counts(records: Sequence[Any], levels: Sequence[str], where: Path
+                 ) -> dict[str, tuple[list[str], Any]]:
+    """Per level of ``levels``: the document ids and per-document counts of ``records`` pooled
+    (:func:`xlnel.experiments.summary.pooled_counts`).
+
+    Raises:
+        ValueError: A record lacks a level's per-document counts (naming ``where``, the folder
+            of the run's ``runs.jsonl``).
+    """
+    from xlnel.experiments.summary import pooled_counts
+
+    out = {}
+    for level in levels:
+        got = pooled_counts(records, level)
+        if got is None:
+            raise ValueError(f"{where}/runs.jsonl: a run lacks per-document {level} counts")
+        out[level] = got
+    return out
+
+
 def read_result(name: str, folder: Path | None = None) -> dict[str, Any]:
     """The whole result ``benchmarks/results/NAME.json`` (envelope and figures).
 

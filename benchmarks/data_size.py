@@ -45,10 +45,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import paired_scores, write_result
+from benchmarks._common import level_counts, paired_scores, write_result
 from benchmarks.cv_accuracy import BC5CDR, BC5CDR_LEVELS, CAMONI, SEED, merge_entries
 from xlnel.experiments.runner import run_experiment
-from xlnel.experiments.summary import pooled_counts
 
 #: Setting -> (config overrides on top of the shipped config, the setting it is paired with).
 Settings = dict[str, tuple[dict[str, Any], str]]
@@ -92,13 +91,7 @@ def run_setting(config: str, overrides: dict[str, Any], folds: int | None, level
     per-document counts at each level."""
     records = run_experiment(config, {}, [SEED], work, dict(overrides), cache_dir=cache,
                              progress=True, folds=folds)
-    counts = {}
-    for level in levels:
-        got = pooled_counts(records, level)
-        if got is None:
-            raise ValueError(f"{work}/runs.jsonl: a run lacks per-document {level} counts")
-        counts[level] = got
-    return records, counts
+    return records, level_counts(records, levels, work)
 
 
 def hrm_recall(records: list[dict[str, Any]], level: str) -> float:

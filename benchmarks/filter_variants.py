@@ -56,12 +56,11 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._common import one_of, paired_scores, write_result
+from benchmarks._common import level_counts, one_of, paired_scores, write_result
 from benchmarks.cv_accuracy import BC5CDR, CAMONI, SEED, cross_validate
 from xlnel.evaluation import document_counts
 from xlnel.experiments.runner import plan_cells
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData
-from xlnel.experiments.summary import pooled_counts
 from xlnel.io.candidates import read_scores
 from xlnel.linkers.decide import decide_as
 from xlnel.linkers.lexicon import AnnotationLexicon
@@ -138,13 +137,7 @@ def camoni_counts(community: str, options: dict[str, Any], folds: int, work: Pat
     :data:`CAMONI_LEVELS`, with the filter options set (the run kept in ``work``)."""
     overrides = {f"filter.options.{k}": v for k, v in options.items()}
     ((_, records),) = cross_validate(CAMONI[community], folds, work, cache, overrides=overrides)
-    out = {}
-    for level in CAMONI_LEVELS:
-        got = pooled_counts(records, level)
-        if got is None:
-            raise ValueError(f"{work}/runs.jsonl: a fold lacks per-document counts of {level}")
-        out[level] = got
-    return out
+    return level_counts(records, CAMONI_LEVELS, work)
 
 
 def run_camoni(names: list[str], communities: list[str], folds: int, work: Path,

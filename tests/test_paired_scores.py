@@ -4,11 +4,18 @@ hand-worked counts."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from benchmarks._common import counts_by_document, one_of, paired_scores, scores_with_ci
+from benchmarks._common import (
+    counts_by_document,
+    level_counts,
+    one_of,
+    paired_scores,
+    scores_with_ci,
+)
 
 
 def test_paired_scores_scores_the_variant_and_its_delta() -> None:
@@ -49,3 +56,14 @@ def test_one_of_keeps_the_default_of_an_empty_positional_list() -> None:
     assert parser.parse_args(["c", "a"]).names == ["c", "a"]
     with pytest.raises(SystemExit):
         parser.parse_args(["d"])
+
+
+def test_level_counts_pools_each_level_and_names_the_run_lacking_one(tmp_path: Path) -> None:
+    def record(doc: str, tp: int) -> dict[str, object]:
+        return {"per_document": {"ids": [doc], "counts": {"span": [[tp, 0, 1]]}}}
+
+    got = level_counts([record("a", 1), record("b", 2)], ["span"], tmp_path)
+    ids, counts = got["span"]
+    assert list(ids) == ["a", "b"] and np.asarray(counts)[:, 0].tolist() == [1, 2]
+    with pytest.raises(ValueError, match="runs.jsonl.*document"):
+        level_counts([record("a", 1)], ["document"], tmp_path)
