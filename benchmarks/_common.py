@@ -202,6 +202,31 @@ def level_counts(records: Sequence[Any], levels: Sequence[str], where: Path
     return out
 
 
+def read_times(runs: Path) -> dict[str, dict[str, float]]:
+    """``RUNS/times.txt`` of ``benchmarks/accuracy.sh``: one ``NAME key=seconds ...`` line per
+    run, as ``{NAME: {key: seconds}}``.
+
+    Raises:
+        FileNotFoundError: No such file (run the script first).
+        ValueError: A malformed line, naming the file and line.
+    """
+    path = runs / "times.txt"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} not found: it holds the runs' wall times, one 'NAME "
+                                "key=seconds ...' line per run (benchmarks/accuracy.sh writes it)")
+    times: dict[str, dict[str, float]] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        name, *fields = line.split()
+        try:
+            times[name] = {k: round(float(v), 1) for k, v in (f.split("=") for f in fields)}
+        except ValueError as e:
+            raise ValueError(f"{path}:{number}: expected 'NAME key=seconds ...', got "
+                             f"{line!r}") from e
+    return times
+
+
 def read_result(name: str, folder: Path | None = None) -> dict[str, Any]:
     """The whole result ``benchmarks/results/NAME.json`` (envelope and figures).
 

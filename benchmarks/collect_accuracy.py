@@ -5,11 +5,11 @@
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 from pathlib import Path
 
-from benchmarks._common import command_line, write_result
+from benchmarks._common import command_line, read_times, write_result
 
 COMMANDS = {
     "camoni": ("xlnel train configs/camoni-{c}.yaml --out RUNS/{c} && xlnel link RUNS/{c} "
@@ -23,11 +23,11 @@ COMMANDS = {
 
 
 def main() -> None:
-    runs = Path(sys.argv[1] if len(sys.argv) > 1 else "runs")
-    times = {}
-    for line in (runs / "times.txt").read_text().splitlines():
-        name, *fields = line.split()
-        times[name] = {k: round(float(v), 1) for k, v in (f.split("=") for f in fields)}
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("runs", nargs="?", type=Path, default=Path("runs"),
+                        help="the RUNS folder benchmarks/accuracy.sh wrote (default: runs)")
+    runs = parser.parse_args().runs
+    times = read_times(runs)
     out: dict[str, dict] = {}
     for name in ("diabetes", "sclerosis", "depression", "bc5cdr"):
         if name not in times:

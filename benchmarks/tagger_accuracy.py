@@ -15,13 +15,13 @@ The tagger's own spans on the held-out documents are scored here at span and ove
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import read_figures, write_result
+from benchmarks._common import read_figures, read_times, write_result
 from xlnel.evaluation import evaluate  # noqa: E402
 from xlnel.io import read_documents  # noqa: E402
 from xlnel.pipeline import Pipeline  # noqa: E402
@@ -61,12 +61,12 @@ def tagger_scores(pipeline: Path) -> dict[str, Any]:
 
 
 def main() -> None:
-    runs, name = Path(sys.argv[1]), sys.argv[2]
-    times = {}
-    for line in (runs / "times.txt").read_text().splitlines():
-        key, *fields = line.split()
-        if key == name:
-            times = {k: round(float(v), 1) for k, v in (f.split("=") for f in fields)}
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("runs", type=Path, help="the folder the commands above wrote (RUNS)")
+    parser.add_argument("name", help="the run's name in RUNS (diabetes, ...)")
+    args = parser.parse_args()
+    runs, name = args.runs, args.name
+    times = read_times(runs).get(name, {})
     entry: dict[str, Any] = {"commands": [c.format(c=name) for c in COMMANDS],
                              "notes": NOTES, "seconds": times,
                              "tagger_alone": tagger_scores(runs / name)}

@@ -1,5 +1,5 @@
-"""The paired comparison every variant benchmark writes (benchmarks/_common.py), on
-hand-worked counts."""
+"""The helpers every benchmark shares (benchmarks/_common.py): the paired comparison each
+variant benchmark writes, on hand-worked counts, and the argument and file readers."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from benchmarks._common import (
     level_counts,
     one_of,
     paired_scores,
+    read_times,
     scores_with_ci,
 )
 
@@ -67,3 +68,14 @@ def test_level_counts_pools_each_level_and_names_the_run_lacking_one(tmp_path: P
     assert list(ids) == ["a", "b"] and np.asarray(counts)[:, 0].tolist() == [1, 2]
     with pytest.raises(ValueError, match="runs.jsonl.*document"):
         level_counts([record("a", 1)], ["document"], tmp_path)
+
+
+def test_read_times_reads_the_runs_and_names_a_bad_line(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="times.txt"):
+        read_times(tmp_path)
+    (tmp_path / "times.txt").write_text("diabetes train_s=12.34 link_s=5\n\nbc5cdr train_s=7\n")
+    assert read_times(tmp_path) == {"diabetes": {"train_s": 12.3, "link_s": 5.0},
+                                    "bc5cdr": {"train_s": 7.0}}
+    (tmp_path / "times.txt").write_text("diabetes train_s=1\nsclerosis train_s\n")
+    with pytest.raises(ValueError, match=r"times.txt:2: .*sclerosis train_s"):
+        read_times(tmp_path)
