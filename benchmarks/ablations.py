@@ -10,6 +10,7 @@ with the summaries, the commands, the seeds and the CPU time of the cells.
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from pathlib import Path
@@ -79,7 +80,7 @@ def markdown(name: str, summary: dict[str, Any]) -> str:
 
 
 def main(argv: list[str]) -> None:
-    del argv
+    argparse.ArgumentParser(description=__doc__.split("\n")[0]).parse_args(argv)
     ablations = {p.parent.name: ablation_summary(p)
                  for p in sorted((RESULTS / "ablations").glob("*/runs.jsonl"))}
     for name, summary in ablations.items():

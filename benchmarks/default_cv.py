@@ -9,6 +9,7 @@ and links the remaining 1/5 with each filter variant; P/R/F1 are micro-averaged 
 
 from __future__ import annotations
 
+import argparse
 import time
 from typing import Any
 
@@ -65,6 +66,7 @@ def _prf(tp: int, fp: int, fn: int) -> dict[str, float]:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n")[0]).parse_args()
     t0 = time.perf_counter()
     results = cross_validate()
     for variant, by in results.items():

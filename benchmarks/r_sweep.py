@@ -7,6 +7,7 @@ over seeds of every R, the seeds run, and the wall time of the cells.
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import sys
@@ -56,6 +57,10 @@ def corpus_summary(name: str, runs: Path) -> dict[str, Any]:
 
 def main(argv: list[str]) -> None:
     """``argv``: optional ``CORPUS=WALL_SECONDS`` or ``CORPUS:cpu=CPU_SECONDS`` measurements."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("measurements", nargs="*", metavar="CORPUS[:cpu]=SECONDS",
+                        help="wall (or CPU) seconds of a corpus's sweep, as r_sweep.sh passes")
+    argv = parser.parse_args(argv).measurements
     root = RESULTS / "r_sweep"
     corpora = {p.parent.name: corpus_summary(p.parent.name, p)
                for p in sorted(root.glob("*/runs.jsonl"))}
