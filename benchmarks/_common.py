@@ -202,6 +202,16 @@ def level_counts(records: Sequence[Any], levels: Sequence[str], where: Path
     return out
 
 
+def pooled_hrm(records: Sequence[Any], level: str) -> dict[str, Any]:
+    """The candidates' recall at ``level`` (``span`` or ``concept``) pooled over run records:
+    gold found, gold total, candidates and their recall (0 without gold)."""
+    found = sum(r["metrics"]["hrm"][level]["found"] for r in records)
+    total = sum(r["metrics"]["hrm"][level]["total"] for r in records)
+    candidates = sum(r["metrics"]["hrm"][level]["candidates"] for r in records)
+    return {"recall": found / total if total else 0.0, "found": found, "total": total,
+            "candidates": candidates}
+
+
 def read_times(runs: Path) -> dict[str, dict[str, float]]:
     """``RUNS/times.txt`` of ``benchmarks/accuracy.sh``: one ``NAME key=seconds ...`` line per
     run, as ``{NAME: {key: seconds}}``.

@@ -33,13 +33,11 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import one_of, paired_scores, write_result
+from benchmarks._common import level_counts, one_of, paired_scores, pooled_hrm, write_result
 from benchmarks.cv_accuracy import CAMONI, SEED, cross_validate, merge_entries
-from xlnel.experiments.summary import pooled_counts
 
 #: Setting -> (the ablation it belongs to, config overrides on top of the shipped config).
 SETTINGS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -54,24 +52,13 @@ SETTINGS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
-def hrm_span_recall(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The candidates' span recall pooled over the folds' records."""
-    found = sum(r["metrics"]["hrm"]["span"]["found"] for r in records)
-    total = sum(r["metrics"]["hrm"]["span"]["total"] for r in records)
-    candidates = sum(r["metrics"]["hrm"]["span"]["candidates"] for r in records)
-    return {"recall": found / total if total else 0.0, "found": found, "total": total,
-            "candidates": candidates}
-
-
 def run_setting(community: str, overrides: dict[str, Any], folds: int, work: Path,
                 cache: Path) -> tuple[list[str], Any, dict[str, Any]]:
     """Document ids and per-document strict span counts of one setting's pooled out-of-fold
     predictions, and its HRM span recall."""
     ((_, records),) = cross_validate(CAMONI[community], folds, work, cache, overrides=overrides)
-    got = pooled_counts(records, "span")
-    if got is None:
-        raise ValueError(f"{work}/runs.jsonl: a fold lacks per-document span counts")
-    return got[0], got[1], hrm_span_recall(records)
+    ids, counts = level_counts(records, ("span",), work)["span"]
+    return ids, counts, pooled_hrm(records, "span")
 
 
 def run(names: list[str], communities: list[str], folds: int, work: Path,

@@ -39,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import paired_scores, read_figures, write_result
+from benchmarks._common import paired_scores, pooled_hrm, read_figures, write_result
 from benchmarks.cv_accuracy import BC5CDR, CAMONI, SEED
 from xlnel.config import PipelineConfig, load_config  # noqa: E402
 from xlnel.dictionary.dft import add_gold_names  # noqa: E402
@@ -175,8 +175,7 @@ def run_corpus(corpus: str, k: int, names: Sequence[str], folds: int, work: Path
             "filter_documents_mean": sum(r["dft"]["filter_documents"] for r in recs)
             / len(recs),
             "thresholds": [r["threshold"] for r in recs],
-            "hrm_recall": {level: sum(r["metrics"]["hrm"][level]["found"] for r in recs)
-                           / sum(r["metrics"]["hrm"][level]["total"] for r in recs)
+            "hrm_recall": {level: pooled_hrm(recs, level)["recall"]
                            for level in recs[0]["metrics"]["hrm"]},
             "cell_seconds": round(sum(r["seconds"]["total"] for r in recs), 1),
             "seconds": round(time.perf_counter() - t0, 1)}

@@ -45,7 +45,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import level_counts, paired_scores, write_result
+from benchmarks._common import level_counts, paired_scores, pooled_hrm, write_result
 from benchmarks.cv_accuracy import BC5CDR, BC5CDR_LEVELS, CAMONI, SEED, merge_entries
 from xlnel.experiments.runner import run_experiment
 
@@ -94,13 +94,6 @@ def run_setting(config: str, overrides: dict[str, Any], folds: int | None, level
     return records, level_counts(records, levels, work)
 
 
-def hrm_recall(records: list[dict[str, Any]], level: str) -> float:
-    """The candidates' recall at ``level`` (span or concept) pooled over the records."""
-    found = sum(r["metrics"]["hrm"][level]["found"] for r in records)
-    total = sum(r["metrics"]["hrm"][level]["total"] for r in records)
-    return found / total if total else 0.0
-
-
 def run(corpus: str, folds: int, work: Path, cache: Path) -> dict[str, Any]:
     """Every setting of ``corpus``, each paired against the setting it names."""
     config, settings, levels = settings_of(corpus)
@@ -116,7 +109,7 @@ def run(corpus: str, folds: int, work: Path, cache: Path) -> dict[str, Any]:
             "training_documents_mean": sum(r["train_documents"] for r in records) / len(records),
             "dictionary_entries_added_mean":
                 sum(r["dft"]["entries_added"] for r in records) / len(records),
-            "hrm": {level: hrm_recall(records, level)
+            "hrm": {level: pooled_hrm(records, level)["recall"]
                     for level in ("span", "concept") if level in records[0]["metrics"]["hrm"]},
             "cell_seconds": round(sum(r["seconds"]["total"] for r in records), 1)}
         for level in levels:

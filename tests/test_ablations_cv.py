@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.ablations_cv import SETTINGS, hrm_span_recall
+from benchmarks._common import pooled_hrm
+from benchmarks.ablations_cv import SETTINGS
 from benchmarks.cv_accuracy import CAMONI
 from xlnel.config import load_config
 
@@ -30,6 +31,6 @@ def test_hrm_span_recall_pools_the_folds() -> None:
         return {"metrics": {"hrm": {"span": {"found": found, "total": total,
                                              "candidates": 10}}}}
 
-    got = hrm_span_recall([record(9, 10), record(1, 10)])
+    got = pooled_hrm([record(9, 10), record(1, 10)], "span")
     assert got == {"recall": 0.5, "found": 10, "total": 20, "candidates": 20}
-    assert hrm_span_recall([])["recall"] == 0.0
+    assert pooled_hrm([], "span")["recall"] == 0.0

@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks._common import pooled_hrm
 from benchmarks.cv_accuracy import CAMONI
-from benchmarks.data_size import curve, hrm_recall, own_documents, settings_of
+from benchmarks.data_size import curve, own_documents, settings_of
 from xlnel.config import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,10 +44,11 @@ def test_a_paired_setting_differs_from_its_pair_by_its_own_overrides_only() -> N
 
 def test_hrm_recall_pools_the_records() -> None:
     def record(found: int, total: int) -> dict[str, object]:
-        return {"metrics": {"hrm": {"span": {"found": found, "total": total}}}}
+        return {"metrics": {"hrm": {"span": {"found": found, "total": total,
+                                             "candidates": 10}}}}
 
-    assert hrm_recall([record(9, 10), record(1, 10)], "span") == 0.5
-    assert hrm_recall([], "span") == 0.0
+    assert pooled_hrm([record(9, 10), record(1, 10)], "span")["recall"] == 0.5
+    assert pooled_hrm([], "span")["recall"] == 0.0
 
 
 def test_curve_gives_the_f1_gained_per_doubling_of_own_documents() -> None:
