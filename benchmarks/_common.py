@@ -50,7 +50,7 @@ def one_of(choices: Sequence[str]) -> Callable[[str], str]:
     """An argparse ``type`` that takes only ``choices``.
 
     Positional ``nargs="*"`` arguments use it instead of ``choices=``: when none is given,
-    argparse before Python 3.12 checks their list default against ``choices`` as one value and
+    argparse (Python 3.11 here) checks their list default against ``choices`` as one value and
     refuses the documented default run.
     """
     def check(value: str) -> str:
