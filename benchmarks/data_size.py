@@ -22,6 +22,14 @@ N cuts each fold's own training posts, about 166 of them):
   ``shipped``; ``own-posts-N``: that with N own posts, paired against ``own`` -- a new
   community or language with N annotated posts and nothing else.
 
+With ``--subset-seeds S ...`` every setting of a learning curve is run again on N documents
+drawn at random with each seed (``data.subset_seed``; one seed's draws are nested too), named
+``NAME-seedS`` and paired like ``NAME`` (against ``NAME``'s pair, or its draw of the same seed
+when that pair is a curve's point too). Each curve is refitted per draw, and the first-N
+setting's entry gets ``draws``: per level the F1 of the first N and of every seed, their mean and
+range, and the same for the slopes (``curves_draws``): how much of a curve is the choice of
+documents rather than their number.
+
 Per run and level (BC5CDR: span, concept, document; Camoni: strict span): pooled precision,
 recall and F1 with 95% document-bootstrap intervals, the paired document bootstrap (1,000
 resamples, two-sided p) and the HRM recall of the candidates. Per learning curve (BC5CDR's
@@ -30,8 +38,8 @@ resamples, two-sided p) and the HRM recall of the candidates. Per learning curve
 slope of F1 on log2 of the own documents. Each run is kept in
 ``WORK/CORPUS/SETTING/runs.jsonl`` and its stages in the stage cache ``--cache``.
 
-    python -m benchmarks data_size [--corpora bc5cdr diabetes ...] [--folds 5] [--cache DIR]
-        [--work DIR]
+    python -m benchmarks data_size [--corpora bc5cdr diabetes ...] [--folds 5]
+        [--subset-seeds 1 2] [--cache DIR] [--work DIR]
 
 writes ``benchmarks/results/data_size.json``, keeping the corpora of an existing file that
 this run does not score (each with the ``recorded_by`` of the run that wrote it).
@@ -42,6 +50,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -77,11 +86,48 @@ SERIES: dict[str, dict[str, list[str]]] = {
 }
 
 
-def settings_of(corpus: str) -> tuple[str, Settings, tuple[str, ...]]:
-    """The config, settings and levels of ``bc5cdr`` or a Camoni community."""
+def settings_of(corpus: str, seeds: Sequence[int] = ()
+                ) -> tuple[str, Settings, tuple[str, ...]]:
+    """The config, settings and levels of ``bc5cdr`` or a Camoni community, with the draws of
+    ``seeds`` (:func:`with_draws`)."""
     if corpus == "bc5cdr":
-        return BC5CDR, BC5CDR_SETTINGS, BC5CDR_LEVELS
-    return CAMONI[corpus], CAMONI_SETTINGS, CAMONI_LEVELS
+        return BC5CDR, with_draws(BC5CDR_SETTINGS, "bc5cdr", seeds), BC5CDR_LEVELS
+    return CAMONI[corpus], with_draws(CAMONI_SETTINGS, "camoni", seeds), CAMONI_LEVELS
+
+
+def drawn(name: str, seed: int) -> str:
+    """The name of setting ``name`` run on documents drawn with ``seed``."""
+    return f"{name}-seed{seed}"
+
+
+def curve_points(kind: str) -> list[str]:
+    """The settings of ``kind``'s learning curves that cut the documents (``max_documents``)."""
+    settings = BC5CDR_SETTINGS if kind == "bc5cdr" else CAMONI_SETTINGS
+    return [n for names in SERIES[kind].values() for n in names
+            if "data.max_documents" in settings[n][0]]
+
+
+def with_draws(settings: Settings, kind: str, seeds: Sequence[int]) -> Settings:
+    """``settings`` and, per seed, each curve point on documents drawn with that seed, paired
+    with its pair's draw when the pair is a curve point, else with the pair itself."""
+    points = curve_points(kind)
+    out = dict(settings)
+    for seed in seeds:
+        for name in points:
+            overrides, against = settings[name]
+            out[drawn(name, seed)] = ({**overrides, "data.subset_seed": seed},
+                                      drawn(against, seed) if against in points else against)
+    return out
+
+
+def series_of(kind: str, seeds: Sequence[int] = ()) -> dict[str, list[str]]:
+    """The learning curves of ``kind``: the first-N series and one per seed's draws."""
+    points = set(curve_points(kind))
+    out = dict(SERIES[kind])
+    for seed in seeds:
+        for series, names in SERIES[kind].items():
+            out[drawn(series, seed)] = [drawn(n, seed) if n in points else n for n in names]
+    return out
 
 
 def run_setting(config: str, overrides: dict[str, Any], folds: int | None, levels: tuple[str, ...],
@@ -94,13 +140,15 @@ def run_setting(config: str, overrides: dict[str, Any], folds: int | None, level
     return records, level_counts(records, levels, work)
 
 
-def run(corpus: str, folds: int, work: Path, cache: Path) -> dict[str, Any]:
+def run(corpus: str, folds: int, work: Path, cache: Path, seeds: Sequence[int] = ()
+        ) -> dict[str, Any]:
     """Every setting of ``corpus``, each paired against the setting it names."""
-    config, settings, levels = settings_of(corpus)
+    config, settings, levels = settings_of(corpus, seeds)
+    kind = "bc5cdr" if corpus == "bc5cdr" else "camoni"
     cv = None if corpus == "bc5cdr" else folds
     runs = {name: run_setting(config, overrides, cv, levels, work / corpus / name, cache)
             for name, (overrides, _) in settings.items()}
-    out: dict[str, Any] = {"config": config}
+    out: dict[str, Any] = {"config": config, "subset_seeds": list(seeds)}
     for name, (overrides, against) in settings.items():
         records, counts = runs[name]
         base = runs[against][1]
@@ -126,9 +174,34 @@ def run(corpus: str, folds: int, work: Path, cache: Path) -> dict[str, Any]:
         if name in settings:
             entry["own_documents_mean"] = own_documents(name, settings, out)
     out["curves"] = {series: {level: curve(out, names, level) for level in levels}
-                     for series, names in SERIES["bc5cdr" if corpus == "bc5cdr" else
-                                                 "camoni"].items()}
+                     for series, names in series_of(kind, seeds).items()}
+    if seeds:
+        summarize_draws(out, kind, seeds, levels)
     return out
+
+
+def spread(values: Sequence[float]) -> dict[str, Any]:
+    """``values`` with their mean, minimum and maximum."""
+    return {"values": list(values), "mean": sum(values) / len(values), "min": min(values),
+            "max": max(values)}
+
+
+def summarize_draws(out: dict[str, Any], kind: str, seeds: Sequence[int],
+                    levels: Sequence[str]) -> None:
+    """Add ``draws`` to each first-N curve point of ``out`` (its F1 and those of its seeded
+    draws, per level) and ``curves_draws`` (each curve's slope, first N and per seed)."""
+    for name in curve_points(kind):
+        out[name]["draws"] = {
+            "subset_seeds": [None, *seeds],
+            **{level: spread([out[n][level]["f1"] for n in (name, *(drawn(name, s)
+                                                                     for s in seeds))])
+               for level in levels}}
+    out["curves_draws"] = {
+        series: {"subset_seeds": [None, *seeds],
+                 **{level: spread([out["curves"][n][level]["f1_per_doubling"]
+                                   for n in (series, *(drawn(series, s) for s in seeds))])
+                    for level in levels}}
+        for series in SERIES[kind]}
 
 
 def own_documents(name: str, settings: Settings, entries: dict[str, Any]) -> float:
@@ -160,17 +233,24 @@ def main() -> None:
     parser.add_argument("--corpora", nargs="+", choices=["bc5cdr", *CAMONI],
                         default=["bc5cdr", *CAMONI])
     parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--subset-seeds", type=int, nargs="*", default=[1, 2],
+                        help="seeds of the random draws of each curve point (none: first N "
+                             "only)")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/xlnel-data-size"))
     args = parser.parse_args()
     t0 = time.perf_counter()
-    results = {corpus: run(corpus, args.folds, args.work, args.cache) for corpus in args.corpora}
+    if len(set(args.subset_seeds)) != len(args.subset_seeds):
+        parser.error(f"--subset-seeds repeats a seed: {args.subset_seeds}")
+    results = {corpus: run(corpus, args.folds, args.work, args.cache, args.subset_seeds)
+               for corpus in args.corpora}
     write_result("data_size", {
         "protocol": f"BC5CDR: {BC5CDR} trained on the first N documents of train.pubtator "
                     f"(file order), scored on all of dev.pubtator; Camoni: {args.folds}-fold "
                     "cross-validation by document over every visible post (cv_accuracy.py), "
                     f"each fold's own training posts cut to the first N; seed {SEED}; pooled "
-                    "counts per level",
+                    "counts per level; NAME-seedS: N documents drawn with data.subset_seed S "
+                    "instead of the first N (subset_seeds per corpus)",
         "test": "paired bootstrap over test documents against the setting named in "
                 "paired_with, 1000 resamples, two-sided p",
         "results": merge_entries(results, "data_size"),

@@ -259,7 +259,8 @@ def data_size() -> str:
         label = "BC5CDR dev" if corpus == "bc5cdr" else _CAMONI[corpus]
         levels = ("concept", "document") if corpus == "bc5cdr" else ("span",)
         for name, r in results[corpus].items():
-            if not isinstance(r, dict) or "paired_with" not in r:
+            if (not isinstance(r, dict) or "paired_with" not in r
+                    or "data.subset_seed" in r["overrides"]):  # draws: data_size_draws
                 continue
             for level in levels:
                 rows.append([label, name, f"{r['own_documents_mean']:.0f}",
@@ -270,6 +271,32 @@ def data_size() -> str:
     return _table(["corpus", "setting", "own documents", "training documents", "level", "P", "R",
                    "F1 [95% CI]", "delta F1 [95% CI]", "p", "against", "HRM recall"], rows,
                   ["data_size.json"])
+
+
+def data_size_draws() -> str:
+    """The learning curves' points and slopes on documents drawn with seeds (data_size.py)."""
+    results = _load("data_size.json")["results"]
+    rows = []
+    for corpus in [c for c in ("bc5cdr", *_CAMONI) if c in results]:
+        label = "BC5CDR dev" if corpus == "bc5cdr" else _CAMONI[corpus]
+        levels = ("concept", "document") if corpus == "bc5cdr" else ("span",)
+        entries = results[corpus]
+        drawn = {n: r["draws"] for n, r in entries.items() if isinstance(r, dict) and "draws" in r}
+        slopes = entries.get("curves_draws", {})
+
+        def cells(d: dict[str, Any], seeds: list[int | None]) -> list[str]:
+            values = [pct(v) for v in d["values"]]
+            return [values[0], " / ".join(values[1:]), ", ".join(map(str, seeds[1:])),
+                    pct(d["mean"]), pct(d["max"] - d["min"])]
+
+        for level in levels:
+            for name, d in drawn.items():
+                rows.append([label, level, name, *cells(d[level], d["subset_seeds"])])
+            for series, d in slopes.items():
+                rows.append([label, level, f"F1 per doubling ({series})",
+                             *cells(d[level], d["subset_seeds"])])
+    return _table(["corpus", "level", "setting", "first N", "drawn", "seeds", "mean", "range"],
+                  rows, ["data_size.json"])
 
 
 def r_sweep() -> str:
@@ -959,7 +986,8 @@ TABLES: dict[str, Callable[[], str]] = {
     f.__name__: f for f in (hrm_recall, end_to_end, link_throughput, transformer_throughput,
                             matcher_scale,
                             matcher_vs_peers_mesh, matcher_variants_mesh, matcher_vs_peers_3m,
-                            ablations, ablations_cv, data_size, r_sweep, r_sweep_cv, crossfit_cv,
+                            ablations, ablations_cv, data_size, data_size_draws, r_sweep,
+                            r_sweep_cv, crossfit_cv,
                             cascade_host_time,
                             alternative_linkers,
                             top_k_recall, filter_speed, filter_speed_gpu, dense_index_speed,

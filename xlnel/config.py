@@ -38,8 +38,12 @@ class DataConfig(_Section):
             experiment`` scores and what ``xlnel train`` writes into the pipeline folder
             (``test.jsonl``).
         split_seed: Seed of that split.
-        max_documents: Keep only the first N training documents (after the held-out split),
-            to study data size; ``None`` = all.
+        max_documents: Keep only N training documents (after the held-out split), to study
+            data size; ``None`` = all.
+        subset_seed: Which ``max_documents`` documents: ``None`` = the first N (file order);
+            a seed = N drawn at random with it (kept in file order). One seed's draws are
+            nested: every larger N holds the documents of every smaller one. Draw several
+            seeds to see how much a learning curve owes to the choice of documents.
         folds: Cross-validation by document: the documents of ``train`` are dealt into this
             many folds (seeded by ``split_seed``), fold ``fold`` is the test set and the others
             train; ``test`` and ``test_fraction`` are then not used. ``None`` = no folds.
@@ -54,6 +58,7 @@ class DataConfig(_Section):
     test_fraction: float = Field(default=0.0, ge=0.0, lt=1.0)
     split_seed: int = 0
     max_documents: int | None = Field(default=None, ge=1)
+    subset_seed: int | None = None
     folds: int | None = Field(default=None, ge=2)
     fold: int = Field(default=0, ge=0)
     extra_train: list[str] = Field(default_factory=list)
@@ -63,6 +68,9 @@ class DataConfig(_Section):
         if self.folds is not None and self.fold >= self.folds:
             raise ValueError(f"data.fold must be below data.folds ({self.folds}), "
                              f"got {self.fold}")
+        if self.subset_seed is not None and self.max_documents is None:
+            raise ValueError(f"data.subset_seed ({self.subset_seed}) draws data.max_documents "
+                             "documents, but data.max_documents is not set")
         return self
 
 

@@ -8,6 +8,7 @@ import pytest
 from xlnel.errors import ConfigError, FormatError
 from xlnel.experiments import format_summary, parse_grid, read_runs, run_experiment, summarize
 from xlnel.experiments.runner import Cell, mean_std, plan_cells
+from xlnel.types import Document
 
 
 def test_parse_grid_reads_yaml_scalars():
@@ -157,6 +158,51 @@ def test_max_documents_keeps_the_test_split(tiny_config):
     assert [d.id for d in test] == [d.id for d in full_test]
     with pytest.raises(ConfigError, match="max_documents"):
         load_config(tiny_config, {"data.max_documents": 0})
+
+
+def test_subset_seed_draws_nested_subsets_in_file_order(tiny_config):
+    from xlnel.config import load_config
+    from xlnel.pipeline import load_training_documents
+
+    full_train, full_test = load_training_documents(load_config(tiny_config))
+    order = {d.id: i for i, d in enumerate(full_train)}
+    drawn = {}
+    for n in (3, 5):
+        train, test = load_training_documents(load_config(
+            tiny_config, {"data.max_documents": n, "data.subset_seed": 1}))
+        assert [d.id for d in test] == [d.id for d in full_test]
+        ids = [d.id for d in train]
+        assert len(ids) == n and ids == sorted(ids, key=order.__getitem__)
+        drawn[n] = set(ids)
+    assert drawn[3] <= drawn[5]
+    first = load_training_documents(load_config(tiny_config, {"data.max_documents": 5}))[0]
+    assert {d.id for d in first} != drawn[5]  # not the first five
+    with pytest.raises(ConfigError, match="subset_seed.*max_documents"):
+        load_config(tiny_config, {"data.subset_seed": 1})
+
+
+def test_keep_documents():
+    from xlnel.training.steps import keep_documents
+
+    docs = [Document(id=str(i), text="x") for i in range(10)]
+    assert keep_documents(docs, None, 3) == docs
+    assert keep_documents(docs, 20, 3) == docs
+    assert [d.id for d in keep_documents(docs, 4, None)] == ["0", "1", "2", "3"]
+    draws = [[d.id for d in keep_documents(docs, n, 7)] for n in (2, 4, 8)]
+    assert set(draws[0]) <= set(draws[1]) <= set(draws[2])
+    assert draws[1] == sorted(draws[1], key=int) and draws[1] != ["0", "1", "2", "3"]
+    assert [d.id for d in keep_documents(docs, 4, 7)] == draws[1]  # seeded: reproducible
+
+
+def test_an_unset_subset_seed_keeps_the_stage_keys(tiny_config):
+    from xlnel.config import load_config
+    from xlnel.training.recipe import config_parts
+
+    parts = config_parts(load_config(tiny_config, {"data.max_documents": 5}))
+    assert "subset_seed" not in parts["data"]["data"]
+    drawn = config_parts(load_config(tiny_config, {"data.max_documents": 5,
+                                                   "data.subset_seed": 1}))
+    assert drawn["data"]["data"]["subset_seed"] == 1
 
 
 def test_a_record_from_before_a_new_default_field_is_resumed(tmp_path, tiny_config):

@@ -4,6 +4,7 @@ reading of ``data.*`` (:func:`load_training_documents`)."""
 from __future__ import annotations
 
 import logging
+import random
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -38,7 +39,8 @@ def load_training_documents(config: PipelineConfig) -> tuple[list[Document], lis
     - Else with ``data.test``: the documents of that file.
     - Else no test documents.
 
-    ``data.max_documents`` then cuts the training documents only, and the documents of the
+    ``data.max_documents`` then cuts the training documents only (the first N, or N drawn with
+    ``data.subset_seed``: :func:`keep_documents`), and the documents of the
     ``data.extra_train`` files join them (never the test documents). Concept ids that a
     knowledge base of ``dictionary.kb`` has retired (:func:`xlnel.io.kb_history.kb_id_history`:
     HPO's ``alt_id`` and ``replaced_by``, UMLS merges in ``MRCUI.RRF``) are replaced by the
@@ -69,7 +71,8 @@ def load_training_documents(config: PipelineConfig) -> tuple[list[Document], lis
                               f"training documents of the {len(test)} in {data.train}")
     elif data.test is not None:
         test = read_documents(data.test)
-    docs = docs[:data.max_documents]  # before mapping ids: documents cut are never read
+    # before mapping ids: documents cut are never read
+    docs = keep_documents(docs, data.max_documents, data.subset_seed)
     docs += extra_training_documents(data.extra_train, {d.id for d in docs + test})
     history = kb_ids_history(config.dictionary.kb)
     if history:
@@ -79,6 +82,19 @@ def load_training_documents(config: PipelineConfig) -> tuple[list[Document], lis
             logger.info("%d retired concept ids of the training and %d of the test documents "
                         "replaced by current ones", changed, changed_test)
     return docs, test
+
+
+def keep_documents(docs: Sequence[Document], n: int | None, seed: int | None
+                   ) -> list[Document]:
+    """``n`` of ``docs`` in their order: the first ``n``, or with ``seed`` the first ``n`` of
+    a seeded shuffle, so that one seed's smaller draws lie inside its larger ones."""
+    if n is None or n >= len(docs):
+        return list(docs)
+    if seed is None:
+        return list(docs[:n])
+    order = list(range(len(docs)))
+    random.Random(seed).shuffle(order)
+    return [docs[i] for i in sorted(order[:n])]
 
 
 def extra_training_documents(paths: Sequence[str], taken: set[str]) -> list[Document]:
