@@ -43,7 +43,9 @@ class DataConfig(_Section):
         subset_seed: Which ``max_documents`` documents: ``None`` = the first N (file order);
             a seed = N drawn at random with it (kept in file order). One seed's draws are
             nested: every larger N holds the documents of every smaller one. Draw several
-            seeds to see how much a learning curve owes to the choice of documents.
+            seeds to see how much a learning curve owes to the choice of documents. Without
+            ``max_documents`` every document trains, whatever the seed (so a grid over both
+            may hold ``null``).
         folds: Cross-validation by document: the documents of ``train`` are dealt into this
             many folds (seeded by ``split_seed``), fold ``fold`` is the test set and the others
             train; ``test`` and ``test_fraction`` are then not used. ``None`` = no folds.
@@ -68,9 +70,6 @@ class DataConfig(_Section):
         if self.folds is not None and self.fold >= self.folds:
             raise ValueError(f"data.fold must be below data.folds ({self.folds}), "
                              f"got {self.fold}")
-        if self.subset_seed is not None and self.max_documents is None:
-            raise ValueError(f"data.subset_seed ({self.subset_seed}) draws data.max_documents "
-                             "documents, but data.max_documents is not set")
         return self
 
 

@@ -177,8 +177,21 @@ def test_subset_seed_draws_nested_subsets_in_file_order(tiny_config):
     assert drawn[3] <= drawn[5]
     first = load_training_documents(load_config(tiny_config, {"data.max_documents": 5}))[0]
     assert {d.id for d in first} != drawn[5]  # not the first five
-    with pytest.raises(ConfigError, match="subset_seed.*max_documents"):
-        load_config(tiny_config, {"data.subset_seed": 1})
+    every = load_training_documents(load_config(tiny_config, {"data.subset_seed": 1}))[0]
+    assert [d.id for d in every] == [d.id for d in full_train]  # no max_documents: all
+
+
+def test_a_grid_over_subset_seeds_and_sizes_runs_every_cell(tmp_path, tiny_config):
+    from xlnel.config import load_config
+    from xlnel.pipeline import load_training_documents
+
+    everything = len(load_training_documents(load_config(tiny_config))[0])
+    records = run_experiment(tiny_config, {"data.max_documents": [3, None],
+                                           "data.subset_seed": [1, 2]}, 1, tmp_path / "out",
+                             cache_dir=tmp_path / "c")
+    got = sorted((r["axes"]["data.max_documents"] or 0, r["axes"]["data.subset_seed"],
+                  r["train_documents"]) for r in records)
+    assert got == [(0, 1, everything), (0, 2, everything), (3, 1, 3), (3, 2, 3)]
 
 
 def test_keep_documents():
@@ -203,6 +216,9 @@ def test_an_unset_subset_seed_keeps_the_stage_keys(tiny_config):
     drawn = config_parts(load_config(tiny_config, {"data.max_documents": 5,
                                                    "data.subset_seed": 1}))
     assert drawn["data"]["data"]["subset_seed"] == 1
+    # without max_documents the seed draws nothing: the all-documents cells of a grid are one
+    assert config_parts(load_config(tiny_config, {"data.subset_seed": 1})) == config_parts(
+        load_config(tiny_config))
 
 
 def test_a_record_from_before_a_new_default_field_is_resumed(tmp_path, tiny_config):

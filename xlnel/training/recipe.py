@@ -262,7 +262,7 @@ def config_parts(config: PipelineConfig) -> dict[str, Any]:
     """The parts of a config that steps name in :attr:`Step.config`, as JSON values.
 
     ``data`` and ``kb`` include the size and content hash of the files they name (``data``
-    leaves out ``extra_train`` when it names none and ``subset_seed`` when it is unset);
+    leaves out ``extra_train`` when it names none and ``subset_seed`` when it draws nothing);
     ``dft`` drops the seed when no split or fold depends on it (R 1, or R 0 without
     cross-fitting) and ``crossfit`` when it is off (so configs without it keep their keys);
     ``filter`` leaves out the threshold (see the module docstring).
@@ -276,8 +276,8 @@ def config_parts(config: PipelineConfig) -> dict[str, Any]:
     data = dict(c["data"])
     if not config.data.extra_train:  # configs without extra documents keep their keys
         del data["extra_train"]
-    if config.data.subset_seed is None:  # and configs without a drawn subset theirs
-        del data["subset_seed"]
+    if config.data.subset_seed is None or config.data.max_documents is None:
+        del data["subset_seed"]  # configs without a drawn subset keep theirs too
     return {
         "lang": c["lang"],
         "data": {"lang": c["lang"], "data": data,
