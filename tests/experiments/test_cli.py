@@ -44,3 +44,20 @@ def test_experiment_with_folds_prints_intervals(tmp_path, tiny_config):
     assert len((out / "runs.jsonl").read_text().splitlines()) == 2
     res = runner.invoke(app, ["experiment", str(tiny_config), "--folds", "1", "--out", str(out)])
     assert res.exit_code != 0
+
+
+def test_a_learning_curve_from_the_command_line(tmp_path, tiny_config):
+    runner = CliRunner()
+    out = tmp_path / "lc"
+    res = runner.invoke(app, ["experiment", str(tiny_config), "--grid",
+                              "data.max_documents=3,null", "--grid", "data.subset_seed=1,2",
+                              "--out", str(out), "--cache", str(tmp_path / "c")])
+    assert res.exit_code == 0, res.output
+    assert len((out / "runs.jsonl").read_text().splitlines()) == 4
+    res = runner.invoke(app, ["report", str(out), "--out", str(tmp_path / "rep"), "--x",
+                              "data.max_documents", "--pool", "data.subset_seed"])
+    assert res.exit_code == 0, res.output
+    assert "replicates" in (tmp_path / "rep" / "report.md").read_text()
+    res = runner.invoke(app, ["report", str(out), "--out", str(tmp_path / "rep"), "--x",
+                              "data.max_documents", "--pool", "dft.R"])
+    assert res.exit_code != 0 and "dft.R as a grid axis" in str(res.exception)  # main() prints

@@ -71,3 +71,35 @@ def test_report_of_a_cross_validation(tmp_path):
     md = (tmp_path / "rep" / "report.md").read_text()
     # Two folds 0.6 and 0.8: mean 0.7, t(0.975, 1) * 0.1 = 1.2706.
     assert "t-interval" in md and "0.7000 ± 1.2706" in md
+
+
+def _learning_curve_runs(folder, f1s):
+    """Runs of a grid over data.max_documents x data.subset_seed (one seed each)."""
+    folder.mkdir(parents=True)
+    lines = []
+    for (n, draw), f1 in f1s.items():
+        axes = (("data.max_documents", n), ("data.subset_seed", draw))
+        lines.append({"cell": Cell(axes, 0).id, "axes": dict(axes), "seed": 0,
+                      "dictionary_entries_added": 1,
+                      "metrics": {"span": {"f1": f1}, "hrm": {"span": {"recall": 0.9}}}})
+    (folder / "runs.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+
+def test_report_pools_subset_draws_and_leaves_null_sizes_out_of_the_figures(tmp_path, caplog):
+    _learning_curve_runs(tmp_path / "lc", {(25, 1): 0.5, (25, 2): 0.6, (50, 1): 0.7,
+                                           (50, 2): 0.7, (None, 1): 0.8, (None, 2): 0.8})
+    with caplog.at_level("WARNING", logger="xlnel.experiments.report"):
+        files = report([tmp_path / "lc"], tmp_path / "rep", x_key="data.max_documents",
+                       pool=["data.subset_seed"])
+    assert (tmp_path / "rep" / "f1_vs_R.png").read_bytes()[:4] == b"\x89PNG"
+    assert "data.max_documents=None" in caplog.text and "left out of the figures" in caplog.text
+    md = files[-1].read_text()
+    assert "`data.subset_seed` count as replicates" in md
+    assert "0.5500 ± 0.0707" in md  # the two draws of 25 documents, one point
+    assert "subset_seed" not in md.split("## lc")[1]  # no longer a grid axis in the table
+    with pytest.raises(ValueError, match="x axis"):
+        report([tmp_path / "lc"], tmp_path / "rep", x_key="data.subset_seed",
+               pool=["data.subset_seed"])
+    with pytest.raises(ValueError, match="dft.seed as a grid axis to pool"):
+        report([tmp_path / "lc"], tmp_path / "rep", x_key="data.max_documents",
+               pool=["dft.seed"])

@@ -75,9 +75,12 @@ def report_cli(
     dirs: Annotated[list[Path], typer.Argument(help="Experiment folders (one line each).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for PNGs and report.md.")],
     x: Annotated[str, typer.Option("--x", help="Grid axis on the x axis.")] = "dft.R",
+    pool: Annotated[list[str] | None, typer.Option(
+        "--pool", help="Grid axis whose values are replicates of one point, such as "
+                       "data.subset_seed (repeatable).")] = None,
 ) -> None:
     """Draw HRM recall, F1 and added dictionary entries against R, and write report.md."""
     from xlnel.experiments.report import report
 
-    for path in report(dirs, out, x_key=x):
+    for path in report(dirs, out, x_key=x, pool=pool or ()):
         typer.echo(str(path))

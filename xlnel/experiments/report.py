@@ -4,7 +4,10 @@
 ``hrm_recall_vs_R.png``, ``f1_vs_R.png``, ``entries_added_vs_R.png`` and ``report.md``: the mean
 over seeds with the standard deviation as error bars (for a cross-validation, the mean over
 folds with the 95% t-interval), one line per folder (and per value of the other grid axes, if
-any). Needs matplotlib (the ``report`` extra).
+any). Axes named in ``pool`` are replicates rather than settings: their runs join those of the
+other seeds (``data.subset_seed``: a learning curve's mean over draws of documents). A point
+without a number on the x axis (``data.max_documents: null``, all documents) is left out of
+the figures with a warning and kept in the tables. Needs matplotlib (the ``report`` extra).
 """
 
 from __future__ import annotations
@@ -29,10 +32,16 @@ FIGURES = {
 
 def _series(label: str, rows: Sequence[Mapping[str, Any]], x_key: str
             ) -> dict[str, list[Mapping[str, Any]]]:
-    """Rows grouped into lines: one per value of the grid axes other than ``x_key``."""
+    """Rows grouped into lines: one per value of the grid axes other than ``x_key`` (rows
+    whose ``x_key`` is not a number are left out, with a warning)."""
     lines: dict[str, list[Mapping[str, Any]]] = {}
     for r in rows:
         if x_key not in r["axes"]:
+            continue
+        x = r["axes"][x_key]
+        if isinstance(x, bool) or not isinstance(x, int | float):
+            logger.warning("%s: the point %s=%r has no place on the x axis; it is left out of "
+                           "the figures (report.md lists it)", label, x_key, x)
             continue
         rest = ", ".join(f"{k}={v}" for k, v in r["axes"].items() if k != x_key)
         lines.setdefault(f"{label} ({rest})" if rest else label, []).append(r)
@@ -114,22 +123,46 @@ def _dft_table(experiments: Sequence[tuple[str, list[dict[str, Any]]]], x_key: s
     return head + "\n".join(body) + "\n" if body else ""
 
 
-def report(dirs: Sequence[str | Path], out: str | Path, x_key: str = "dft.R") -> list[Path]:
+def pool_axes(records: Sequence[Mapping[str, Any]], pool: Sequence[str]
+              ) -> list[dict[str, Any]]:
+    """``records`` with the grid axes ``pool`` dropped, so that :func:`summarize` takes their
+    runs as replicates of one point; each keeps its pooled values under ``pooled_axes``."""
+    if not pool:
+        return [dict(r) for r in records]
+    out = []
+    for r in records:
+        axes = dict(r.get("axes", {}))
+        pooled = {k: axes.pop(k) for k in pool if k in axes}
+        out.append({**r, "axes": axes, "pooled_axes": pooled})
+    return out
+
+
+def report(dirs: Sequence[str | Path], out: str | Path, x_key: str = "dft.R",
+           pool: Sequence[str] = ()) -> list[Path]:
     """Draw the R figures and write ``report.md`` for the experiments in ``dirs``.
 
     Args:
         dirs: Experiment folders (or ``runs.jsonl`` files); each becomes one line per figure.
         out: Output folder.
         x_key: The grid axis on the x axis.
+        pool: Grid axes whose values are replicates of one point (see the module docstring).
 
     Returns:
         The files written.
 
     Raises:
         FileNotFoundError: If a folder has no ``runs.jsonl``.
-        ValueError: If no run has ``x_key`` as a grid axis.
+        ValueError: If no run has ``x_key`` as a grid axis, or ``pool`` holds ``x_key`` or an
+            axis no run has.
     """
-    experiments = list(iter_runs(dirs))
+    if x_key in pool:
+        raise ValueError(f"{x_key!r} is the x axis; it cannot also be pooled")
+    experiments = [(label, pool_axes(records, pool)) for label, records in iter_runs(dirs)]
+    missing = [k for k in pool if not any(k in r["pooled_axes"] for _, rs in experiments
+                                          for r in rs)]
+    if missing:
+        raise ValueError(f"no run in {', '.join(map(str, dirs))} has {', '.join(missing)} as a "
+                         "grid axis to pool")
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     lines: dict[str, list[Mapping[str, Any]]] = {}
@@ -141,20 +174,24 @@ def report(dirs: Sequence[str | Path], out: str | Path, x_key: str = "dft.R") ->
     for name, (first, second, ylabel) in FIGURES.items():
         _plot(out_dir / name, lines, x_key, [first, second], ylabel)
         written.append(out_dir / name)
-    md = _markdown(experiments, x_key)
+    md = _markdown(experiments, x_key, pool)
     with atomic_write(out_dir / "report.md") as f:
         f.write(md)
     written.append(out_dir / "report.md")
     return written
 
 
-def _markdown(experiments: Sequence[tuple[str, list[dict[str, Any]]]], x_key: str) -> str:
+def _markdown(experiments: Sequence[tuple[str, list[dict[str, Any]]]], x_key: str,
+              pool: Sequence[str] = ()) -> str:
     cv = any(r.get("fold") is not None for _, records in experiments for r in records)
     spread = ("Cross-validation by document: mean over folds ± half-width of the 95% "
               "t-interval; every document is scored once per seed, by a model that did not "
               "train on it." if cv else
               "Mean ± standard deviation over seeds. All runs of an experiment are scored on "
               "the same held-out test documents.")
+    if pool:
+        spread += (f" The runs of every value of {', '.join(f'`{k}`' for k in pool)} count as "
+                   "replicates of one point" + (" (within each fold)." if cv else "."))
     parts = ["# Experiment report\n", f"{spread} x axis `{x_key}`.\n",
              "![HRM recall](hrm_recall_vs_R.png)\n", "![F1](f1_vs_R.png)\n",
              "![entries added](entries_added_vs_R.png)\n"]
