@@ -13,8 +13,12 @@ compared with it twice, on the same folds and documents:
 
 A difference whose intervals contain 0 is within the noise of ~200 posts.
 
+``--set KEY=VALUE`` (repeatable, as ``xlnel train --set``) changes the shipped config of every
+R, such as the R for a community with few annotated posts and nothing else: ``--set
+data.max_documents=50 --set data.subset_seed=1 --set 'data.extra_train=[]'``.
+
     python -m benchmarks r_sweep_cv [--R 0,0.1,0.2,0.3,0.5] [--folds 5] [--cache DIR]
-        [--work DIR] [--out NAME] [COMMUNITY ...]
+        [--work DIR] [--out NAME] [--set KEY=VALUE ...] [COMMUNITY ...]
 
 ``--out`` names the results file (default ``r_sweep_cv``), so that a confirmatory run of two
 values (the winner of one community against the shipped R on the others) keeps the full grid's
@@ -32,6 +36,8 @@ from typing import Any
 
 from benchmarks._common import write_result
 from benchmarks.cv_accuracy import CAMONI, cross_validate, summary
+from xlnel.config import parse_overrides
+from xlnel.errors import ConfigError
 from xlnel.evaluation import paired_bootstrap_counts  # noqa: E402
 from xlnel.experiments.summary import metric_value, pooled_counts, t_interval  # noqa: E402
 
@@ -57,12 +63,13 @@ def compare(best: Sequence[Mapping[str, Any]], other: Sequence[Mapping[str, Any]
                                                         "n_resamples", "n_documents")}}
 
 
-def sweep(community: str, values: Sequence[float], folds: int, work: Path, cache: Path
-          ) -> dict[str, Any]:
-    """Cross-validate every R of ``values`` on one community; pick and test the winner."""
+def sweep(community: str, values: Sequence[float], folds: int, work: Path, cache: Path,
+          overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Cross-validate every R of ``values`` on one community (its shipped config with
+    ``overrides``); pick and test the winner."""
     t0 = time.perf_counter()
     points = cross_validate(CAMONI[community], folds, work / community, cache,
-                            {"dft.R": list(values)})
+                            {"dft.R": list(values)}, overrides)
     by_r = {float(axes["dft.R"]): recs for axes, recs in points}
     out: dict[str, Any] = {"config": CAMONI[community], "by_R": {}}
     for r, recs in by_r.items():
@@ -91,14 +98,24 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/xlnel-r-sweep-cv"))
     parser.add_argument("--out", default="r_sweep_cv")
+    parser.add_argument("--set", dest="overrides", action="append", default=[],
+                        metavar="KEY=VALUE", help="config override of every R (repeatable)")
     args = parser.parse_args(argv)
     values = [float(v) for v in args.R.split(",")]
-    results = {c: sweep(c, values, args.folds, args.work, args.cache) for c in args.communities}
+    try:
+        overrides = parse_overrides(args.overrides)
+    except ConfigError as e:
+        parser.error(str(e))
+    if "dft.R" in overrides:
+        parser.error("--set dft.R: the R values are the sweep's (--R)")
+    results = {c: sweep(c, values, args.folds, args.work, args.cache, overrides)
+               for c in args.communities}
     write_result(args.out, {
         "protocol": f"{args.folds}-fold cross-validation by document over each community's "
                     "visible posts (folds seeded by data.split_seed), seed 0, grid dft.R="
                     f"{args.R}; winner = best mean F1 over folds; intervals 95%",
         "filter": "xlnel.gbdt.v1 (shipped configs)",
+        "overrides": overrides,
         "threads": os.environ.get("OMP_NUM_THREADS", "default"),
         "results": results,
     })
