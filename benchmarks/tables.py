@@ -317,26 +317,43 @@ def r_sweep() -> str:
     return _table(["corpus", *(f"R = {v}" for v in values)], rows, ["r_sweep.json"])
 
 
+def _r_sweep_rows(name: str) -> list[list[str]]:
+    """Per community and R of an ``r_sweep_cv`` results file: pooled span F1 with its interval,
+    the winner and the winner's paired-bootstrap difference from this R."""
+    rows = []
+    for key, r in _load(name)["results"].items():
+        best = r["best_R_span_f1"]
+        for value, summary in r["by_R"].items():
+            pooled = summary["pooled"]["span"]
+            test = best["against"].get(value)
+            delta = "" if test is None else (
+                f"{test['paired_bootstrap']['delta_f1']:+.3f} "
+                f"(p {test['paired_bootstrap']['p_value']:.3f})")
+            low, high = pooled["ci"]["f1"]
+            rows.append([_CAMONI[key], value, f"{pct(pooled['f1'])} [{pct(low)}, {pct(high)}]",
+                         str(best["R"]) if float(value) == best["R"] else "", delta])
+    return rows
+
+
 def r_sweep_cv() -> str:
     """Span F1 against R by 5-fold CV: the full grid, then R = 0.1 against 0.2 everywhere,
     then the grid again with the other communities' posts training too."""
-    rows = []
     names = ("r_sweep_cv.json", "r_sweep_cv_confirm.json", "r_sweep_cv_extra.json")
-    for name in names:
-        for key, r in _load(name)["results"].items():
-            best = r["best_R_span_f1"]
-            for value, summary in r["by_R"].items():
-                pooled = summary["pooled"]["span"]
-                test = best["against"].get(value)
-                delta = "" if test is None else (
-                    f"{test['paired_bootstrap']['delta_f1']:+.3f} "
-                    f"(p {test['paired_bootstrap']['p_value']:.3f})")
-                low, high = pooled["ci"]["f1"]
-                rows.append([_CAMONI[key], name.removesuffix(".json"), value,
-                             f"{pct(pooled['f1'])} [{pct(low)}, {pct(high)}]",
-                             str(best["R"]) if float(value) == best["R"] else "", delta])
+    rows = [[row[0], name.removesuffix(".json"), *row[1:]]
+            for name in names for row in _r_sweep_rows(name)]
     return _table(["corpus", "run", "R", "span F1 [95% CI]", "best R", "best minus this R "
                    "(paired bootstrap)"], rows, names)
+
+
+def r_sweep_cv_few() -> str:
+    """Span F1 against R with N own posts and nothing else (r_sweep_cv --set ...)."""
+    names = ("r_sweep_cv_own25.json", "r_sweep_cv_own50.json")
+    rows = []
+    for name in names:
+        posts = _load(name)["overrides"]["data.max_documents"]
+        rows += [[row[0], str(posts), *row[1:]] for row in _r_sweep_rows(name)]
+    return _table(["corpus", "own posts", "R", "span F1 [95% CI]", "best R",
+                   "best minus this R (paired bootstrap)"], rows, names)
 
 
 def crossfit_cv() -> str:
@@ -987,7 +1004,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             matcher_scale,
                             matcher_vs_peers_mesh, matcher_variants_mesh, matcher_vs_peers_3m,
                             ablations, ablations_cv, data_size, data_size_draws, r_sweep,
-                            r_sweep_cv, crossfit_cv,
+                            r_sweep_cv, r_sweep_cv_few, crossfit_cv,
                             cascade_host_time,
                             alternative_linkers,
                             top_k_recall, filter_speed, filter_speed_gpu, dense_index_speed,
