@@ -346,14 +346,18 @@ def r_sweep_cv() -> str:
 
 
 def r_sweep_cv_few() -> str:
-    """Span F1 against R with N own posts and nothing else (r_sweep_cv --set ...)."""
-    names = ("r_sweep_cv_own25.json", "r_sweep_cv_own50.json")
+    """Span F1 against R with N own posts and nothing else (r_sweep_cv --set ...), on two
+    draws of the posts."""
+    names = ("r_sweep_cv_own25.json", "r_sweep_cv_own25_draw2.json", "r_sweep_cv_own50.json",
+             "r_sweep_cv_own50_draw2.json")
     rows = []
     for name in names:
-        posts = _load(name)["overrides"]["data.max_documents"]
-        rows += [[row[0], str(posts), *row[1:]] for row in _r_sweep_rows(name)]
-    return _table(["corpus", "own posts", "R", "span F1 [95% CI]", "best R",
-                   "best minus this R (paired bootstrap)"], rows, names)
+        overrides = _load(name)["overrides"]
+        rows += [[row[0], str(overrides["data.max_documents"]), str(overrides["data.subset_seed"]),
+                  *row[1:]] for row in _r_sweep_rows(name)]
+    rows.sort(key=lambda r: (list(_CAMONI.values()).index(r[0]), int(r[1]), int(r[2])))
+    return _table(["corpus", "own posts", "draw (subset_seed)", "R", "span F1 [95% CI]",
+                   "best R", "best minus this R (paired bootstrap)"], rows, names)
 
 
 def crossfit_cv() -> str:
