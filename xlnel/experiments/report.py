@@ -123,18 +123,13 @@ def _dft_table(experiments: Sequence[tuple[str, list[dict[str, Any]]]], x_key: s
     return head + "\n".join(body) + "\n" if body else ""
 
 
-def pool_axes(records: Sequence[Mapping[str, Any]], pool: Sequence[str]
-              ) -> list[dict[str, Any]]:
+def pool_axes(records: Sequence[dict[str, Any]], pool: Sequence[str]) -> list[dict[str, Any]]:
     """``records`` with the grid axes ``pool`` dropped, so that :func:`summarize` takes their
-    runs as replicates of one point; each keeps its pooled values under ``pooled_axes``."""
+    runs as replicates of one point."""
     if not pool:
-        return [dict(r) for r in records]
-    out = []
-    for r in records:
-        axes = dict(r.get("axes", {}))
-        pooled = {k: axes.pop(k) for k in pool if k in axes}
-        out.append({**r, "axes": axes, "pooled_axes": pooled})
-    return out
+        return list(records)
+    return [{**r, "axes": {k: v for k, v in r.get("axes", {}).items() if k not in pool}}
+            for r in records]
 
 
 def report(dirs: Sequence[str | Path], out: str | Path, x_key: str = "dft.R",
@@ -157,12 +152,13 @@ def report(dirs: Sequence[str | Path], out: str | Path, x_key: str = "dft.R",
     """
     if x_key in pool:
         raise ValueError(f"{x_key!r} is the x axis; it cannot also be pooled")
-    experiments = [(label, pool_axes(records, pool)) for label, records in iter_runs(dirs)]
-    missing = [k for k in pool if not any(k in r["pooled_axes"] for _, rs in experiments
-                                          for r in rs)]
+    runs = list(iter_runs(dirs))
+    missing = [k for k in pool
+               if not any(k in r.get("axes", {}) for _, records in runs for r in records)]
     if missing:
         raise ValueError(f"no run in {', '.join(map(str, dirs))} has {', '.join(missing)} as a "
                          "grid axis to pool")
+    experiments = [(label, pool_axes(records, pool)) for label, records in runs]
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     lines: dict[str, list[Mapping[str, Any]]] = {}
