@@ -273,6 +273,13 @@ def data_size() -> str:
                   ["data_size.json"])
 
 
+def _draw_cells(spread: dict[str, Any], seeds: list[int | None]) -> list[str]:
+    """First N, the draws, their seeds, mean and range of one ``draws`` entry of data_size."""
+    values = [pct(v) for v in spread["values"]]
+    return [values[0], " / ".join(values[1:]), ", ".join(map(str, seeds[1:])),
+            pct(spread["mean"]), pct(spread["max"] - spread["min"])]
+
+
 def data_size_draws() -> str:
     """The learning curves' points and slopes on documents drawn with seeds (data_size.py)."""
     results = _load("data_size.json")["results"]
@@ -282,19 +289,11 @@ def data_size_draws() -> str:
         levels = ("concept", "document") if corpus == "bc5cdr" else ("span",)
         entries = results[corpus]
         drawn = {n: r["draws"] for n, r in entries.items() if isinstance(r, dict) and "draws" in r}
-        slopes = entries.get("curves_draws", {})
-
-        def cells(d: dict[str, Any], seeds: list[int | None]) -> list[str]:
-            values = [pct(v) for v in d["values"]]
-            return [values[0], " / ".join(values[1:]), ", ".join(map(str, seeds[1:])),
-                    pct(d["mean"]), pct(d["max"] - d["min"])]
-
+        slopes = {f"F1 per doubling ({series})": d
+                  for series, d in entries.get("curves_draws", {}).items()}
         for level in levels:
-            for name, d in drawn.items():
-                rows.append([label, level, name, *cells(d[level], d["subset_seeds"])])
-            for series, d in slopes.items():
-                rows.append([label, level, f"F1 per doubling ({series})",
-                             *cells(d[level], d["subset_seeds"])])
+            for name, d in {**drawn, **slopes}.items():
+                rows.append([label, level, name, *_draw_cells(d[level], d["subset_seeds"])])
     return _table(["corpus", "level", "setting", "first N", "drawn", "seeds", "mean", "range"],
                   rows, ["data_size.json"])
 
