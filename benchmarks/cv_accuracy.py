@@ -14,13 +14,20 @@ as the Camoni communities are at those three levels: an estimate that never read
 which the BC5CDR settings were chosen.
 
     python -m benchmarks cv_accuracy [--folds 5] [--cache DIR] [--work DIR]
-        [--filter PIPELINE.yaml] [--set KEY=VALUE ...] [--name RESULT] [--no-protocol] [NAME ...]
+        [--filter PIPELINE.yaml] [--set KEY=VALUE ...] [--name RESULT] [--no-protocol]
+        [--fold-ids I,J] [NAME ...]
 
 NAME is among diabetes, sclerosis, depression, bc5cdr, bc5cdr-train (default: all). Runs resume from
 ``WORK/NAME/runs.jsonl``, and a finished NAME from ``WORK/NAME/summary.json`` (so several
 processes can each run one NAME and a last call gathers them into one file); the stage cache
 (default ``/tmp/xlnel-cv-cache``) is shared with ``benchmarks/r_sweep_cv.py``. Run with
 ``OMP_NUM_THREADS=1``.
+
+``--fold-ids 0,1`` runs only those folds into ``WORK/NAME/runs.jsonl`` and writes no results:
+several processes (each with its own ``--work`` and ``--cache``) can share the folds of one
+name, and once their ``runs.jsonl`` files are concatenated into one ``WORK/NAME/runs.jsonl``, a
+call without ``--fold-ids`` gathers the results from them without training again
+(``benchmarks/device/run_cv_folds.sh`` does this on a lent GPU).
 
 ``--filter`` swaps the shipped configs' filter for the ``filter`` section of a pipeline file
 (its ``name`` and ``options``; the corpus's ``select_level`` and the configs' DFT, candidates and
@@ -184,11 +191,12 @@ def extra_measures(planned: Sequence[tuple[Any, PipelineConfig]], cache: StageCa
 
 def cross_validate(config: str, folds: int, work: Path, cache: Path,
                    grid: Mapping[str, Sequence[Any]] | None = None,
-                   overrides: Overrides | None = None
+                   overrides: Overrides | None = None, fold_ids: Sequence[int] | None = None
                    ) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
-    """Run (or resume) the cross-validation; returns (axes, fold records) per grid point."""
+    """Run (or resume) the cross-validation (only the folds ``fold_ids`` if given); returns
+    (axes, fold records) per grid point."""
     records = run_experiment(config, grid or {}, [SEED], work, overrides=dict(overrides or {}),
-                             cache_dir=cache, progress=True, folds=folds)
+                             cache_dir=cache, progress=True, folds=folds, fold_ids=fold_ids)
     points: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
     for r in records:
         points.setdefault(repr(sorted(r["axes"].items())), (r["axes"], []))[1].append(r)
@@ -313,9 +321,23 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--name", default="cv_accuracy", help="results file name")
     parser.add_argument("--no-protocol", action="store_true",
                         help="skip the galperin2022 protocol scores")
+    parser.add_argument("--fold-ids", type=lambda t: [int(x) for x in t.split(",")],
+                        default=None, metavar="I,J",
+                        help="run only these folds into WORK/NAME/runs.jsonl and write no "
+                             "results (see the module's docstring)")
     args = parser.parse_args(argv)
     overrides = {**filter_overrides(args.filter), **parse_overrides(args.set)}
     protocol = not args.no_protocol
+    if args.fold_ids is not None:
+        for name in args.names:
+            if name not in CROSS_VALIDATED:
+                parser.error(f"--fold-ids: {name} is not cross-validated")
+            config, added = CROSS_VALIDATED[name]
+            cross_validate(config, args.folds, args.work / name, args.cache,
+                           overrides={**overrides, **added}, fold_ids=args.fold_ids)
+            print(name, "folds", args.fold_ids, "in", args.work / name / "runs.jsonl",
+                  flush=True)
+        return
     results: dict[str, Any] = {}
     for name in args.names:
         config, added = CROSS_VALIDATED.get(name, (BC5CDR, {}))

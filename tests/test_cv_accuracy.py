@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import cv_accuracy
 from benchmarks._common import envelope
 from benchmarks.cv_accuracy import filter_overrides, merge_entries, resumed, summary_key
 from xlnel.errors import ConfigError
@@ -82,3 +83,20 @@ def test_bc5cdr_train_is_cross_validated_without_dev() -> None:
     key = summary_key(config, added, 5, True)
     assert key["config"]["data"]["test"] is None
     assert key != summary_key(config, {}, 5, True)
+
+
+def test_fold_ids_run_those_folds_and_write_no_results(tmp_path, monkeypatch) -> None:
+    calls: list[tuple] = []
+    monkeypatch.setattr(cv_accuracy, "cross_validate",
+                        lambda config, folds, work, cache, overrides, fold_ids:
+                        calls.append((config, folds, work, fold_ids, overrides)))
+    monkeypatch.setattr(cv_accuracy, "write_result", lambda *a, **k: pytest.fail("wrote"))
+    cv_accuracy.main(["--fold-ids", "3,1", "--work", str(tmp_path), "--set",
+                      "candidates.workers=2", "diabetes", "bc5cdr-train"])
+    assert calls == [
+        ("configs/camoni-diabetes.yaml", 5, tmp_path / "diabetes", [3, 1],
+         {"candidates.workers": 2}),
+        ("configs/bc5cdr.yaml", 5, tmp_path / "bc5cdr-train", [3, 1],
+         {"candidates.workers": 2, "data.test": None})]
+    with pytest.raises(SystemExit):
+        cv_accuracy.main(["--fold-ids", "0", "bc5cdr"])

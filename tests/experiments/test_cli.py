@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 from typer.testing import CliRunner
 
 from xlnel.cli.main import app
@@ -44,6 +46,17 @@ def test_experiment_with_folds_prints_intervals(tmp_path, tiny_config):
     assert len((out / "runs.jsonl").read_text().splitlines()) == 2
     res = runner.invoke(app, ["experiment", str(tiny_config), "--folds", "1", "--out", str(out)])
     assert res.exit_code != 0
+    one = tmp_path / "one"
+    res = runner.invoke(app, ["experiment", str(tiny_config), "--folds", "2", "--fold-ids", "1",
+                              "--out", str(one), "--cache", str(tmp_path / "c")])
+    assert res.exit_code == 0, res.output
+    ((line,),) = [(one / "runs.jsonl").read_text().splitlines()]
+    assert json.loads(line)["fold"] == 1
+    for bad in ("x", "2"):
+        res = runner.invoke(app, ["experiment", str(tiny_config), "--folds", "2", "--fold-ids",
+                                  bad, "--out", str(tmp_path / "bad")])
+        assert res.exit_code != 0
+        assert "fold" in (res.output + str(res.exception)).lower(), res.output
 
 
 def test_a_learning_curve_from_the_command_line(tmp_path, tiny_config):

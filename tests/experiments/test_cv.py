@@ -175,3 +175,33 @@ def test_cells_type_their_links_as_a_trained_pipeline_does(tmp_path, tiny_config
     # one type in the fixture corpus: typing changes nothing but adds the typed levels
     assert typed["span+type"] == typed["span"] and typed["concept+type"] == typed["concept"]
     assert "span+type" not in untyped and untyped["span"] == typed["span"]
+
+
+def test_folds_split_between_processes_resume_as_one_run(tmp_path, tiny_config):
+    """Folds run apart (--fold-ids), their runs.jsonl concatenated, give the same records as
+    one run of every fold, and the gathering run trains nothing."""
+    whole = run_experiment(tiny_config, {}, 1, tmp_path / "whole", folds=3,
+                           cache_dir=tmp_path / "c0")
+    parts = [run_experiment(tiny_config, {}, 1, tmp_path / f"p{i}", folds=3, fold_ids=ids,
+                            cache_dir=tmp_path / f"c{i + 1}")
+             for i, ids in enumerate(([2, 0], [1]))]
+    assert [[r["fold"] for r in p] for p in parts] == [[0, 2], [1]]
+    gathered = tmp_path / "gathered"
+    gathered.mkdir()
+    (gathered / "runs.jsonl").write_text(
+        "".join((tmp_path / f"p{i}" / "runs.jsonl").read_text(encoding="utf-8")
+                for i in range(2)), encoding="utf-8")
+    new: list[dict] = []
+    again = run_experiment(tiny_config, {}, 1, gathered, folds=3, cache_dir=tmp_path / "c3",
+                           on_cell=new.append)
+    assert new == []
+    assert [r["cell"] for r in again] == [r["cell"] for r in whole]
+    assert [r["metrics"] for r in again] == [r["metrics"] for r in whole]
+
+
+def test_fold_ids_are_checked(tmp_path, tiny_config):
+    for ids, folds, match in (([0], None, "need folds"), ([3], 3, "among 0..2"),
+                              ([1, 1], 3, "distinct"), ([], 3, "distinct")):
+        with pytest.raises(ConfigError, match=match):
+            run_experiment(tiny_config, {}, 1, tmp_path / "out", folds=folds, fold_ids=ids)
+    assert not (tmp_path / "out").exists()

@@ -29,6 +29,11 @@ def experiment_cli(
     folds: Annotated[int | None, typer.Option(
         "--folds", min=2, help="K-fold cross-validation by document over data.train "
                                "(folds seeded by data.split_seed).")] = None,
+    fold_ids: Annotated[str | None, typer.Option(
+        "--fold-ids", help="With --folds: run only these folds, such as 0,1 (to split a "
+                           "cross-validation between processes or machines, each with its own "
+                           "--out; concatenate their runs.jsonl into one folder to resume "
+                           "and summarise all folds).")] = None,
 ) -> None:
     """Run every grid cell x seed [x fold] (skipping those in OUT/runs.jsonl); print a summary.
 
@@ -45,7 +50,8 @@ def experiment_cli(
 
     records = run_experiment(config, parse_grid(grid or []), parse_seeds(seeds), out,
                              overrides=parse_overrides(list(set_ or [])), cache_dir=cache,
-                             progress=True, folds=folds)
+                             progress=True, folds=folds,
+                             fold_ids=None if fold_ids is None else parse_ids(fold_ids))
     typer.echo(format_summary(summarize(records)))
     typer.echo(f"{len(records)} runs in {out / 'runs.jsonl'}", err=True)
 
@@ -69,6 +75,20 @@ def parse_seeds(text: str) -> int | list[int]:
     if not values or min(values) < 0 or len(set(values)) != len(values):
         raise typer.BadParameter(f"--seeds list must hold distinct seeds >= 0, got {text!r}")
     return values
+
+
+def parse_ids(text: str) -> list[int]:
+    """``"0,2"`` -> [0, 2] (the folds of ``--fold-ids``; checked against ``--folds`` by
+    :func:`xlnel.experiments.run_experiment`).
+
+    Raises:
+        typer.BadParameter: On anything but comma-separated integers.
+    """
+    try:
+        return [int(p) for p in text.split(",") if p.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"--fold-ids takes comma-separated integers, got {text!r}"
+                                 ) from None
 
 
 def report_cli(

@@ -355,7 +355,8 @@ def run_experiment(config: str | Path, grid: Mapping[str, Sequence[Any]],
                    overrides: Mapping[str, Any] | None = None,
                    cache_dir: str | Path | None = None, progress: bool = False,
                    on_cell: Callable[[dict[str, Any]], None] | None = None,
-                   folds: int | None = None) -> list[dict[str, Any]]:
+                   folds: int | None = None, fold_ids: Sequence[int] | None = None
+                   ) -> list[dict[str, Any]]:
     """Run every cell of ``grid`` x ``seeds`` (x ``folds``) not yet in ``OUT/runs.jsonl``.
 
     Args:
@@ -371,9 +372,16 @@ def run_experiment(config: str | Path, grid: Mapping[str, Sequence[Any]],
         folds: Cross-validate by document over ``data.train`` with this many folds (seeded
             by ``data.split_seed``; ``data.test`` and ``data.test_fraction`` are not used);
             ``None`` scores every cell on the config's test documents.
+        fold_ids: With ``folds``, run only these folds (to split a cross-validation between
+            processes or machines, each with its own ``out``; their ``runs.jsonl`` files,
+            concatenated, resume as one run of every fold).
 
     Returns:
         The records of all planned cells, finished before or now, in plan order.
+
+    Raises:
+        ConfigError: As :func:`plan_cells`, and if ``fold_ids`` is given without ``folds`` or
+            names a fold outside ``0..folds-1``.
     """
     from tqdm import tqdm
 
@@ -381,6 +389,9 @@ def run_experiment(config: str | Path, grid: Mapping[str, Sequence[Any]],
 
     seed_list = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
     planned = plan_cells(config, grid, seed_list, overrides, folds)
+    if fold_ids is not None:
+        wanted = set(_check_fold_ids(fold_ids, folds))
+        planned = [(c, cfg) for c, cfg in planned if c.fold in wanted]
     inputs = [Path(config)] + [p for _, cfg in planned for p in config_inputs(cfg)]
     writes = [RUNS_FILE] + (["cache"] if cache_dir is None else [])
     out_dir = check_output_folder(out, inputs, writes)
@@ -405,6 +416,17 @@ def run_experiment(config: str | Path, grid: Mapping[str, Sequence[Any]],
             bar.update(1)
     by_id = {r["cell"]: r for r in read_runs(runs)}
     return [by_id[c.id] for c, _ in planned if c.id in by_id]
+
+
+def _check_fold_ids(fold_ids: Sequence[int], folds: int | None) -> list[int]:
+    """``fold_ids`` as a list, checked against ``folds`` (see :func:`run_experiment`)."""
+    if folds is None:
+        raise ConfigError("fold ids need folds (--folds K)")
+    ids = list(fold_ids)
+    bad = [i for i in ids if not 0 <= i < folds]
+    if not ids or bad or len(set(ids)) != len(ids):
+        raise ConfigError(f"fold ids must be distinct folds among 0..{folds - 1}, got {ids}")
+    return ids
 
 
 def iter_runs(paths: Iterable[str | Path]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
