@@ -770,6 +770,29 @@ def decision_variants() -> str:
     return _decision_variants_table("decision_variants.json")
 
 
+def decision_variants_camoni() -> str:
+    """The decision variants on the shipped Camoni configs by 5-fold CV: delta span F1 per
+    community against the shipped decisions."""
+    data = _load("decision_variants_camoni.json")["results"]
+    names = list(data)
+    rows = [["shipped (span F1 [95% CI])",
+             *(f"{pct(data[n]['shipped']['span']['f1'])} "
+               f"[{pct(data[n]['shipped']['span']['f1_ci'][0])}, "
+               f"{pct(data[n]['shipped']['span']['f1_ci'][1])}]" for n in names)]]
+    for variant in data[names[0]]:
+        if variant == "shipped":
+            continue
+        cells = []
+        for n in names:
+            m = data[n][variant]["span"]
+            lo, hi = m["delta_f1_ci"]
+            p = f"{m['p']:.3f}" if m["p"] >= 0.001 else "< 0.001"
+            cells.append(f"{100 * m['delta_f1']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}], p {p}")
+        rows.append([variant, *cells])
+    return _table(["variant", *(f"{_CAMONI[n]}: ΔF1 [95% CI], p" for n in names)], rows,
+                  ["decision_variants_camoni.json"])
+
+
 def decision_variants_bc5cdr_train() -> str:
     """The BC5CDR decisions by 5-fold CV inside the training file, without dev."""
     return _decision_variants_table("decision_variants_bc5cdr_train.json")
@@ -1036,7 +1059,8 @@ TABLES: dict[str, Callable[[], str]] = {
                             dictionary_coverage, dictionary_e2e, derived_stopwords, zero_annotation,
                             cross_community,
                             accuracy_cv, accuracy_cv_gpu, cv_paired_gpu_extra,
-                            decision_variants, decision_variants_bc5cdr_train, filter_variants, bc5cdr_errors,
+                            decision_variants, decision_variants_bc5cdr_train,
+                            decision_variants_camoni, filter_variants, bc5cdr_errors,
                             entity_typing, entity_typing_by_type,
                             filter_variants_camoni, filter_variants_camoni_trees,
                             filter_variants_camoni_extra, filter_variants_camoni_concepts,
