@@ -15,7 +15,7 @@ which the BC5CDR settings were chosen.
 
     python -m benchmarks cv_accuracy [--folds 5] [--cache DIR] [--work DIR]
         [--filter PIPELINE.yaml] [--set KEY=VALUE ...] [--name RESULT] [--no-protocol]
-        [--fold-ids I,J] [NAME ...]
+        [--shipped-prefilter] [--fold-ids I,J] [NAME ...]
 
 NAME is among diabetes, sclerosis, depression, bc5cdr, bc5cdr-train (default: all). Runs resume from
 ``WORK/NAME/runs.jsonl``, and a finished NAME from ``WORK/NAME/summary.json`` (so several
@@ -28,6 +28,10 @@ several processes (each with its own ``--work`` and ``--cache``) can share the f
 name, and once their ``runs.jsonl`` files are concatenated into one ``WORK/NAME/runs.jsonl``, a
 call without ``--fold-ids`` gathers the results from them without training again
 (``benchmarks/device/run_cv_folds.sh`` does this on a lent GPU).
+
+``--shipped-prefilter`` gives the prefilter of the ``--filter`` cascade (its
+``prefilter_options``) the options of each shipped config's own filter: the features chosen for
+that corpus, so that the cascade's first stage is the shipped GBDT.
 
 ``--filter`` swaps the shipped configs' filter for the ``filter`` section of a pipeline file
 (its ``name`` and ``options``; the corpus's ``select_level`` and the configs' DFT, candidates and
@@ -253,6 +257,23 @@ def bc5cdr(work: Path, cache: Path, overrides: Overrides, protocol: bool = True
             "seconds": round(time.perf_counter() - t0, 1)}
 
 
+def shipped_prefilter(overrides: Overrides, config: str) -> dict[str, Any]:
+    """``overrides`` whose swapped-in filter (``filter.options``) runs its cascade's prefilter
+    with the options of ``config``'s own filter, the features chosen for that corpus.
+
+    Raises:
+        ConfigError: The swapped-in filter has no prefilter, or another filter than the
+            config's.
+    """
+    options = dict(overrides.get("filter.options") or {})
+    own = load_config(config).filter
+    if options.get("prefilter") != own.name:
+        raise ConfigError(f"--shipped-prefilter: the --filter's prefilter "
+                          f"{options.get('prefilter')!r} is not the filter of {config} "
+                          f"({own.name})")
+    return {**overrides, "filter.options": {**options, "prefilter_options": dict(own.options)}}
+
+
 def summary_key(config: str, overrides: Mapping[str, Any], folds: int, protocol: bool
                 ) -> dict[str, Any]:
     """What a finished run's summary must match to be reused: the resolved config (so an edit
@@ -321,6 +342,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--name", default="cv_accuracy", help="results file name")
     parser.add_argument("--no-protocol", action="store_true",
                         help="skip the galperin2022 protocol scores")
+    parser.add_argument("--shipped-prefilter", action="store_true",
+                        help="the prefilter of the --filter cascade takes the options of each "
+                             "shipped config's own filter")
     parser.add_argument("--fold-ids", type=lambda t: [int(x) for x in t.split(",")],
                         default=None, metavar="I,J",
                         help="run only these folds into WORK/NAME/runs.jsonl and write no "
@@ -328,26 +352,35 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     overrides = {**filter_overrides(args.filter), **parse_overrides(args.set)}
     protocol = not args.no_protocol
+
+    def of(name: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
+        """The config of ``name``, the overrides it runs with, and those it adds."""
+        config, added = CROSS_VALIDATED.get(name, (BC5CDR, {}))
+        ov = shipped_prefilter(overrides, config) if args.shipped_prefilter else overrides
+        return config, ov, added
+
     if args.fold_ids is not None:
         for name in args.names:
             if name not in CROSS_VALIDATED:
                 parser.error(f"--fold-ids: {name} is not cross-validated")
-            config, added = CROSS_VALIDATED[name]
+            config, ov, added = of(name)
             cross_validate(config, args.folds, args.work / name, args.cache,
-                           overrides={**overrides, **added}, fold_ids=args.fold_ids)
+                           overrides={**ov, **added}, fold_ids=args.fold_ids)
             print(name, "folds", args.fold_ids, "in", args.work / name / "runs.jsonl",
                   flush=True)
         return
     results: dict[str, Any] = {}
     for name in args.names:
-        config, added = CROSS_VALIDATED.get(name, (BC5CDR, {}))
-        key = summary_key(config, {**overrides, **added}, args.folds, protocol)
+        config, ov, added = of(name)
+        key = summary_key(config, {**ov, **added}, args.folds, protocol)
         if name == "bc5cdr":
-            results[name] = resumed(args.work, name, key, lambda: bc5cdr(
-                args.work, args.cache, overrides, protocol))
+            results[name] = resumed(args.work, name, key, functools.partial(
+                bc5cdr, args.work, args.cache, ov, protocol))
         else:
             results[name] = resumed(args.work, name, key, functools.partial(
-                cross_validated, name, args.folds, args.work, args.cache, overrides, protocol))
+                cross_validated, name, args.folds, args.work, args.cache, ov, protocol))
+        if args.shipped_prefilter:
+            results[name]["prefilter_options"] = ov["filter.options"]["prefilter_options"]
         print(name, "done", flush=True)
     filter_desc = ("xlnel.gbdt.v1 (shipped configs)" if not overrides else
                    f"the shipped configs with the overrides {overrides}"

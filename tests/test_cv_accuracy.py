@@ -100,3 +100,25 @@ def test_fold_ids_run_those_folds_and_write_no_results(tmp_path, monkeypatch) ->
          {"candidates.workers": 2, "data.test": None})]
     with pytest.raises(SystemExit):
         cv_accuracy.main(["--fold-ids", "0", "bc5cdr"])
+
+
+def test_shipped_prefilter_gives_the_cascade_the_configs_own_filter_options(monkeypatch):
+    from xlnel.config import load_config
+
+    swapped = filter_overrides(Path("configs/pipelines/transformer.yaml"))
+    for name in ("diabetes", "sclerosis"):
+        config = f"configs/camoni-{name}.yaml"
+        got = cv_accuracy.shipped_prefilter(swapped, config)["filter.options"]
+        assert got == {**swapped["filter.options"],
+                       "prefilter_options": load_config(config).filter.options}
+    with pytest.raises(ConfigError, match="prefilter"):
+        cv_accuracy.shipped_prefilter({}, "configs/camoni-diabetes.yaml")
+    calls: list[dict] = []
+    monkeypatch.setattr(cv_accuracy, "cross_validate",
+                        lambda config, folds, work, cache, overrides, fold_ids:
+                        calls.append(overrides))
+    cv_accuracy.main(["--filter", "configs/pipelines/transformer.yaml", "--shipped-prefilter",
+                      "--fold-ids", "0", "sclerosis"])
+    (ov,) = calls
+    own = load_config("configs/camoni-sclerosis.yaml").filter.options
+    assert ov["filter.options"]["prefilter_options"] == own

@@ -349,7 +349,8 @@ def test_recall_cut_keeps_the_asked_share_of_positives():
 @pytest.fixture(scope="module")
 def cascade(tiny_model_dir, corpus, tmp_path_factory):
     docs, cands = corpus
-    filt = _filter(tiny_model_dir, prefilter="xlnel.gbdt.v1", prefilter_recall=0.9)
+    filt = _filter(tiny_model_dir, prefilter="xlnel.gbdt.v1", prefilter_recall=0.9,
+                   prefilter_options={"window": 1})
     filt.fit(docs, cands)
     folder = tmp_path_factory.mktemp("cascade")
     filt.save(folder)
@@ -381,6 +382,8 @@ def test_cascade_save_load_gives_identical_scores(cascade, corpus):
     assert (folder / "prefilter" / "filter.json").is_file()
     loaded = CrossEncoderFilter.load(folder, FilterConfig(name="xlnel.cross_encoder.v1"), "en")
     assert loaded.cut == filt.cut and loaded.combine_mode == filt.combine_mode
+    # the prefilter trained, and comes back, with its own options
+    assert filt._prefilter.options["window"] == loaded._prefilter.options["window"] == 1
     for a, b in zip(filt.score_batch(docs, cands), loaded.score_batch(docs, cands),
                     strict=True):
         np.testing.assert_allclose(a, b, atol=1e-6)
@@ -401,3 +404,13 @@ def test_a_prefilter_without_out_of_fold_scores_is_a_config_error(tiny_model_dir
     docs, cands = corpus
     with pytest.raises(ConfigError, match="out-of-fold"):
         _filter(tiny_model_dir, prefilter="xlnel.similarity.v1").fit(docs, cands)
+
+
+def test_prefilter_options_are_checked_before_training(tiny_model_dir):
+    with pytest.raises(ConfigError, match="prefilter_options.*no_such_option"):
+        _filter(tiny_model_dir, prefilter="xlnel.gbdt.v1",
+                prefilter_options={"no_such_option": 1})
+    with pytest.raises(ConfigError, match="prefilter_options.*unit"):
+        _filter(tiny_model_dir, prefilter="xlnel.gbdt.v1", prefilter_options={"unit": "x"})
+    with pytest.raises(ConfigError, match="without a prefilter"):
+        _filter(tiny_model_dir, prefilter_options={"window": 1})

@@ -93,6 +93,8 @@ class CrossEncoderOptions(BaseModel):
             cascade: the transformer reads every candidate (within ``top_k_per_span``).
         prefilter_recall: Share of the positive training candidates the cut keeps, measured
             on the prefilter's out-of-fold scores.
+        prefilter_options: The prefilter's own ``filter.options`` (for the GBDT, its features
+            chosen for the corpus, such as ``concepts: true``); empty = its defaults.
         combine: The final score of a cascade: ``cross_encoder`` (the transformer's
             probability; 0 for candidates the prefilter drops), ``mean`` (of both filters'
             probabilities) or ``auto`` (the better of the two by F1 on the dev split).
@@ -123,6 +125,7 @@ class CrossEncoderOptions(BaseModel):
     inference_dtype: Literal["float32", "bfloat16", "float16"] = "float32"
     prefilter: str | None = None
     prefilter_recall: float = Field(0.98, gt=0.0, le=1.0)
+    prefilter_options: dict[str, Any] = Field(default_factory=dict)
     combine: Literal["auto", "cross_encoder", "mean"] = "auto"
 
 
@@ -167,9 +170,9 @@ class CrossEncoderFilter(CandidateFilter):
         super().__init__(config, lang)
         self.options = parse_options(config.options)
         if self.options.prefilter is not None:
-            from xlnel.filtering.base import filter_class
-
-            filter_class(self.options.prefilter)  # an unknown name fails before any training
+            self._prefilter_config()  # a bad name or option fails before any training
+        elif self.options.prefilter_options:
+            raise ConfigError("filter.options.prefilter_options: set without a prefilter")
         self.report: dict[str, Any] = {}
         self._model: Any = None
         self._tokenizer: Any = None
@@ -342,6 +345,25 @@ class CrossEncoderFilter(CandidateFilter):
         self._set_threshold(dev, progress)
         return self
 
+    def _prefilter_config(self) -> FilterConfig:
+        """The prefilter's config, checked by building the prefilter once.
+
+        Raises:
+            ConfigError: An unknown prefilter, or options it refuses (named under
+                ``filter.options.prefilter_options``).
+        """
+        from xlnel.filtering.base import filter_class
+
+        name = str(self.options.prefilter)
+        config = FilterConfig(name=name, select_level=self.config.select_level,
+                              options=dict(self.options.prefilter_options))
+        cls = filter_class(name)
+        try:
+            cls(config, self.lang)
+        except (ConfigError, ValueError) as e:
+            raise ConfigError(f"filter.options.prefilter_options: {e}") from e
+        return config
+
     def _fit_prefilter(self, documents: Sequence[Document],
                        candidates: Sequence[Sequence[Candidate]],
                        progress: bool) -> list[np.ndarray] | None:
@@ -352,7 +374,7 @@ class CrossEncoderFilter(CandidateFilter):
         from xlnel.filtering.base import filter_class
 
         level = self.config.select_level
-        pre = filter_class(name)(FilterConfig(name=name, select_level=level), self.lang)
+        pre = filter_class(name)(self._prefilter_config(), self.lang)
         pre.fit(documents, candidates, progress=progress)
         oof = getattr(pre, "oof_scores", None)
         if not oof:
@@ -594,9 +616,8 @@ class CrossEncoderFilter(CandidateFilter):
             if meta.get("prefilter_cut") is None or not (directory / "prefilter").is_dir():
                 raise ArtifactError(f"saved cross-encoder in {directory} names prefilter "
                                     f"{name} but lacks prefilter/ or its cut")
-            f._prefilter = filter_class(name).load(
-                directory / "prefilter", FilterConfig(name=name,
-                                                      select_level=config.select_level), lang)
+            f._prefilter = filter_class(name).load(directory / "prefilter",
+                                                   f._prefilter_config(), lang)
             f.cut = float(meta["prefilter_cut"])
             f.combine_mode = str(meta.get("combine", "cross_encoder"))
         f.threshold = (float(meta["threshold"]) if config.threshold is None
