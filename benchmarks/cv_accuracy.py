@@ -274,6 +274,15 @@ def shipped_prefilter(overrides: Overrides, config: str) -> dict[str, Any]:
     return {**overrides, "filter.options": {**options, "prefilter_options": dict(own.options)}}
 
 
+def name_overrides(name: str, overrides: Overrides, shipped: bool
+                   ) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """The config of ``name``, the overrides it runs with (:func:`shipped_prefilter` of
+    ``overrides`` if ``shipped``), and those its name adds."""
+    config, added = CROSS_VALIDATED.get(name, (BC5CDR, {}))
+    ov = shipped_prefilter(overrides, config) if shipped else dict(overrides)
+    return config, ov, added
+
+
 def summary_key(config: str, overrides: Mapping[str, Any], folds: int, protocol: bool
                 ) -> dict[str, Any]:
     """What a finished run's summary must match to be reused: the resolved config (so an edit
@@ -328,7 +337,7 @@ def merge_entries(new: Mapping[str, Any], name: str = "cv_accuracy", folder: Pat
     return {**merged, **new}
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("names", nargs="*", default=[*CAMONI, "bc5cdr", "bc5cdr-train"],
                         type=one_of([*CAMONI, "bc5cdr", "bc5cdr-train"]))
@@ -349,21 +358,20 @@ def main(argv: Sequence[str] | None = None) -> None:
                         default=None, metavar="I,J",
                         help="run only these folds into WORK/NAME/runs.jsonl and write no "
                              "results (see the module's docstring)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = _parser()
     args = parser.parse_args(argv)
     overrides = {**filter_overrides(args.filter), **parse_overrides(args.set)}
     protocol = not args.no_protocol
-
-    def of(name: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
-        """The config of ``name``, the overrides it runs with, and those it adds."""
-        config, added = CROSS_VALIDATED.get(name, (BC5CDR, {}))
-        ov = shipped_prefilter(overrides, config) if args.shipped_prefilter else overrides
-        return config, ov, added
 
     if args.fold_ids is not None:
         for name in args.names:
             if name not in CROSS_VALIDATED:
                 parser.error(f"--fold-ids: {name} is not cross-validated")
-            config, ov, added = of(name)
+            config, ov, added = name_overrides(name, overrides, args.shipped_prefilter)
             cross_validate(config, args.folds, args.work / name, args.cache,
                            overrides={**ov, **added}, fold_ids=args.fold_ids)
             print(name, "folds", args.fold_ids, "in", args.work / name / "runs.jsonl",
@@ -371,7 +379,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     results: dict[str, Any] = {}
     for name in args.names:
-        config, ov, added = of(name)
+        config, ov, added = name_overrides(name, overrides, args.shipped_prefilter)
         key = summary_key(config, {**ov, **added}, args.folds, protocol)
         if name == "bc5cdr":
             results[name] = resumed(args.work, name, key, functools.partial(
