@@ -951,6 +951,12 @@ def filter_variants_camoni_extra_tagger() -> str:
     return _filter_variants_camoni_table("filter_variants_camoni_extra_tagger.json")
 
 
+def filter_variants_camoni_extra_encoder() -> str:
+    """Frozen-encoder features on Camoni by 5-fold CV, the other communities' posts
+    training."""
+    return _filter_variants_camoni_table("filter_variants_camoni_extra_encoder.json")
+
+
 def filter_variants_camoni_extra_trees() -> str:
     """The gradient-boosted trees' settings on Camoni by 5-fold CV, the other communities'
     posts training."""
@@ -1066,6 +1072,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             filter_variants_camoni_extra, filter_variants_camoni_concepts,
                             filter_variants_camoni_extra_more,
                             filter_variants_camoni_extra_tagger,
+                            filter_variants_camoni_extra_encoder,
                             filter_variants_camoni_extra_trees,
                             filter_variants_ngrams,
                             filter_variants_camoni_ngrams,
