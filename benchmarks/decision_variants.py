@@ -21,7 +21,9 @@ last step, scores to links, changes:
   (``linker.composites``, with the lexicon);
 - ``overlap-longest`` / ``overlap-score``: of two overlapping spans passing the threshold, the
   longer or the higher scored is kept (``linker.overlap``; the threshold stays the one the
-  cell chose with the config's rule).
+  cell chose with the config's rule);
+- ``threshold-0.1`` ... ``threshold+0.1``: the shipped decisions at the threshold each cell
+  chose on its training documents moved by that much (is the choice biased on new documents?).
 
 Each variant gets pooled scores with 95% document-bootstrap intervals and the paired bootstrap
 against ``shipped`` at every level of the corpus (1,000 resamples, two-sided p).
@@ -70,6 +72,14 @@ def _decide(**linker: Any) -> Rule:
     return rule
 
 
+def _offset(delta: float) -> Rule:
+    """The shipped decisions at the cell's threshold moved by ``delta``."""
+    def rule(cfg: PipelineConfig, doc: Document, cands: list[Candidate], scores: np.ndarray,
+             t: float, lex: AnnotationLexicon) -> Document:
+        return decide_as(doc, cands, scores, t + delta, cfg.linker, lex)
+    return rule
+
+
 VARIANTS: dict[str, Rule] = {
     "shipped": _decide(),
     "no-propagate": _decide(propagate=False),
@@ -86,6 +96,7 @@ VARIANTS: dict[str, Rule] = {
     "composites": _decide(composites=True),
     "overlap-longest": _decide(overlap="longest"),
     "overlap-score": _decide(overlap="score"),
+    **{f"threshold{d:+}": _offset(d) for d in (-0.1, -0.05, 0.05, 0.1)},
 }
 
 

@@ -18,3 +18,21 @@ def test_camoni_cells_are_the_five_folds() -> None:
 
 def test_shipped_is_a_variant() -> None:
     assert "shipped" in VARIANTS and "no-lexicon" in VARIANTS
+
+
+def test_threshold_offsets_move_only_the_threshold() -> None:
+    import numpy as np
+
+    from xlnel.linkers.lexicon import AnnotationLexicon
+    from xlnel.types import Candidate, Document, Span
+
+    cfg = cells("diabetes")[0]
+    doc = Document(id="d", text="aa bb")
+    cands = [Candidate(span=Span(0, 2, "aa"), concept_id="C1", name="aa", score=1.0),
+             Candidate(span=Span(3, 5, "bb"), concept_id="C2", name="bb", score=1.0)]
+    scores = np.array([0.52, 0.46])
+    lex = AnnotationLexicon.fit([], cfg.lang)
+    linked = {name: [link.text for link in VARIANTS[name](cfg, doc, cands, scores, 0.5,
+                                                           lex).entities]
+              for name in ("shipped", "threshold-0.05", "threshold+0.05")}
+    assert linked == {"shipped": ["aa"], "threshold-0.05": ["aa", "bb"], "threshold+0.05": []}
