@@ -735,21 +735,26 @@ def cv_paired_gpu_extra() -> str:
         m = r["levels"]["span"]
         fold = m["fold_delta"]
         rows.append([f"Camoni {name}", f"{r['folds']}-fold CV, {m['n_documents']} posts",
-                     "span", *_paired_cells(m),
-                     f"{100 * fold['mean']:+.1f} [{100 * fold['ci'][0]:+.1f}, "
-                     f"{100 * fold['ci'][1]:+.1f}]"])
+                     "span", *_paired_cells(m), _delta(fold["mean"], fold["ci"])])
     return _table(["corpus", "protocol", "level", "P", "R", "F1 [95% CI]",
                    "ΔF1 vs GBDT [95% CI]", "p", "ΔF1 per fold, mean [95% t]"], rows,
                   ["cv_paired_gpu_extra.json"])
 
 
+def _delta(value: float, ci: Sequence[float]) -> str:
+    """A difference of shares in points with its interval: ``+1.3 [-0.8, +3.3]``."""
+    return f"{100 * value:+.1f} [{100 * ci[0]:+.1f}, {100 * ci[1]:+.1f}]"
+
+
+def _p(p: float) -> str:
+    return f"{p:.3f}" if p >= 0.001 else "< 0.001"
+
+
 def _paired_cells(m: dict[str, Any]) -> list[str]:
     """P, R, F1 [CI], delta F1 [CI] and p of a variant compared with the shipped config."""
     low, high = m["f1_ci"]
-    dlo, dhi = m["delta_f1_ci"]
     return [pct(m["precision"]), pct(m["recall"]), f"{pct(m['f1'])} [{pct(low)}, {pct(high)}]",
-            f"{100 * m['delta_f1']:+.1f} [{100 * dlo:+.1f}, {100 * dhi:+.1f}]",
-            f"{m['p']:.3f}" if m["p"] >= 0.001 else "< 0.001"]
+            _delta(m["delta_f1"], m["delta_f1_ci"]), _p(m["p"])]
 
 
 def _decision_variants_table(name: str) -> str:
@@ -782,13 +787,8 @@ def decision_variants_camoni() -> str:
     for variant in data[names[0]]:
         if variant == "shipped":
             continue
-        cells = []
-        for n in names:
-            m = data[n][variant]["span"]
-            lo, hi = m["delta_f1_ci"]
-            p = f"{m['p']:.3f}" if m["p"] >= 0.001 else "< 0.001"
-            cells.append(f"{100 * m['delta_f1']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}], p {p}")
-        rows.append([variant, *cells])
+        rows.append([variant, *(f"{_delta(m['delta_f1'], m['delta_f1_ci'])}, p {_p(m['p'])}"
+                                for m in (data[n][variant]["span"] for n in names))])
     return _table(["variant", *(f"{_CAMONI[n]}: ΔF1 [95% CI], p" for n in names)], rows,
                   ["decision_variants_camoni.json"])
 
