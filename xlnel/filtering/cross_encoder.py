@@ -169,10 +169,9 @@ class CrossEncoderFilter(CandidateFilter):
     def __init__(self, config: FilterConfig, lang: str) -> None:
         super().__init__(config, lang)
         self.options = parse_options(config.options)
-        if self.options.prefilter is not None:
-            self._prefilter_config()  # a bad name or option fails before any training
-        elif self.options.prefilter_options:
-            raise ConfigError("filter.options.prefilter_options: set without a prefilter")
+        #: The cascade's prefilter config (``None`` without a cascade), checked here so that a
+        #: bad name or option fails before any training.
+        self.prefilter_config = self._prefilter_config()
         self.report: dict[str, Any] = {}
         self._model: Any = None
         self._tokenizer: Any = None
@@ -345,16 +344,20 @@ class CrossEncoderFilter(CandidateFilter):
         self._set_threshold(dev, progress)
         return self
 
-    def _prefilter_config(self) -> FilterConfig:
+    def _prefilter_config(self) -> FilterConfig | None:
         """The prefilter's config, checked by building the prefilter once.
 
         Raises:
-            ConfigError: An unknown prefilter, or options it refuses (named under
-                ``filter.options.prefilter_options``).
+            ConfigError: An unknown prefilter, options it refuses (named under
+                ``filter.options.prefilter_options``), or options without a prefilter.
         """
         from xlnel.filtering.base import filter_class
 
-        name = str(self.options.prefilter)
+        name = self.options.prefilter
+        if name is None:
+            if self.options.prefilter_options:
+                raise ConfigError("filter.options.prefilter_options: set without a prefilter")
+            return None
         config = FilterConfig(name=name, select_level=self.config.select_level,
                               options=dict(self.options.prefilter_options))
         cls = filter_class(name)
@@ -368,13 +371,12 @@ class CrossEncoderFilter(CandidateFilter):
                        candidates: Sequence[Sequence[Candidate]],
                        progress: bool) -> list[np.ndarray] | None:
         """Train the cascade's prefilter; set :attr:`cut`; return its out-of-fold scores."""
-        name = self.options.prefilter
-        if name is None:
+        if self.prefilter_config is None:
             return None
         from xlnel.filtering.base import filter_class
 
-        level = self.config.select_level
-        pre = filter_class(name)(self._prefilter_config(), self.lang)
+        name, level = self.prefilter_config.name, self.config.select_level
+        pre = filter_class(name)(self.prefilter_config, self.lang)
         pre.fit(documents, candidates, progress=progress)
         oof = getattr(pre, "oof_scores", None)
         if not oof:
@@ -609,15 +611,15 @@ class CrossEncoderFilter(CandidateFilter):
         f = cls(config.model_copy(update={"options": options}), lang)
         f.report = dict(meta.get("training", {}))
         f._load_model(str(directory / "model"), for_training=False)
-        if f.options.prefilter is not None:
+        if f.prefilter_config is not None:
             from xlnel.filtering.base import filter_class
 
-            name = f.options.prefilter
+            name = f.prefilter_config.name
             if meta.get("prefilter_cut") is None or not (directory / "prefilter").is_dir():
                 raise ArtifactError(f"saved cross-encoder in {directory} names prefilter "
                                     f"{name} but lacks prefilter/ or its cut")
             f._prefilter = filter_class(name).load(directory / "prefilter",
-                                                   f._prefilter_config(), lang)
+                                                   f.prefilter_config, lang)
             f.cut = float(meta["prefilter_cut"])
             f.combine_mode = str(meta.get("combine", "cross_encoder"))
         f.threshold = (float(meta["threshold"]) if config.threshold is None
