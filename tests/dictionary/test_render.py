@@ -12,7 +12,14 @@ from xlnel.dictionary.cognates import CognateRules
 from xlnel.dictionary.compose import NameComposer, head_nouns, tokenize
 from xlnel.dictionary.corpus_evidence import CorpusEvidence
 from xlnel.dictionary.dictionary import Dictionary
-from xlnel.dictionary.langdata import LanguageProfile, load_profile
+from xlnel.dictionary.langdata import (
+    WORD_ORDER_FILE,
+    LanguageProfile,
+    default_profile,
+    language_dirs,
+    load_profile,
+    read_word_orders,
+)
 from xlnel.dictionary.lexicon import Lexicon
 from xlnel.dictionary.render import BuildSettings, WordSenses, number_forms, render_kb
 from xlnel.dictionary.transliterate import is_unspaced_script
@@ -173,6 +180,39 @@ def test_language_without_a_file_gets_generic_defaults(lexicon: Lexicon) -> None
     assert {"rossa cela", "cela rossa"} <= texts
 
 
+def test_a_language_without_a_file_takes_its_listed_word_order(lexicon: Lexicon) -> None:
+    # Spanish and Turkish have no file; the shipped table lists their order
+    assert load_profile("es").segment_order == "reverse"
+    assert load_profile("es").source == "default"
+    assert load_profile("tr").segment_order == "keep"
+    assert load_profile("pt-BR").segment_order == load_profile("pt_br").segment_order == "reverse"
+    assert load_profile("ru").segment_order == "both"  # adjective first, genitive after
+    texts = {r.text for r in NameComposer(load_profile("es"), WordSenses(lexicon, load_profile(
+        "es"))).render("red cell", n_best=10)}
+    assert "cela rossa" in texts and "rossa cela" not in texts
+
+
+def test_the_word_order_table_agrees_with_the_shipped_files() -> None:
+    table = next(d / WORD_ORDER_FILE for d in language_dirs() if (d / WORD_ORDER_FILE).is_file())
+    orders = read_word_orders(table)
+    for lang in ("fr", "de", "it", "ja", "he"):
+        assert load_profile(lang).segment_order == orders[lang] == default_profile(
+            lang).segment_order
+
+
+@pytest.mark.parametrize("text, message, line", [
+    ("es\treverse\n", "header", 1),
+    ("# note\nlang\tsegment_order\nes\tsideways\n", "sideways", 3),
+    ("lang\tsegment_order\nes\n", "expected", 2),
+    ("lang\tsegment_order\nes\treverse\nES\tkeep\n", "twice", 3),
+    ("# only a comment\n", "no 'lang", None),
+])
+def test_bad_word_order_table(tmp_path: Path, text: str, message: str, line: int | None) -> None:
+    with pytest.raises(FormatError, match=message) as caught:
+        read_word_orders(write(tmp_path / "orders.tsv", text))
+    assert caught.value.line == line and caught.value.path == str(tmp_path / "orders.tsv")
+
+
 def test_shipped_language_files_load() -> None:
     for lang in ("fr", "de", "it", "ja", "he"):
         assert load_profile(lang).source.endswith(f"{lang}.yaml")
@@ -253,13 +293,31 @@ def test_adapt_with_the_generic_grammar_ignores_the_shipped_file(tmp_path: Path)
 
     assert "zyste der niere" in names("shipped")  # the German template
     assert "zyste der niere" not in names("generic")
-    assert load_profile("de", generic=True) == LanguageProfile("de")
+    assert load_profile("de", generic=True) == LanguageProfile("de", segment_order="keep")
     with pytest.raises(ValueError, match="exclude"):
         load_profile("de", tmp_path / "zz.yaml", generic=True)
     with pytest.raises(ConfigError, match="not both"):
         adapt("de", pairs, [f"tsv:{kb}"], tmp_path / "both", language_file=pairs,
               generic_grammar=True)
     assert not (tmp_path / "both").exists()
+
+
+def test_adapt_takes_a_word_order_over_the_file_and_the_table(tmp_path: Path) -> None:
+    pairs = write(tmp_path / "pairs.tsv", "kidney\tneru\ncyst\tcela\n")
+    kb = write(tmp_path / "kb.tsv", "concept_id\tname\nC1\tKidney cyst\n")
+
+    def names(folder: str, **kwargs: str) -> set[str]:
+        report = adapt("es", pairs, [f"tsv:{kb}"], tmp_path / folder, transliteration_seconds=0,
+                       **kwargs)  # type: ignore[arg-type]
+        assert report["segment_order"] == kwargs.get("segment_order", "reverse")
+        return {e.name for e in Dictionary.load(tmp_path / folder / "dictionary.tsv")}
+
+    assert "cela neru" in names("table") and "neru cela" not in names("table2")
+    assert "neru cela" in names("keep", segment_order="keep")
+    assert {"neru cela", "cela neru"} <= names("both", segment_order="both")
+    with pytest.raises(ConfigError, match="sideways"):
+        names("bad", segment_order="sideways")
+    assert not (tmp_path / "bad").exists()
 
 
 def test_a_language_without_a_file_in_an_unspaced_script_glues_its_words(

@@ -113,6 +113,10 @@ def adapt_cli(
     generic_grammar: Annotated[bool, typer.Option(
         help="Use the generic defaults of a language without a grammar file, even where one "
              "is shipped (how a new language fares).")] = False,
+    segment_order: Annotated[str | None, typer.Option(
+        help="Order of a modifier-head word chain (keep: before the head, as in English; "
+             "reverse: after it; both), instead of the language file's or the word-order "
+             "table's.")] = None,
     n_best: NBestOpt = 6, max_names: Annotated[int | None, typer.Option(
         min=1, help="Most names per concept (default: no limit).")] = None,
     limit: LimitOpt = None,
@@ -142,7 +146,8 @@ def adapt_cli(
                                 language_file=language_file, settings=settings,
                                 transliteration_seconds=translit_seconds, limit=limit,
                                 progress=True, induce=induce, embed=_embedder(encoder),
-                                generic_grammar=generic_grammar))
+                                generic_grammar=generic_grammar,
+                                segment_order=segment_order))
     summary = {k: report[k]
                for k in ("dictionary", "stopwords", "pipeline", "seconds", "peak_memory_mb")}
     typer.echo(json.dumps(summary, ensure_ascii=False, indent=2))

@@ -42,7 +42,7 @@ from xlnel.dictionary.encoder_senses import (
     nearest_targets,
 )
 from xlnel.dictionary.induction import InductionSettings, induce_entries
-from xlnel.dictionary.langdata import LanguageProfile, load_profile
+from xlnel.dictionary.langdata import SEGMENT_ORDERS, LanguageProfile, load_profile
 from xlnel.dictionary.lexicon import Lexicon
 from xlnel.dictionary.morphemes import MorphemeTable
 from xlnel.dictionary.morphology import AffixModel
@@ -270,7 +270,8 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
           settings: BuildSettings | None = None, transliteration_seconds: float = 180.0,
           limit: int | None = None, progress: bool = False,
           induction: InductionSettings | None = None, induce: bool = True,
-          embed: Embed | None = None, generic_grammar: bool = False) -> dict[str, Any]:
+          embed: Embed | None = None, generic_grammar: bool = False,
+          segment_order: str | None = None) -> dict[str, Any]:
     """Render English knowledge bases into ``lang`` from word pairs; write the dictionary.
 
     The pairs become a lexicon (every sense); names are composed in the target's word order
@@ -305,6 +306,8 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         embed: Text embedder of the encoder named by ``settings.encoder`` (required with it).
         generic_grammar: Use the generic defaults of a language without a file even where
             one is shipped (to see how a language without a file fares).
+        segment_order: ``keep``, ``reverse`` or ``both``: the order of a modifier-head chain,
+            instead of the one the language file or the word-order table gives.
 
     Returns:
         The report written to ``report.json``: inputs, counts by source, timings, peak memory.
@@ -314,8 +317,9 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         FormatError: On a malformed pair, knowledge-base, corpus or language file, naming the
             file and line.
         ValueError: On an empty pair file or no knowledge base.
-        ConfigError: When ``settings.encoder`` is set without ``embed``, or both
-            ``language_file`` and ``generic_grammar`` are given.
+        ConfigError: When ``settings.encoder`` is set without ``embed``, both
+            ``language_file`` and ``generic_grammar`` are given, or ``segment_order`` is not
+            one of the orders.
         OutputError: When ``out_dir`` is a file, an input, holds one, or holds files of
             something else (checked before any work).
     """
@@ -336,11 +340,16 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     if generic_grammar and language_file is not None:
         raise ConfigError(f"give a language file ({language_file}) or the generic grammar, "
                           "not both")
+    if segment_order is not None and segment_order not in SEGMENT_ORDERS:
+        raise ConfigError(f"segment_order {segment_order!r} is not one of "
+                          f"{', '.join(SEGMENT_ORDERS)}")
     settings = settings if settings is not None else BuildSettings()
     if settings.encoder is not None and embed is None:
         raise ConfigError(f"settings.encoder is {settings.encoder!r} but no embedder was given "
                           "(embed=, a text embedder of that encoder)")
     profile = load_profile(lang, language_file, generic=generic_grammar)
+    if segment_order is not None:
+        profile = dataclasses.replace(profile, segment_order=segment_order)
     concepts, sources = load_concepts(kb_specs, limit)
     lexicon = Lexicon.from_file(pairs_path)
     if profile.source == "default" and profile.joiner and is_unspaced_script(lexicon):
@@ -376,7 +385,7 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     report = {
         "lang": lang, "xlnel_version": __version__, "pairs": str(pairs_path),
         "kb": sources, "corpus": [str(c) for c in corpus], "language_file": profile.source,
-        "joiner": profile.joiner,
+        "segment_order": profile.segment_order, "joiner": profile.joiner,
         "settings": dataclasses.asdict(settings), "lexicon_words": len(lexicon), **details,
         "kb_words_missing_from_lexicon": len(senses.missing),
         "stopwords": {"out": str(out / STOPWORDS_FILE), "words": len(stopwords)},

@@ -2,9 +2,11 @@
 
 What the builder needs to know about a target language lives in ``dictionary/languages/<lang>.yaml``
 (shipped in wheels as ``xlnel/resources/languages/<lang>.yaml``), not in code. A language without a
-file gets generic defaults, which hedge: both word orders, words joined by spaces (the builder
-drops them for a script written without spaces, see :func:`xlnel.dictionary.adapt.adapt`), English
-connectors translated through the lexicon. Keys (all optional)::
+file gets generic defaults: the word order that ``dictionary/languages/word_order.tsv`` lists for
+it (from typology, see that file; both orders where it lists none), words joined by spaces (the
+builder drops them for a script written without spaces, see
+:func:`xlnel.dictionary.adapt.adapt`), English connectors translated through the lexicon. Keys
+(all optional)::
 
     segment_order: reverse        # keep | reverse | both: order of a modifier-head word chain
     joiner: ' '                   # between words ('' for Japanese, Chinese)
@@ -50,19 +52,23 @@ from xlnel.errors import FormatError
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_CONNECTORS", "TEMPLATE_FIELD", "Form", "LanguageProfile", "language_dirs",
-           "load_profile"]
+__all__ = ["DEFAULT_CONNECTORS", "SEGMENT_ORDERS", "TEMPLATE_FIELD", "WORD_ORDER_FILE", "Form",
+           "LanguageProfile", "default_profile", "language_dirs", "load_profile",
+           "read_word_orders"]
 
 #: English words and phrases that join two parts of a name, longest first when matching.
 DEFAULT_CONNECTORS = ("due to", "secondary to", "associated with", "caused by", "of", "with",
                       "without", "in", "on", "at", "to", "from", "by", "for", "and", "or",
                       "involving", "affecting", "after", "during", "like")
-_ORDERS = ("keep", "reverse", "both")
+#: Values of ``segment_order``: modifiers before the head, after it, or both renderings.
+SEGMENT_ORDERS = ("keep", "reverse", "both")
 _SCOPES = ("all", "first", "last")
 #: A ``{left}`` / ``{right|form}`` field of a connector template.
 TEMPLATE_FIELD = re.compile(r"\{(left|right)(?:\|([^}]+))?\}")
 #: Template forms every language has (see the module's docstring); files may not redefine them.
 BUILTIN_FORMS = ("compound",)
+#: The table of word orders for languages without a file, in the folders of language files.
+WORD_ORDER_FILE = "word_order.tsv"
 
 
 @dataclass(frozen=True)
@@ -132,7 +138,7 @@ def load_profile(lang: str, path: str | Path | None = None,
         if path is not None:
             raise ValueError(f"a language file ({path}) and the generic defaults exclude "
                              "each other")
-        return LanguageProfile(lang)
+        return default_profile(lang)
     if path is not None:
         if not Path(path).is_file():
             raise FileNotFoundError(f"language file not found: {path}")
@@ -147,7 +153,64 @@ def _packaged(lang: str) -> LanguageProfile:
         if candidate.is_file():
             return read_profile(candidate, lang)
     logger.info("no language file for %r; using generic defaults", lang)
-    return LanguageProfile(lang)
+    return default_profile(lang)
+
+
+def default_profile(lang: str) -> LanguageProfile:
+    """What a language without a file gets: the generic defaults, with the word order that the
+    shipped :data:`WORD_ORDER_FILE` lists for ``lang`` (or for its primary subtag: ``pt`` for
+    ``pt-BR``), both orders when it lists none."""
+    orders = _shipped_word_orders()
+    code = lang.casefold().replace("_", "-")
+    order = orders.get(code, orders.get(code.split("-")[0], "both"))
+    return LanguageProfile(lang, segment_order=order)
+
+
+@lru_cache(maxsize=1)
+def _shipped_word_orders() -> dict[str, str]:
+    for folder in language_dirs():
+        if (folder / WORD_ORDER_FILE).is_file():
+            return read_word_orders(folder / WORD_ORDER_FILE)
+    logger.warning("no %s in %s; languages without a file render both word orders",
+                   WORD_ORDER_FILE, ", ".join(str(d) for d in language_dirs()))
+    return {}
+
+
+def read_word_orders(path: str | Path) -> dict[str, str]:
+    """Read a word-order table: ``#`` comments, a ``lang<TAB>segment_order`` header, then one
+    language a line with ``keep`` or ``reverse``.
+
+    Raises:
+        FormatError: On a missing header, a line without two fields, an unknown order or a
+            language listed twice, naming the file and line.
+    """
+    orders: dict[str, str] = {}
+    header = False
+    with open(path, encoding="utf-8") as f:
+        for number, raw in enumerate(f, 1):
+            line = raw.rstrip("\n").rstrip("\r")
+            if not line.strip() or line.startswith("#"):
+                continue
+            fields = [x.strip() for x in line.split("\t")]
+            if not header:
+                if fields != ["lang", "segment_order"]:
+                    raise FormatError(f"expected the header 'lang<TAB>segment_order', got "
+                                      f"{line!r}", path, number)
+                header = True
+                continue
+            if len(fields) != 2 or not fields[0]:
+                raise FormatError(f"expected 'lang<TAB>segment_order', got {line!r}", path,
+                                  number)
+            lang, order = fields[0].casefold(), fields[1]
+            if order not in ("keep", "reverse"):
+                raise FormatError(f"segment_order {order!r} is not keep or reverse (leave a "
+                                  "language out for both)", path, number)
+            if lang in orders:
+                raise FormatError(f"language {lang!r} is listed twice", path, number)
+            orders[lang] = order
+    if not header:
+        raise FormatError("no 'lang<TAB>segment_order' header", path)
+    return orders
 
 
 def read_profile(path: str | Path, lang: str) -> LanguageProfile:
@@ -174,8 +237,8 @@ def read_profile(path: str | Path, lang: str) -> LanguageProfile:
     if unknown := set(data) - known:
         raise FormatError(f"unknown keys {sorted(unknown)}; allowed: {sorted(known)}", path)
     order = data.get("segment_order", "both")
-    if order not in _ORDERS:
-        raise FormatError(f"segment_order {order!r} is not one of {_ORDERS}", path)
+    if order not in SEGMENT_ORDERS:
+        raise FormatError(f"segment_order {order!r} is not one of {SEGMENT_ORDERS}", path)
     if builtin := sorted(set(data.get("forms", {})) & set(BUILTIN_FORMS)):
         raise FormatError(f"forms {builtin} are built in and may not be defined", path)
     forms = {name: _form(spec, path, name) for name, spec in data.get("forms", {}).items()}
