@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._adapt import adapt_options, add_adapt_arguments, run_adapt
-from benchmarks._common import write_result
+from benchmarks._common import read_result, write_result
 from xlnel.analysis.coverage import (
     ENCODER_WEIGHT,
     WEIGHT,
@@ -64,7 +64,7 @@ from xlnel.analysis.coverage import (
 from xlnel.analysis.encoder_lookup import DenseScores, encoder_scores
 from xlnel.analysis.gold import resolve_gold
 from xlnel.dictionary.dictionary import Dictionary
-from xlnel.evaluation.bootstrap import bootstrap_shares
+from xlnel.evaluation.bootstrap import bootstrap_shares, paired_bootstrap_shares
 from xlnel.io import load_kb
 from xlnel.io.kb_history import kb_id_history
 from xlnel.normalization import hebrew_rules
@@ -143,7 +143,8 @@ def start_builds(langs: list[str], kb: str, args: argparse.Namespace,
 
 
 def with_intervals(hits: list[tuple[bool, bool]], seconds: float) -> dict[str, Any]:
-    """Accuracy@1 and @k of per-item hits with their 95% bootstrap intervals."""
+    """Accuracy@1 and @k of per-item hits with their 95% bootstrap intervals, and the hits at 1
+    (a ``0``/``1`` string in item order, for paired comparisons)."""
     ci_1, ci_k = bootstrap_shares([[int(a), int(b)] for a, b in hits], seed=0)
     n = len(hits)
     at_1, at_k = sum(a for a, _ in hits), sum(b for _, b in hits)
@@ -151,7 +152,53 @@ def with_intervals(hits: list[tuple[bool, bool]], seconds: float) -> dict[str, A
             "accuracy@1": round(at_1 / n, 4), f"accuracy@{K}": round(at_k / n, 4),
             "accuracy@1_ci95": [round(x, 4) for x in ci_1],
             f"accuracy@{K}_ci95": [round(x, 4) for x in ci_k],
-            "seconds": round(seconds, 1)}
+            "seconds": round(seconds, 1), "hits@1": "".join("01"[a] for a, _ in hits)}
+
+
+def check_same_rows(other: dict[str, Any], payload: dict[str, Any], name: str) -> None:
+    """Check that the results file ``other`` (as :func:`benchmarks._common.read_result` gives
+    it) sampled its rows as this run's ``payload`` does.
+
+    Raises:
+        ValueError: If a sampling setting differs.
+    """
+    for key in ("limit", "whole_up_to", "seed", "kb_concepts"):
+        if other["settings"].get(key) != payload["settings"][key]:
+            raise ValueError(f"{name}: its {key} is {other['settings'].get(key)!r}, this run's "
+                             f"{payload['settings'][key]!r}; paired rows must be the same")
+
+
+def paired_with(other: dict[str, Any], payload: dict[str, Any], name: str) -> None:
+    """Add to each language of ``payload`` the paired bootstrap of its accuracy@1 against the
+    same entries of the results file ``other`` (``adapted``: the TF-IDF lookup; ``hybrid``),
+    under ``results[lang]["paired"]``.
+
+    Raises:
+        ValueError: If the other file sampled or evaluated other rows, or holds no per-item
+            hits.
+    """
+    check_same_rows(other, payload, name)
+    for lang, mine in payload["results"].items():
+        theirs = other["results"]["results"].get(lang, {}).get("adapted")
+        if theirs is None or "adapted" not in mine:
+            continue
+        evaluated = other["results"]["gold"][lang]["rows_evaluated"]
+        if evaluated != payload["gold"][lang]["rows_evaluated"] or len(
+                theirs.get("hits@1", "")) not in (0, evaluated):
+            raise ValueError(f"{name}: {lang} evaluated other rows")
+        paired: dict[str, Any] = {"with": name}
+        for entry, a, b in (("adapted", theirs, mine["adapted"]),
+                            ("hybrid", theirs.get("hybrid"), mine["adapted"].get("hybrid"))):
+            if a is None or b is None:
+                continue
+            if "hits@1" not in a:
+                raise ValueError(f"{name}: {lang} {entry} has no per-item hits (hits@1); "
+                                 "score it again")
+            out = paired_bootstrap_shares([int(x) for x in a["hits@1"]],
+                                          [int(x) for x in b["hits@1"]], seed=0)
+            paired[entry] = {k: [round(x, 4) for x in v] if k == "delta_ci" else
+                             round(v, 4) if isinstance(v, float) else v for k, v in out.items()}
+        mine["paired"] = paired
 
 
 def score_dictionary(lang: str, gold: list[GoldItem], dictionary: Dictionary,
@@ -232,6 +279,9 @@ def main() -> None:
     parser.add_argument("--keep-retired-ids", action="store_true",
                         help="Score the gold's retired HPO ids as they are (by default they are "
                              "mapped to current ones through hp.obo's alt_id and replaced_by).")
+    parser.add_argument("--paired-with", default=None, metavar="RESULT",
+                        help="A results file (name under benchmarks/results) of the same rows: "
+                             "pair each language's accuracy@1 with its (paired bootstrap).")
     parser.add_argument("--result", default="adapt_new_language",
                         help="Results file name under benchmarks/results.")
     args = parser.parse_args()
@@ -254,18 +304,23 @@ def main() -> None:
     results: dict[str, Any] = {lang: {} for lang in args.langs}
     rankers: dict[bool, Any] = {}
     scorers: dict[bool, Any] = {}
-    payload = {"benchmark": "adapt_new_language", "kb": kb, "kb_subset": subset,
-               "settings": {"langs": args.langs, "limit": args.limit,
-                            "whole_up_to": args.whole_up_to, "seed": args.seed,
-                            "kb_concepts": args.kb_concepts, "jobs": args.jobs,
-                            "ranking": "cosine", "weighted_ranking_weight": args.weight,
-                            "hybrid_encoder_weight": None if args.no_e5 else args.encoder_weight,
-                            "adapt_args": args.adapt_args, "threshold": 0.8, "k": K,
-                            "bootstrap": {"resamples": 1000, "seed": 0, "confidence": 0.95}},
-               "gold": {lang: {"path": str(gold_paths[lang]), "rows": len(rows[lang]),
-                               "rows_evaluated": len(gold[lang]),
-                               "retired_ids_resolved": resolved[lang]} for lang in args.langs},
-               "results": results}
+    settings = {"langs": args.langs, "limit": args.limit, "whole_up_to": args.whole_up_to,
+                "seed": args.seed, "kb_concepts": args.kb_concepts, "jobs": args.jobs,
+                "ranking": "cosine", "weighted_ranking_weight": args.weight,
+                "hybrid_encoder_weight": None if args.no_e5 else args.encoder_weight,
+                "adapt_args": args.adapt_args, "threshold": 0.8, "k": K,
+                "bootstrap": {"resamples": 1000, "seed": 0, "confidence": 0.95}}
+    payload: dict[str, Any] = {
+        "benchmark": "adapt_new_language", "kb": kb, "kb_subset": subset, "settings": settings,
+        "gold": {lang: {"path": str(gold_paths[lang]), "rows": len(rows[lang]),
+                        "rows_evaluated": len(gold[lang]),
+                        "retired_ids_resolved": resolved[lang]} for lang in args.langs},
+        "results": results}
+    other = None
+    if args.paired_with is not None:
+        other = read_result(args.paired_with)
+        check_same_rows(other, payload, args.paired_with)  # before any work
+        payload["settings"]["paired_with"] = args.paired_with
     with ThreadPoolExecutor(args.jobs) as pool:
         # the builds run in child processes; the baselines are scored meanwhile
         builds = {} if args.no_adapt else start_builds(args.langs, kb, args, pool)
@@ -284,6 +339,9 @@ def main() -> None:
                                                            dense, args.encoder_weight),
                                         "build": build}
             write_result(args.result, payload)
+    if other is not None:
+        paired_with(other, payload, str(args.paired_with))
+        write_result(args.result, payload)
     from benchmarks.tables import adapt_table
 
     print(adapt_table(f"{args.result}.json"))

@@ -14,7 +14,7 @@ from xlnel.evaluation import (
     paired_bootstrap,
     paired_bootstrap_counts,
 )
-from xlnel.evaluation.bootstrap import bootstrap_shares
+from xlnel.evaluation.bootstrap import bootstrap_shares, paired_bootstrap_shares
 from xlnel.types import Document, Link
 
 TEXT = "aspirin treats headache and fever in diabetes patients"
@@ -168,3 +168,26 @@ def test_bootstrap_shares_interval_holds_the_share() -> None:
 def test_bootstrap_shares_rejects_empty_input() -> None:
     with pytest.raises(ValueError, match="non-empty"):
         bootstrap_shares(np.zeros((0, 2)))
+
+
+def test_paired_bootstrap_shares_counts_by_hand() -> None:
+    a = [1, 1, 0, 0, 1, 0, 0, 0, 1, 1]
+    b = [1, 1, 1, 1, 1, 0, 1, 0, 1, 0]
+    out = paired_bootstrap_shares(a, b, n_resamples=500, seed=1)
+    assert (out["share_a"], out["share_b"]) == (0.5, 0.7)
+    assert out["delta"] == pytest.approx(0.2)
+    assert (out["b_only"], out["a_only"], out["items"]) == (3, 1, 10)
+    low, high = out["delta_ci"]
+    assert low <= 0.2 <= high and 0.0 < out["p"] <= 1.0
+
+
+def test_paired_bootstrap_shares_of_one_system_is_no_difference() -> None:
+    out = paired_bootstrap_shares([1, 0, 1], [1, 0, 1], n_resamples=50)
+    assert out["delta"] == 0.0 and out["delta_ci"] == [0.0, 0.0] and out["p"] == 1.0
+
+
+def test_paired_bootstrap_shares_rejects_unpaired_hits() -> None:
+    with pytest.raises(ValueError, match="same items"):
+        paired_bootstrap_shares([1, 0], [1, 0, 1])
+    with pytest.raises(ValueError, match="same items"):
+        paired_bootstrap_shares([], [])

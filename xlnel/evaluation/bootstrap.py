@@ -38,6 +38,7 @@ __all__ = [
     "document_counts",
     "paired_bootstrap",
     "paired_bootstrap_counts",
+    "paired_bootstrap_shares",
 ]
 
 # Cap on the index entries drawn at once (resamples x documents), to bound memory.
@@ -371,3 +372,52 @@ def bootstrap_shares(
         raise ValueError(f"hits must be a non-empty (items, columns) array, got {array.shape}")
     shares = _resampled_sums(array, n_resamples, seed) / array.shape[0]
     return [_interval(shares[:, j], confidence) for j in range(array.shape[1])]
+
+
+def paired_bootstrap_shares(
+    hits_a: ArrayLike,
+    hits_b: ArrayLike,
+    n_resamples: int = 1000,
+    seed: int | None = 0,
+    confidence: float = 0.95,
+) -> dict[str, Any]:
+    """Paired bootstrap test of the share of hits of B minus A on the same items.
+
+    Args:
+        hits_a: One 0/1 per item of system A (e.g. correct at 1).
+        hits_b: System B's on the same items, in the same order.
+        n_resamples: Resamples; each draws the same items for A and B.
+        seed: Seed of the random generator.
+        confidence: Coverage of the interval of the delta.
+
+    Returns:
+        ``share_a``, ``share_b``, ``delta`` (B - A), ``delta_ci`` and the two-sided ``p``
+        (twice the share of resampled deltas not of the observed delta's sign), with
+        ``items``, ``b_only`` and ``a_only`` (items only one system gets right).
+
+    Raises:
+        ValueError: On empty or not 1-D hits, hits of different lengths, or bad settings.
+    """
+    array_a, array_b = np.asarray(hits_a, dtype=np.int64), np.asarray(hits_b, dtype=np.int64)
+    if array_a.ndim != 1 or array_a.shape[0] == 0 or array_a.shape != array_b.shape:
+        raise ValueError(
+            f"hits_a and hits_b must be non-empty 1-D arrays over the same items; shapes "
+            f"{array_a.shape} and {array_b.shape}"
+        )
+    _check_settings(n_resamples, confidence)
+    n = array_a.shape[0]
+    sums = _resampled_sums(np.stack([array_a, array_b], axis=1), n_resamples, seed)
+    deltas = (sums[:, 1] - sums[:, 0]) / n
+    delta = float(array_b.sum() - array_a.sum()) / n
+    return {
+        "items": n,
+        "share_a": float(array_a.sum()) / n,
+        "share_b": float(array_b.sum()) / n,
+        "delta": delta,
+        "delta_ci": list(_interval(deltas.astype(np.float64), confidence)),
+        "p": _sign_flip_p_value(delta, deltas.astype(np.float64)),
+        "b_only": int(((array_b > 0) & (array_a == 0)).sum()),
+        "a_only": int(((array_a > 0) & (array_b == 0)).sum()),
+        "n_resamples": n_resamples,
+        "confidence": confidence,
+    }
