@@ -527,6 +527,32 @@ def adapt_table(name: str) -> str:
     return _table(header, rows, [name])
 
 
+def adapt_word_order() -> str:
+    """Languages without a file: the word order of ``word_order.tsv`` against both orders, on
+    the same rows (the pairing of ``adapt_new_language_generic.json``)."""
+    from xlnel.dictionary.langdata import default_profile
+
+    name = "adapt_new_language_generic.json"
+    data = _envelope(name.removesuffix(".json"))["results"]
+    rows, other = [], None
+    for lang, parts in data["results"].items():
+        paired = parts.get("paired")
+        if paired is None:
+            continue
+        other = paired["with"]
+        for entry, label in (("adapted", "xlnel adapt"), ("hybrid", "hybrid (e5, weight 8)")):
+            if entry not in paired:
+                continue
+            m = paired[entry]
+            rows.append([lang, num(m["items"]), label, default_profile(lang).segment_order,
+                         pct(m["share_a"]), pct(m["share_b"]), _delta(m["delta"], m["delta_ci"]),
+                         f"{m['b_only']} / {m['a_only']}", _p(m["p"])])
+    return _table(["language", "gold rows", "ranking", "word order of the table",
+                   "acc@1, both orders", "acc@1, the table's order", "Δ acc@1 [95% CI]",
+                   "rows gained / lost", "p"], rows,
+                  [name, *([f"{other}.json"] if other else [])])
+
+
 def adapt_new_language() -> str:
     """The adapt-to-a-new-language benchmark (benchmarks/adapt_new_language.py)."""
     return adapt_table("adapt_new_language.json")
@@ -1061,6 +1087,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             options_reference, serve_load, adapt_new_language,
                             adapt_new_language_english_hpo,
                             adapt_new_language_ja_encoder, adapt_new_language_generic,
+                            adapt_word_order,
                             pairs_coverage,
                             dictionary_coverage, dictionary_e2e, derived_stopwords, zero_annotation,
                             cross_community,
