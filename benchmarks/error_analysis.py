@@ -22,6 +22,10 @@ false positives (prediction without an exact gold match):
 - ``context``: no gold overlap and the text is never annotated: a dictionary term the
   annotators did not mark.
 
+``by_text`` splits the gold mentions and the predictions by whether the training part of their
+fold annotated their normalised text (``train_text``) or not (``new_text``), with how many of
+each are right: recall and precision on the texts the priors know and on new ones.
+
     python -m benchmarks error_analysis [CORPUS ...]
 
 writes ``benchmarks/results/error_analysis.json`` and the table in ``docs/error-analysis.md``.
@@ -44,7 +48,7 @@ from benchmarks._common import RESULTS, write_result
 from xlnel.evaluation import bootstrap_counts, document_counts  # noqa: E402
 from xlnel.evaluation.matching import prefix_equivalent  # noqa: E402
 from xlnel.normalization import normalize_string  # noqa: E402
-from xlnel.types import Candidate, Link  # noqa: E402
+from xlnel.types import Candidate, Document, Link  # noqa: E402
 
 FN_CLASSES = ("overlap_lost", "boundary", "boundary_prefix", "wrong_concept", "unseen",
               "filtered")
@@ -110,20 +114,42 @@ def _classify_fp(p: Link, gold: Sequence[Link], annotated: set[str], lang: str) 
     return "context"
 
 
-def analyse(corpus: str, oof: _oof.OutOfFold, lang: str) -> dict[str, Any]:
-    """Counts of every error class of one corpus's out-of-fold predictions."""
+def training_texts(folds: Sequence[tuple[Sequence[Document], Sequence[Document]]], lang: str,
+                   ) -> dict[str, frozenset[str]]:
+    """For each held-out document id, the normalised texts its fold's training part annotated."""
+    out = {}
+    for train, test in folds:
+        texts = frozenset(normalize_string(e.text, lang) for d in train for e in d.entities)
+        out.update({d.id: texts for d in test})
+    return out
+
+
+def analyse(corpus: str, oof: _oof.OutOfFold, lang: str,
+            known: dict[str, frozenset[str]] | None = None) -> dict[str, Any]:
+    """Counts of every error class of one corpus's out-of-fold predictions; with ``known``
+    (:func:`training_texts`), also the ``by_text`` counts."""
     concept = level_of(corpus) == "concept"
     annotated = {normalize_string(e.text, lang) for d in oof.gold for e in d.entities}
     fn: Counter[str] = Counter()
     fp: Counter[str] = Counter()
+    by_text: dict[str, Counter[str]] = {"train_text": Counter(), "new_text": Counter()}
     gaps: list[float] = []
     for gold_doc, cands, scores, thr, pred_doc in zip(
             oof.gold, oof.candidates, oof.scores, oof.thresholds, oof.pred, strict=True):
         gold = [g for g in gold_doc.entities if g.concept_ids or not concept]
         pred = list(pred_doc.entities)
         best = _best_scores(cands, scores)
+        seen = known.get(gold_doc.id, frozenset()) if known is not None else frozenset()
+
+        def side(link: Link, seen: frozenset[str] = seen) -> Counter[str]:
+            text = normalize_string(link.text, lang)
+            return by_text["train_text" if text in seen else "new_text"]
+
         for g in gold:
-            if not any(_hit(g, p, concept) for p in pred):
+            side(g)["gold"] += 1
+            if any(_hit(g, p, concept) for p in pred):
+                side(g)["gold_found"] += 1
+            else:
                 cls, gap = _classify_fn(g, pred, best, thr, concept)
                 fn[cls] += 1
                 if gap is not None:
@@ -132,12 +158,20 @@ def analyse(corpus: str, oof: _oof.OutOfFold, lang: str) -> dict[str, Any]:
         for p in pred:
             if concept and (p.start, p.end) in idless:
                 continue  # left out of concept-level scoring
-            if not any(_hit(g, p, concept) for g in gold):
+            side(p)["predicted"] += 1
+            if any(_hit(g, p, concept) for g in gold):
+                side(p)["predicted_right"] += 1
+            else:
                 fp[_classify_fp(p, gold, annotated, lang)] += 1
     edges = np.concatenate([[0.0], GAP_BINS])
     hist = np.histogram(np.clip(gaps, 0, 1), bins=edges)[0].tolist() if gaps else [0] * 5
-    return {"fn": {k: fn[k] for k in FN_CLASSES}, "fp": {k: fp[k] for k in FP_CLASSES},
-            "filtered_gap_bins": {f"<={b}": n for b, n in zip(GAP_BINS, hist, strict=True)}}
+    out = {"fn": {k: fn[k] for k in FN_CLASSES}, "fp": {k: fp[k] for k in FP_CLASSES},
+           "filtered_gap_bins": {f"<={b}": n for b, n in zip(GAP_BINS, hist, strict=True)}}
+    if known is not None:
+        out["by_text"] = {side: {k: counts[k] for k in ("gold", "gold_found", "predicted",
+                                                         "predicted_right")}
+                          for side, counts in by_text.items()}
+    return out
 
 
 def scores_with_ci(corpus: str, oof: _oof.OutOfFold) -> dict[str, Any]:
@@ -179,6 +213,26 @@ def markdown(results: dict[str, Any]) -> str:
     for corpus, r in results["corpora"].items():
         bins = r["errors"]["filtered_gap_bins"]
         lines.append(f"| {corpus} | " + " | ".join(str(v) for v in bins.values()) + " |")
+    if not any("by_text" in r["errors"] for r in results["corpora"].values()):
+        return "\n".join(lines) + "\n"
+    lines += ["", "Gold mentions and predictions by whether the training part of their fold "
+              "annotated their text (`train_text`) or not (`new_text`): recall on each, and the "
+              "precision of the predictions of each:", "",
+              "| corpus | gold, train_text | recall, train_text | gold, new_text | "
+              "recall, new_text | predictions, train_text | precision, train_text | "
+              "predictions, new_text | precision, new_text |", "|" + "---|" * 9]
+    for corpus, r in results["corpora"].items():
+        if "by_text" not in r["errors"]:
+            continue
+        t, n = r["errors"]["by_text"]["train_text"], r["errors"]["by_text"]["new_text"]
+
+        def share(a: int, b: int) -> str:
+            return f"{a / b:.3f}" if b else "–"
+
+        lines.append(f"| {corpus} | {t['gold']} | {share(t['gold_found'], t['gold'])} | "
+                     f"{n['gold']} | {share(n['gold_found'], n['gold'])} | {t['predicted']} | "
+                     f"{share(t['predicted_right'], t['predicted'])} | {n['predicted']} | "
+                     f"{share(n['predicted_right'], n['predicted'])} |")
     return "\n".join(lines) + "\n"
 
 
@@ -194,8 +248,9 @@ def main() -> None:
     for corpus in args.corpora:
         lang = _oof.corpus_config(corpus).lang
         oof = _oof.shipped(corpus)
+        known = training_texts(_oof.fold_documents(corpus), lang)
         results[corpus] = {"scores": scores_with_ci(corpus, oof),
-                           "errors": analyse(corpus, oof, lang)}
+                           "errors": analyse(corpus, oof, lang, known)}
         print(corpus, json.dumps(results[corpus]), flush=True)
     payload = {"folds": _oof.FOLDS, "seed": _oof.SEED, "corpora": results,
                "seconds": round(time.perf_counter() - t0, 1)}
