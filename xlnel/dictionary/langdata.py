@@ -152,8 +152,10 @@ def _packaged(lang: str) -> LanguageProfile:
         candidate = folder / f"{lang}.yaml"
         if candidate.is_file():
             return read_profile(candidate, lang)
-    logger.info("no language file for %r; using generic defaults", lang)
-    return default_profile(lang)
+    profile = default_profile(lang)
+    logger.info("no language file for %r; using generic defaults (word order: %s)", lang,
+                profile.segment_order)
+    return profile
 
 
 def default_profile(lang: str) -> LanguageProfile:
