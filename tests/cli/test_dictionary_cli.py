@@ -41,6 +41,9 @@ def adapted(cli: typer.Typer, tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert (root / "out" / "stopwords.txt").is_file()
     assert f"xlnel train {root / 'out' / 'pipeline.yaml'} --out PIPELINE" in result.output
     assert (root / "out" / "pipeline.yaml").is_file()
+    # "xx" has no grammar file and no word order in the table: the summary says so
+    assert '"language_file": "default"' in result.output
+    assert '"segment_order": "both"' in result.output
     return root / "out"
 
 

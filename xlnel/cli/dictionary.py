@@ -149,7 +149,8 @@ def adapt_cli(
                                 generic_grammar=generic_grammar,
                                 segment_order=segment_order))
     summary = {k: report[k]
-               for k in ("dictionary", "stopwords", "pipeline", "seconds", "peak_memory_mb")}
+               for k in ("language_file", "segment_order", "dictionary", "stopwords", "pipeline",
+                         "seconds", "peak_memory_mb")}
     typer.echo(json.dumps(summary, ensure_ascii=False, indent=2))
     typer.echo(f"adapted to {lang!r} in {out}; its stop words: set candidates.stopwords to "
                f"{report['stopwords']['out']}; to link before annotating anything: xlnel train "
