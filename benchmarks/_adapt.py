@@ -80,6 +80,8 @@ def run_adapt(lang: str, pairs: Path, kbs: Sequence[str], out: Path,
     load = [round(load_before, 1), round(os.getloadavg()[0], 1)]
     record = {"command": shown, "wall_seconds": round(wall, 1), "load_average": load,
               "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+              "language_file": report.get("language_file"),
+              "segment_order": report.get("segment_order"),
               "translator_held_out": held_out, "translator_train_seconds":
               report.get("translator", {}).get("train_seconds"),
               "dictionary": {k: v for k, v in report.get("dictionary", {}).items()

@@ -528,10 +528,9 @@ def adapt_table(name: str) -> str:
 
 
 def adapt_word_order() -> str:
-    """Languages without a file: the word order of ``word_order.tsv`` against both orders, on
-    the same rows (the pairing of ``adapt_new_language_generic.json``)."""
-    from xlnel.dictionary.langdata import default_profile
-
+    """Languages without a file: the word order of ``word_order.tsv`` (as the build recorded
+    it) against both orders, on the same rows (the pairing of
+    ``adapt_new_language_generic.json``)."""
     name = "adapt_new_language_generic.json"
     data = _envelope(name.removesuffix(".json"))["results"]
     rows, other = [], None
@@ -540,11 +539,16 @@ def adapt_word_order() -> str:
         if paired is None:
             continue
         other = paired["with"]
-        for entry, label in (("adapted", "xlnel adapt"), ("hybrid", "hybrid (e5, weight 8)")):
+        adapted = parts["adapted"]
+        hybrid = adapted.get("hybrid", {})
+        labels = {"adapted": "xlnel adapt",
+                  "hybrid": f"hybrid ({hybrid.get('encoder')}, weight "
+                            f"{hybrid.get('encoder_weight', 0):g})"}
+        for entry, label in labels.items():
             if entry not in paired:
                 continue
             m = paired[entry]
-            rows.append([lang, num(m["items"]), label, default_profile(lang).segment_order,
+            rows.append([lang, num(m["items"]), label, adapted["build"]["segment_order"],
                          pct(m["share_a"]), pct(m["share_b"]), _delta(m["delta"], m["delta_ci"]),
                          f"{m['b_only']} / {m['a_only']}", _p(m["p"])])
     return _table(["language", "gold rows", "ranking", "word order of the table",
