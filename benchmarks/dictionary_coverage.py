@@ -17,9 +17,10 @@ an existing ``xlnel adapt`` folder (its ``benchmark_build.json``, when there, is
 build). Run from the repository root::
 
     python -m benchmarks.dictionary_coverage [--kb-limit N] [--adapt-args '...'] [--rebuild]
-        [--no-corpus] [--dictionary DIR]
+        [--no-corpus] [--dictionary DIR] [--work DIR] [--result NAME]
 
-Writes ``benchmarks/results/dictionary_coverage.json`` and prints its table;
+Writes ``benchmarks/results/dictionary_coverage.json`` (``--result`` names another file, for a
+build with other ``--adapt-args`` in another ``--work`` folder) and prints its table;
 ``python -m benchmarks tables`` renders it into the docs.
 """
 
@@ -65,6 +66,8 @@ def main() -> None:
                         help="Build without the posts' text as --corpus.")
     parser.add_argument("--dictionary", type=Path, default=None,
                         help="Score this xlnel adapt folder instead of building one.")
+    parser.add_argument("--result", default="dictionary_coverage",
+                        help="Results file name under benchmarks/results.")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     extra = adapt_options(args)
@@ -97,10 +100,10 @@ def main() -> None:
         "results": {c: {name: s["results"][c] for name, s in scored.items()}
                     for c in communities},
     }
-    write_result("dictionary_coverage", payload)
+    write_result(args.result, payload)
     from benchmarks.tables import dictionary_coverage
 
-    print(dictionary_coverage())
+    print(dictionary_coverage(f"{args.result}.json"))
 
 
 if __name__ == "__main__":

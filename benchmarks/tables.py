@@ -589,9 +589,9 @@ def pairs_coverage() -> str:
                    "labels, copies counted"], rows, ["pairs_coverage.json"])
 
 
-def dictionary_coverage() -> str:
+def dictionary_coverage(result: str = "dictionary_coverage.json") -> str:
     """Camoni: exact and fuzzy coverage of the distinct gold terms per community."""
-    data = _load("dictionary_coverage.json")
+    data = _load(result)
     names = list(data["dictionaries"])
     rows = []
     for community, by_dict in data["results"].items():
@@ -600,7 +600,7 @@ def dictionary_coverage() -> str:
                      *[pct(by_dict[n][f"{m}_share"]) for n in names for m in ("exact", "fuzzy")]])
     return _table(["community", "gold terms", *[f"{n} {m}" for n in names
                                                 for m in ("exact", "fuzzy")]],
-                  rows, ["dictionary_coverage.json"])
+                  rows, [result])
 
 
 def dictionary_e2e() -> str:
