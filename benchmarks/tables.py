@@ -603,6 +603,27 @@ def dictionary_coverage(result: str = "dictionary_coverage.json") -> str:
                   rows, [result])
 
 
+def dictionary_coverage_generic() -> str:
+    """Camoni: the Hebrew dictionary built with its language file against the one built with
+    the generic defaults of a language without a file (each build's file and word order as
+    its record names them)."""
+    names = ("dictionary_coverage.json", "dictionary_coverage_generic.json")
+    runs = [_load(n) for n in names]
+    files = [str(run["build"].get("language_file", "?")) for run in runs]
+    labels = [f"{'no file' if f == 'default' else Path(f).name}, "
+              f"{run['build'].get('segment_order', '?')}" for f, run in zip(files, runs,
+                                                                          strict=True)]
+    rows = []
+    for community in runs[0]["results"]:
+        built = [run["results"][community]["built"] for run in runs]
+        rows.append([community, num(built[0]["texts"]),
+                     *[pct(b[f"{m}_share"]) for b in built for m in ("exact", "fuzzy")],
+                     f"{100 * (built[1]['exact_share'] - built[0]['exact_share']):+.1f}"])
+    return _table(["community", "gold terms",
+                   *[f"built ({label}) {m}" for label in labels for m in ("exact", "fuzzy")],
+                   "Δ exact (generic minus file)"], rows, list(names))
+
+
 def dictionary_e2e() -> str:
     """Camoni end to end by 5-fold CV: span F1 of each dictionary and the paired differences."""
     data = _load("dictionary_e2e.json")["results"]
@@ -1115,7 +1136,8 @@ TABLES: dict[str, Callable[[], str]] = {
                             adapt_new_language_ja_encoder, adapt_new_language_generic,
                             adapt_word_order,
                             pairs_coverage,
-                            dictionary_coverage, dictionary_e2e, derived_stopwords, zero_annotation,
+                            dictionary_coverage, dictionary_coverage_generic, dictionary_e2e,
+                            derived_stopwords, zero_annotation,
                             cross_community,
                             accuracy_cv, annotation_ceiling, accuracy_cv_gpu,
                             cv_paired_gpu_extra,
