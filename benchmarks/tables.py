@@ -609,10 +609,11 @@ def dictionary_coverage_generic() -> str:
     its record names them)."""
     names = ("dictionary_coverage.json", "dictionary_coverage_generic.json")
     runs = [_load(n) for n in names]
-    files = [str(run["build"].get("language_file", "?")) for run in runs]
-    labels = [f"{'no file' if f == 'default' else Path(f).name}, "
-              f"{run['build'].get('segment_order', '?')}" for f, run in zip(files, runs,
-                                                                          strict=True)]
+    labels = []
+    for run in runs:
+        file = str(run["build"].get("language_file", "?"))
+        labels.append(f"{'no file' if file == 'default' else Path(file).name}, "
+                      f"{run['build'].get('segment_order', '?')}")
     rows = []
     for community in runs[0]["results"]:
         built = [run["results"][community]["built"] for run in runs]
