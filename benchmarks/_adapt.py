@@ -82,6 +82,8 @@ def run_adapt(lang: str, pairs: Path, kbs: Sequence[str], out: Path,
               "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
               "language_file": report.get("language_file"),
               "segment_order": report.get("segment_order"),
+              "attached_letters": report.get("attached_letters"),
+              "letter_shares": report.get("letter_shares"),
               "translator_held_out": held_out, "translator_train_seconds":
               report.get("translator", {}).get("train_seconds"),
               "dictionary": {k: v for k, v in report.get("dictionary", {}).items()

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from xlnel.dictionary.adapt import ATTESTED_FILE, adapt
+from xlnel.dictionary.corpus_evidence import CorpusEvidence
 from xlnel.dictionary.dictionary import Dictionary, Entry
 from xlnel.dictionary.induction import (
     InductionSettings,
@@ -168,3 +169,46 @@ def test_drop_common_drops_everyday_one_word_names_with_or_without_a_prefix() ->
     assert [e.name for e in kept] == ["kor", "miu kor"]
     kept = drop_common(entries, frozenset(), ["b"], min_single_score=0.5)
     assert [e.name for e in kept] == ["miu", "bmiu", "miu kor"]
+
+
+# Twelve more "qq" words, each in the corpus alone and with the glued "b" before it.
+GLUED = ["kaso", "pelu", "rimo", "tusa", "venu", "lopi", "gema", "hoti", "nura", "siko",
+         "fane", "dupo"]
+
+
+def test_attached_letters_are_the_letters_glued_to_many_target_words() -> None:
+    text = " ".join(f"{w} b{w}" for w in GLUED) + " rkaso"  # "r" before one word: chance
+    evidence = CorpusEvidence([text])
+    got = evidence.attached_letters(GLUED + ["zzz", "x"])
+    assert list(got) == ["b"] and got["b"] == pytest.approx(1.0)
+    # a word the corpus lacks or shorter than min_length does not count
+    assert evidence.attached_letters(GLUED + ["abcd"])["b"] == pytest.approx(1.0)
+    assert evidence.attached_letters(GLUED, min_words=13) == {}
+    assert evidence.attached_letters(GLUED, min_share=1.01) == {}
+    assert CorpusEvidence([" ".join(GLUED)]).attached_letters(GLUED) == {}
+    assert CorpusEvidence(["nothing here"]).attached_letters(GLUED) == {}
+    shares = evidence.letter_shares(GLUED)
+    assert shares == {"b": (1.0, 12), "r": (pytest.approx(1 / 12), 1)}
+
+
+def test_adapt_learns_glued_letters_only_without_a_language_file(tmp_path: Path) -> None:
+    pairs = tmp_path / "pairs.tsv"
+    rows = PAIRS + [(f"word{i}", w) for i, w in enumerate(GLUED)]
+    pairs.write_text("".join(f"{en}\t{qq}\n" for en, qq in rows), encoding="utf-8")
+    kb = tmp_path / "kb.tsv"
+    kb.write_text("concept_id\tname\n" + "".join(f"{c.id}\t{n}\n" for c in CONCEPTS
+                                                 for n in c.names), encoding="utf-8")
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(CORPUS + [" ".join(f"{w} b{w}" for w in GLUED)]) + "\n",
+                      encoding="utf-8")
+    report = adapt("qq", pairs, [f"tsv:{kb}"], tmp_path / "out", corpus=[corpus],
+                   generic_grammar=True, transliteration_seconds=0)
+    assert list(report["attached_letters"]) == ["b"]
+    assert report["letter_shares"]["b"][1] == len(GLUED) + 2  # and CORPUS's "bdor", "btal"
+    # the learned prefix lets induction read "bdor" as "dor" (pain), as the file's would
+    assert "C4" in Dictionary.load(tmp_path / "out" / ATTESTED_FILE).concepts_of("bdor")
+    (tmp_path / "qq.yaml").write_text("segment_order: reverse\n", encoding="utf-8")
+    with_file = adapt("qq", pairs, [f"tsv:{kb}"], tmp_path / "file", corpus=[corpus],
+                      language_file=tmp_path / "qq.yaml", transliteration_seconds=0)
+    assert "attached_letters" not in with_file and "letter_shares" not in with_file
+    assert "bdor" not in Dictionary.load(tmp_path / "file" / ATTESTED_FILE)

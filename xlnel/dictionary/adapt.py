@@ -69,6 +69,10 @@ logger = logging.getLogger(__name__)
 TRAIN_REPORT_FILE = "train_report.json"
 #: Names inside an :func:`adapt` output folder.
 TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE = "translator", "dictionary.tsv", "report.json"
+#: Letters of highest share that ``report.json`` lists under ``letter_shares`` (a language
+#: without a file, with a corpus: see
+#: :meth:`~xlnel.dictionary.corpus_evidence.CorpusEvidence.letter_shares`).
+LETTER_SHARES = 12
 #: The entries of ``dictionary.tsv`` that a given corpus attests (source ``corpus``).
 ATTESTED_FILE = "attested.tsv"
 #: The target's stop words that the pairs give (:mod:`xlnel.dictionary.stopwords`).
@@ -295,7 +299,10 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         kb_specs: English knowledge bases (see :func:`load_concepts`).
         out_dir: Output folder.
         corpus: Optional target-language texts (plain text, JSONL, PubTator...) to re-rank senses,
-            mark attested renderings and induce entries from (:mod:`xlnel.dictionary.induction`).
+            mark attested renderings and induce entries from (:mod:`xlnel.dictionary.induction`);
+            a language without a file also takes from it the one-letter words it writes glued
+            to the next (:meth:`~xlnel.dictionary.corpus_evidence.CorpusEvidence.attached_letters`)
+            as its ``prefixes``.
         language_file: A language file to use instead of the shipped one.
         settings: Builder settings (defaults when ``None``).
         transliteration_seconds: Training budget of the character model; 0 trains none.
@@ -366,6 +373,18 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     evidence = CorpusEvidence(texts) if corpus else None
     if evidence is not None:
         senses.corpus_counts = evidence.counts
+        if profile.source == "default":  # a file lists its language's prefixes, or none
+            targets = [sense.text for _, word_senses in lexicon.items()
+                       for sense in word_senses]
+            shares = evidence.letter_shares(targets)
+            details["letter_shares"] = {c: [round(v, 4), n]
+                                        for c, (v, n) in list(shares.items())[:LETTER_SHARES]}
+            attached = evidence.attached_letters(targets)
+            details["attached_letters"] = {c: round(v, 4) for c, v in attached.items()}
+            if attached:
+                logger.info("letters written glued to the next word, from the corpus: %s",
+                            " ".join(attached))
+                profile = dataclasses.replace(profile, prefixes=frozenset(attached))
     mark = time.monotonic()
     dictionary = render_kb(concepts, senses, settings, evidence, progress)
     times["render"] = time.monotonic() - mark

@@ -4,6 +4,11 @@ A corpus is plain text, or documents in a format xlnel reads (JSONL, PubTator, B
 annotations are ignored: only the text counts. Words are counted to re-rank the senses of an
 English word (the form people write wins), and phrases of up to ``max_words`` words are kept so
 that a rendering the corpus attests is marked ``corpus`` and ranked up.
+
+The counts also show which one-letter words a language writes glued to the next word (Hebrew
+ו ה ב ל מ ש כ): :meth:`CorpusEvidence.attached_letters` finds the letters that, put before the
+pairs' target words, often make another word of the corpus. A language without a file gets
+them as its ``prefixes`` (stripped in corpus induction, :mod:`xlnel.dictionary.induction`).
 """
 
 from __future__ import annotations
@@ -19,6 +24,12 @@ from xlnel.io.documents import guess_format, iter_documents
 logger = logging.getLogger(__name__)
 
 _WORD = re.compile(r"[^\W_]+(?:['’\"״׳][^\W_]+)*")
+#: Least share of the target words found in the corpus that a letter must also make words of
+#: when put before them to count as attached (the shares of a Hebrew build on the Camoni posts:
+#: ``letter_shares`` in benchmarks/results/dictionary_coverage_generic.json).
+MIN_ATTACHED_SHARE = 0.015
+#: Fewest target words behind an attached letter.
+MIN_ATTACHED_WORDS = 10
 
 
 class CorpusEvidence:
@@ -53,6 +64,30 @@ class CorpusEvidence:
             FormatError: On a malformed document file, naming the file and line.
         """
         return cls(corpus_texts(paths), max_words)
+
+    def letter_shares(self, targets: Iterable[str], min_length: int = 3
+                      ) -> dict[str, tuple[float, int]]:
+        """Per letter, the share and number of the distinct words of ``targets`` (the word
+        pairs' one-word translations, at least ``min_length`` letters) found in the corpus
+        that the corpus also has with that letter put before them; highest share first."""
+        found = sorted({w.casefold() for w in targets
+                        if len(w) >= min_length and w.isalpha() and w.casefold() in self.counts})
+        if not found:
+            return {}
+        letters = sorted({w[0] for w in self.counts if w[0].isalpha()})
+        hits = {c: sum(1 for w in found if c + w in self.counts) for c in letters}
+        shares = {c: (n / len(found), n) for c, n in hits.items() if n}
+        return dict(sorted(shares.items(), key=lambda x: (-x[1][0], x[0])))
+
+    def attached_letters(self, targets: Iterable[str], min_share: float = MIN_ATTACHED_SHARE,
+                         min_words: int = MIN_ATTACHED_WORDS, min_length: int = 3
+                         ) -> dict[str, float]:
+        """Letters written glued to the next word, with their shares
+        (:meth:`letter_shares`): those of share at least ``min_share`` and behind at least
+        ``min_words`` words, highest share first. A language that glues no words gets none: a
+        letter before a word makes another word only by chance."""
+        return {c: share for c, (share, n) in self.letter_shares(targets, min_length).items()
+                if n >= min_words and share >= min_share}
 
     def contains(self, text: str) -> bool:
         """Whether the corpus has ``text`` as a word or a phrase (case-folded)."""
