@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from xlnel.dictionary.adapt import ATTESTED_FILE, adapt
-from xlnel.dictionary.corpus_evidence import CorpusEvidence
+from xlnel.dictionary.corpus_evidence import CorpusEvidence, attached_letters
 from xlnel.dictionary.dictionary import Dictionary, Entry
 from xlnel.dictionary.induction import (
     InductionSettings,
@@ -179,16 +179,14 @@ GLUED = ["kaso", "pelu", "rimo", "tusa", "venu", "lopi", "gema", "hoti", "nura",
 def test_attached_letters_are_the_letters_glued_to_many_target_words() -> None:
     text = " ".join(f"{w} b{w}" for w in GLUED) + " rkaso"  # "r" before one word: chance
     evidence = CorpusEvidence([text])
-    got = evidence.attached_letters(GLUED + ["zzz", "x"])
-    assert list(got) == ["b"] and got["b"] == pytest.approx(1.0)
-    # a word the corpus lacks or shorter than min_length does not count
-    assert evidence.attached_letters(GLUED + ["abcd"])["b"] == pytest.approx(1.0)
-    assert evidence.attached_letters(GLUED, min_words=13) == {}
-    assert evidence.attached_letters(GLUED, min_share=1.01) == {}
-    assert CorpusEvidence([" ".join(GLUED)]).attached_letters(GLUED) == {}
-    assert CorpusEvidence(["nothing here"]).attached_letters(GLUED) == {}
-    shares = evidence.letter_shares(GLUED)
+    # a word the corpus lacks ("abcd") or shorter than min_length ("x") does not count
+    shares = evidence.letter_shares(GLUED + ["abcd", "x"])
     assert shares == {"b": (1.0, 12), "r": (pytest.approx(1 / 12), 1)}
+    assert attached_letters(shares) == {"b": 1.0}
+    assert attached_letters(shares, min_words=13) == {}
+    assert attached_letters(shares, min_share=1.01) == {}
+    assert CorpusEvidence([" ".join(GLUED)]).letter_shares(GLUED) == {}
+    assert CorpusEvidence(["nothing here"]).letter_shares(GLUED) == {}
 
 
 def test_adapt_learns_glued_letters_only_without_a_language_file(tmp_path: Path) -> None:
@@ -212,3 +210,18 @@ def test_adapt_learns_glued_letters_only_without_a_language_file(tmp_path: Path)
                       language_file=tmp_path / "qq.yaml", transliteration_seconds=0)
     assert "attached_letters" not in with_file and "letter_shares" not in with_file
     assert "bdor" not in Dictionary.load(tmp_path / "file" / ATTESTED_FILE)
+
+
+def test_adapt_learns_no_glued_letters_in_a_script_without_spaces(tmp_path: Path) -> None:
+    pairs = tmp_path / "pairs.tsv"
+    rows = [("kidney", "腎臓"), ("liver", "肝臓"), ("heart", "心臓"), ("pain", "痛み"),
+            ("disease", "病気")]
+    pairs.write_text("".join(f"{en}\t{t}\n" for en, t in rows), encoding="utf-8")
+    kb = tmp_path / "kb.tsv"
+    kb.write_text("concept_id\tname\nC1\tHeart disease\nC4\tPain\n", encoding="utf-8")
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("心臓 病気 大心臓 大病気 大痛み 痛み\n", encoding="utf-8")
+    report = adapt("zz", pairs, [f"tsv:{kb}"], tmp_path / "out", corpus=[corpus],
+                   generic_grammar=True, transliteration_seconds=0)
+    assert report["joiner"] == ""
+    assert "letter_shares" not in report and "attached_letters" not in report

@@ -33,7 +33,7 @@ from pydantic import ValidationError
 from xlnel.dictionary.builder import build_dictionary, evaluate_translator
 from xlnel.dictionary.cognates import CognateRules
 from xlnel.dictionary.compounds import CompoundForms
-from xlnel.dictionary.corpus_evidence import CorpusEvidence, corpus_texts
+from xlnel.dictionary.corpus_evidence import CorpusEvidence, attached_letters, corpus_texts
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.encoder_senses import (
     Embed,
@@ -300,9 +300,9 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         out_dir: Output folder.
         corpus: Optional target-language texts (plain text, JSONL, PubTator...) to re-rank senses,
             mark attested renderings and induce entries from (:mod:`xlnel.dictionary.induction`);
-            a language without a file also takes from it the one-letter words it writes glued
-            to the next (:meth:`~xlnel.dictionary.corpus_evidence.CorpusEvidence.attached_letters`)
-            as its ``prefixes``.
+            a language without a file, written with spaces, also takes from it the one-letter
+            words it writes glued to the next
+            (:func:`~xlnel.dictionary.corpus_evidence.attached_letters`) as its ``prefixes``.
         language_file: A language file to use instead of the shipped one.
         settings: Builder settings (defaults when ``None``).
         transliteration_seconds: Training budget of the character model; 0 trains none.
@@ -373,13 +373,14 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     evidence = CorpusEvidence(texts) if corpus else None
     if evidence is not None:
         senses.corpus_counts = evidence.counts
-        if profile.source == "default":  # a file lists its language's prefixes, or none
-            targets = [sense.text for _, word_senses in lexicon.items()
-                       for sense in word_senses]
-            shares = evidence.letter_shares(targets)
+        # a file lists its language's prefixes (or none); a script without spaces has no words
+        # to glue letters to
+        if profile.source == "default" and profile.joiner:
+            shares = evidence.letter_shares(sense.text for _, word_senses in lexicon.items()
+                                            for sense in word_senses)
             details["letter_shares"] = {c: [round(v, 4), n]
                                         for c, (v, n) in list(shares.items())[:LETTER_SHARES]}
-            attached = evidence.attached_letters(targets)
+            attached = attached_letters(shares)
             details["attached_letters"] = {c: round(v, 4) for c, v in attached.items()}
             if attached:
                 logger.info("letters written glued to the next word, from the corpus: %s",

@@ -6,7 +6,7 @@ English word (the form people write wins), and phrases of up to ``max_words`` wo
 that a rendering the corpus attests is marked ``corpus`` and ranked up.
 
 The counts also show which one-letter words a language writes glued to the next word (Hebrew
-ו ה ב ל מ ש כ): :meth:`CorpusEvidence.attached_letters` finds the letters that, put before the
+ו ה ב ל מ ש כ): :func:`attached_letters` finds the letters that, put before the
 pairs' target words, often make another word of the corpus. A language without a file gets
 them as its ``prefixes`` (stripped in corpus induction, :mod:`xlnel.dictionary.induction`).
 """
@@ -79,16 +79,6 @@ class CorpusEvidence:
         shares = {c: (n / len(found), n) for c, n in hits.items() if n}
         return dict(sorted(shares.items(), key=lambda x: (-x[1][0], x[0])))
 
-    def attached_letters(self, targets: Iterable[str], min_share: float = MIN_ATTACHED_SHARE,
-                         min_words: int = MIN_ATTACHED_WORDS, min_length: int = 3
-                         ) -> dict[str, float]:
-        """Letters written glued to the next word, with their shares
-        (:meth:`letter_shares`): those of share at least ``min_share`` and behind at least
-        ``min_words`` words, highest share first. A language that glues no words gets none: a
-        letter before a word makes another word only by chance."""
-        return {c: share for c, (share, n) in self.letter_shares(targets, min_length).items()
-                if n >= min_words and share >= min_share}
-
     def contains(self, text: str) -> bool:
         """Whether the corpus has ``text`` as a word or a phrase (case-folded)."""
         words = [w.casefold() for w in _WORD.findall(text)]
@@ -97,6 +87,17 @@ class CorpusEvidence:
         if len(words) == 1:
             return words[0] in self.counts
         return " ".join(words) in self.phrases
+
+
+def attached_letters(shares: dict[str, tuple[float, int]],
+                     min_share: float = MIN_ATTACHED_SHARE,
+                     min_words: int = MIN_ATTACHED_WORDS) -> dict[str, float]:
+    """Letters written glued to the next word, with their shares: among
+    :meth:`CorpusEvidence.letter_shares`, those of share at least ``min_share`` and behind at
+    least ``min_words`` words, highest share first. A language that glues no words gets none: a
+    letter before a word makes another word only by chance."""
+    return {c: share for c, (share, n) in shares.items()
+            if n >= min_words and share >= min_share}
 
 
 def corpus_texts(paths: Iterable[str | Path]) -> Iterator[str]:
