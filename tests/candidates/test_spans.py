@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.shared_data import shared_file
 from xlnel.candidates.spans import HEBREW_PREFIXES, generate_spans, tokenize
 from xlnel.normalization import normalize_string
 from xlnel.stopwords import load_stopwords, stopword_dirs
 from xlnel.types import Span
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 logger = logging.getLogger(__name__)
 
 
@@ -223,13 +223,6 @@ def test_span_invariants(text: str, lang: str, max_words: int) -> None:
 # --- recall ceilings on the real corpora ----------------------------------------------------
 
 
-def _data(relative: str) -> Path:
-    path = DATA / relative
-    if not path.exists():
-        pytest.skip(f"shared data file {path} is not available")
-    return path
-
-
 def _read_pubtator(path: Path) -> tuple[dict[str, str], list[tuple[str, int, int, str]]]:
     texts: dict[str, str] = {}
     mentions = []
@@ -249,7 +242,7 @@ def _read_pubtator(path: Path) -> tuple[dict[str, str], list[tuple[str, int, int
 @pytest.mark.slow
 @pytest.mark.parametrize("community", ["diabetes", "sclerosis", "depression"])
 def test_camoni_recall_ceiling(community: str) -> None:
-    path = _data(f"camoni/{community}.jsonl")
+    path = shared_file(f"camoni/{community}.jsonl")
     found = total = 0
     for line in path.read_text(encoding="utf-8").splitlines():
         doc = json.loads(line)
@@ -265,7 +258,7 @@ def test_camoni_recall_ceiling(community: str) -> None:
 
 @pytest.mark.slow
 def test_bc5cdr_recall_ceiling() -> None:
-    texts, mentions = _read_pubtator(_data("bc5cdr/dev.pubtator"))
+    texts, mentions = _read_pubtator(shared_file("bc5cdr/dev.pubtator"))
     spans = {
         pmid: {(s.start, s.end) for s in generate_spans(t, "en", 3)} for pmid, t in texts.items()
     }

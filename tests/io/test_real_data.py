@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared_data import shared_file
 from xlnel.io import (
     hpo_default_path,
     load_kb,
@@ -21,16 +22,7 @@ from xlnel.io import (
 )
 from xlnel.types import Document
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-
 pytestmark = pytest.mark.slow
-
-
-def _data(relative: str) -> Path:
-    path = DATA / relative
-    if not path.exists():
-        pytest.skip(f"shared data file {path} is not available")
-    return path
 
 
 def _check_offsets(docs: list[Document]) -> None:
@@ -42,7 +34,7 @@ def _check_offsets(docs: list[Document]) -> None:
 
 @pytest.mark.parametrize("split", ["train", "dev"])
 def test_bc5cdr(tmp_path: Path, split: str) -> None:
-    docs = read_pubtator(_data(f"bc5cdr/{split}.pubtator"))
+    docs = read_pubtator(shared_file(f"bc5cdr/{split}.pubtator"))
     assert len(docs) == 500
     assert len({d.id for d in docs}) == 500
     _check_offsets(docs)
@@ -58,7 +50,7 @@ def test_bc5cdr(tmp_path: Path, split: str) -> None:
 
 
 def test_medmentions_sample() -> None:
-    docs = read_pubtator(_data("medmentions/sample3.pubtator"))
+    docs = read_pubtator(shared_file("medmentions/sample3.pubtator"))
     assert len(docs) == 3
     _check_offsets(docs)
     ids = [cid for doc in docs for link in doc.entities for cid in link.concept_ids]
@@ -68,7 +60,7 @@ def test_medmentions_sample() -> None:
 
 @pytest.mark.parametrize("community", ["diabetes", "sclerosis", "depression"])
 def test_camoni(tmp_path: Path, community: str) -> None:
-    path = _data(f"camoni/{community}.jsonl")
+    path = shared_file(f"camoni/{community}.jsonl")
     docs = read_jsonl(path)
     assert len(docs) > 200
     _check_offsets(docs)
@@ -80,26 +72,26 @@ def test_camoni(tmp_path: Path, community: str) -> None:
 
 
 def test_camoni_diabetes_concepts() -> None:
-    docs = read_jsonl(_data("camoni/diabetes.jsonl"))
+    docs = read_jsonl(shared_file("camoni/diabetes.jsonl"))
     linked = [link for doc in docs for link in doc.entities if link.concept_ids]
     assert len(linked) == 728
 
 
 def test_mesh_names() -> None:
-    concepts = read_kb_tsv(_data("kb/mesh_names.tsv"))
+    concepts = read_kb_tsv(shared_file("kb/mesh_names.tsv"))
     assert len(concepts) == 54105
     assert sum(len(c.names) for c in concepts) == 64837
     assert all(c.names for c in concepts)
 
 
 def test_hebrew_names() -> None:
-    concepts = read_names_list(_data("camoni/hebrew_umls_names.txt"))
+    concepts = read_names_list(shared_file("camoni/hebrew_umls_names.txt"))
     assert len(concepts) == 6492
     assert all(c.id == c.names[0] for c in concepts)
 
 
 def test_term_to_cui() -> None:
-    concepts = read_term_to_cui(_data("camoni/diabetes_term_to_cui.tsv"))
+    concepts = read_term_to_cui(shared_file("camoni/diabetes_term_to_cui.tsv"))
     assert sum(len(c.names) for c in concepts) == 747
     assert all(c.id.startswith("C") for c in concepts)
 
