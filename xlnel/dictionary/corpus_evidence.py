@@ -70,13 +70,11 @@ class CorpusEvidence:
         """Per letter, the share and number of the distinct words of ``targets`` (the word
         pairs' one-word translations, at least ``min_length`` letters) found in the corpus
         that the corpus also has with that letter put before them; highest share first."""
-        found = sorted({w.casefold() for w in targets
-                        if len(w) >= min_length and w.isalpha() and w.casefold() in self.counts})
-        if not found:
-            return {}
-        letters = sorted({w[0] for w in self.counts if w[0].isalpha()})
-        hits = {c: sum(1 for w in found if c + w in self.counts) for c in letters}
-        shares = {c: (n / len(found), n) for c, n in hits.items() if n}
+        found = {w.casefold() for w in targets
+                 if len(w) >= min_length and w.isalpha() and w.casefold() in self.counts}
+        # each corpus word that is a letter and a found word counts once for that letter
+        hits = Counter(v[0] for v in self.counts if v[0].isalpha() and v[1:] in found)
+        shares = {c: (n / len(found), n) for c, n in hits.items()}
         return dict(sorted(shares.items(), key=lambda x: (-x[1][0], x[0])))
 
     def contains(self, text: str) -> bool:
