@@ -84,6 +84,8 @@ def run_adapt(lang: str, pairs: Path, kbs: Sequence[str], out: Path,
               "segment_order": report.get("segment_order"),
               "attached_letters": report.get("attached_letters"),
               "letter_shares": report.get("letter_shares"),
+              "lemma_rules": report.get("lemma_rules"),
+              "ending_shares": report.get("ending_shares"),
               "translator_held_out": held_out, "translator_train_seconds":
               report.get("translator", {}).get("train_seconds"),
               "dictionary": {k: v for k, v in report.get("dictionary", {}).items()

@@ -605,17 +605,19 @@ def dictionary_coverage(result: str = "dictionary_coverage.json") -> str:
 
 def dictionary_coverage_generic() -> str:
     """Camoni: the Hebrew dictionary built with its language file against the one built with
-    the generic defaults of a language without a file (each build's file, word order and the
-    glued letters learned from the corpus as its record names them)."""
+    the generic defaults of a language without a file (each build's file, word order, and the
+    glued letters and lemma rules learned from the corpus, as its record names them)."""
     names = ("dictionary_coverage.json", "dictionary_coverage_generic.json")
     runs = [_load(n) for n in names]
     labels = []
     for run in runs:
         file = str(run["build"].get("language_file", "?"))
         glued = run["build"].get("attached_letters")
+        rules = run["build"].get("lemma_rules")
         labels.append(f"{'no file' if file == 'default' else Path(file).name}, "
                       f"{run['build'].get('segment_order', '?')}"
-                      + (f", glued {' '.join(glued)}" if glued else ""))
+                      + (f", glued {' '.join(glued)}" if glued else "")
+                      + (f", {len(rules)} lemma rules learned" if rules else ""))
     rows = []
     for community in runs[0]["results"]:
         built = [run["results"][community]["built"] for run in runs]

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from xlnel.dictionary.adapt import ATTESTED_FILE, adapt
-from xlnel.dictionary.corpus_evidence import CorpusEvidence, attached_letters
+from xlnel.dictionary.corpus_evidence import CorpusEvidence, attached_letters, lemma_rules
 from xlnel.dictionary.dictionary import Dictionary, Entry
 from xlnel.dictionary.induction import (
     InductionSettings,
@@ -189,7 +189,26 @@ def test_attached_letters_are_the_letters_glued_to_many_target_words() -> None:
     assert CorpusEvidence(["nothing here"]).letter_shares(GLUED) == {}
 
 
-def test_adapt_learns_glued_letters_only_without_a_language_file(tmp_path: Path) -> None:
+def test_lemma_rules_are_the_endings_many_corpus_words_swap_for_a_target_word() -> None:
+    text = " ".join(f"{w} {w}an" for w in GLUED) + " kasu"  # "kasu" for "kaso": chance
+    evidence = CorpusEvidence([text])
+    # a word the corpus lacks ("abcd") is not in the denominator; "kasu" swaps two endings
+    shares = evidence.ending_shares(GLUED + ["abcd"], str)
+    assert shares == {("an", ""): (1.0, 12), ("su", "so"): (pytest.approx(1 / 12), 1),
+                      ("u", "o"): (pytest.approx(1 / 12), 1)}
+    assert lemma_rules(shares) == {("an", ""): 1.0}
+    assert lemma_rules(shares, min_words=13) == {} and lemma_rules(shares, min_share=1.01) == {}
+    assert lemma_rules(shares, min_share=0.05, min_words=1) == {
+        ("an", ""): 1.0, ("su", "so"): pytest.approx(1 / 12), ("u", "o"): pytest.approx(1 / 12)}
+    # words are compared after the normalisation given (here: every "a" read as "o")
+    assert CorpusEvidence(["kasa kosoon"]).ending_shares(
+        ["kaso"], lambda w: w.replace("a", "o")) == {("on", ""): (1.0, 1)}
+    assert CorpusEvidence([" ".join(GLUED)]).ending_shares(GLUED, str) == {}
+    assert CorpusEvidence(["nothing here"]).ending_shares(GLUED, str) == {}
+
+
+def test_adapt_learns_glued_letters_and_lemma_rules_only_without_a_language_file(
+        tmp_path: Path) -> None:
     pairs = tmp_path / "pairs.tsv"
     rows = PAIRS + [(f"word{i}", w) for i, w in enumerate(GLUED)]
     pairs.write_text("".join(f"{en}\t{qq}\n" for en, qq in rows), encoding="utf-8")
@@ -197,19 +216,24 @@ def test_adapt_learns_glued_letters_only_without_a_language_file(tmp_path: Path)
     kb.write_text("concept_id\tname\n" + "".join(f"{c.id}\t{n}\n" for c in CONCEPTS
                                                  for n in c.names), encoding="utf-8")
     corpus = tmp_path / "corpus.txt"
-    corpus.write_text("\n".join(CORPUS + [" ".join(f"{w} b{w}" for w in GLUED)]) + "\n",
+    corpus.write_text("\n".join(CORPUS + [" ".join(f"{w} b{w} {w}an" for w in GLUED)]) + "\n",
                       encoding="utf-8")
     report = adapt("qq", pairs, [f"tsv:{kb}"], tmp_path / "out", corpus=[corpus],
                    generic_grammar=True, transliteration_seconds=0)
     assert list(report["attached_letters"]) == ["b"]
     assert report["letter_shares"]["b"][1] == len(GLUED) + 2  # and CORPUS's "bdor", "btal"
     # the learned prefix lets induction read "bdor" as "dor" (pain), as the file's would
-    assert "C4" in Dictionary.load(tmp_path / "out" / ATTESTED_FILE).concepts_of("bdor")
+    attested = Dictionary.load(tmp_path / "out" / ATTESTED_FILE)
+    assert "C4" in attested.concepts_of("bdor")
+    # and the plural ending "-an" (GLUED's and CORPUS's "doran") is read back to the listed form
+    assert list(report["lemma_rules"]) == ["an>"]
+    assert report["ending_shares"]["an>"][1] == len(GLUED) + 1
+    assert "C4" in attested.concepts_of("doran")
     (tmp_path / "qq.yaml").write_text("segment_order: reverse\n", encoding="utf-8")
     with_file = adapt("qq", pairs, [f"tsv:{kb}"], tmp_path / "file", corpus=[corpus],
                       language_file=tmp_path / "qq.yaml", transliteration_seconds=0)
-    assert "attached_letters" not in with_file and "letter_shares" not in with_file
-    assert "bdor" not in Dictionary.load(tmp_path / "file" / ATTESTED_FILE)
+    assert not {"attached_letters", "letter_shares", "lemma_rules"} & set(with_file)
+    assert not {"bdor", "doran"} & set(Dictionary.load(tmp_path / "file" / ATTESTED_FILE).names)
 
 
 def test_adapt_learns_no_glued_letters_in_a_script_without_spaces(tmp_path: Path) -> None:
@@ -224,4 +248,4 @@ def test_adapt_learns_no_glued_letters_in_a_script_without_spaces(tmp_path: Path
     report = adapt("zz", pairs, [f"tsv:{kb}"], tmp_path / "out", corpus=[corpus],
                    generic_grammar=True, transliteration_seconds=0)
     assert report["joiner"] == ""
-    assert "letter_shares" not in report and "attached_letters" not in report
+    assert not {"letter_shares", "attached_letters", "lemma_rules"} & set(report)

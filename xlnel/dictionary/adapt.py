@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import re
 import resource
 import time
 from collections.abc import Mapping, Sequence
@@ -33,7 +34,12 @@ from pydantic import ValidationError
 from xlnel.dictionary.builder import build_dictionary, evaluate_translator
 from xlnel.dictionary.cognates import CognateRules
 from xlnel.dictionary.compounds import CompoundForms
-from xlnel.dictionary.corpus_evidence import CorpusEvidence, attached_letters, corpus_texts
+from xlnel.dictionary.corpus_evidence import (
+    CorpusEvidence,
+    attached_letters,
+    corpus_texts,
+    lemma_rules,
+)
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.encoder_senses import (
     Embed,
@@ -60,6 +66,7 @@ from xlnel.dictionary.transliterate import (
 from xlnel.errors import ConfigError
 from xlnel.io._atomic import atomic_write
 from xlnel.io.kb import load_kb
+from xlnel.normalization import normalize_string
 from xlnel.types import Concept
 from xlnel.version import __version__
 
@@ -73,6 +80,8 @@ TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE = "translator", "dictionary.tsv", "
 #: without a file, with a corpus: see
 #: :meth:`~xlnel.dictionary.corpus_evidence.CorpusEvidence.letter_shares`).
 LETTER_SHARES = 12
+#: Ending alternations of highest share that ``report.json`` lists under ``ending_shares``.
+ENDING_SHARES = 30
 #: The entries of ``dictionary.tsv`` that a given corpus attests (source ``corpus``).
 ATTESTED_FILE = "attested.tsv"
 #: The target's stop words that the pairs give (:mod:`xlnel.dictionary.stopwords`).
@@ -269,6 +278,34 @@ def build_dictionary_from_kb(kb_specs: Sequence[str], translator_dir: str | Path
     return {"kb": sources, "translator": str(translator_dir), **report}
 
 
+def _learn_from_corpus(profile: LanguageProfile, evidence: CorpusEvidence, lexicon: Lexicon,
+                       details: dict[str, Any]) -> LanguageProfile:
+    """The profile of a language without a file with the prefixes and lemma rules its corpus
+    shows (:func:`~xlnel.dictionary.corpus_evidence.attached_letters`,
+    :func:`~xlnel.dictionary.corpus_evidence.lemma_rules`); the shares go to ``details``."""
+    targets = [sense.text for _, word_senses in lexicon.items() for sense in word_senses]
+    shares = evidence.letter_shares(targets)
+    details["letter_shares"] = {c: [round(v, 4), n]
+                                for c, (v, n) in list(shares.items())[:LETTER_SHARES]}
+    attached = attached_letters(shares)
+    details["attached_letters"] = {c: round(v, 4) for c, v in attached.items()}
+    if attached:
+        logger.info("letters written glued to the next word, from the corpus: %s",
+                    " ".join(attached))
+        profile = dataclasses.replace(profile, prefixes=frozenset(attached))
+    endings = evidence.ending_shares(targets, lambda w: normalize_string(w, profile.lang))
+    details["ending_shares"] = {f"{w}>{t}": [round(v, 4), n]
+                                for (w, t), (v, n) in list(endings.items())[:ENDING_SHARES]}
+    rules = lemma_rules(endings)
+    details["lemma_rules"] = {f"{w}>{t}": round(v, 4) for (w, t), v in rules.items()}
+    if rules:
+        logger.info("lemma rules from the corpus (written>listed): %s",
+                    " ".join(f"-{w}>-{t}" for w, t in rules))
+        profile = dataclasses.replace(profile, lemma_rules=tuple(
+            (re.compile(re.escape(w) + "$"), t) for w, t in rules))
+    return profile
+
+
 def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: str | Path, *,
           corpus: Sequence[str | Path] = (), language_file: str | Path | None = None,
           settings: BuildSettings | None = None, transliteration_seconds: float = 180.0,
@@ -302,7 +339,9 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
             mark attested renderings and induce entries from (:mod:`xlnel.dictionary.induction`);
             a language without a file, written with spaces, also takes from it the one-letter
             words it writes glued to the next
-            (:func:`~xlnel.dictionary.corpus_evidence.attached_letters`) as its ``prefixes``.
+            (:func:`~xlnel.dictionary.corpus_evidence.attached_letters`) as its ``prefixes``
+            and the word endings its words swap for listed forms
+            (:func:`~xlnel.dictionary.corpus_evidence.lemma_rules`) as its ``lemma_rules``.
         language_file: A language file to use instead of the shipped one.
         settings: Builder settings (defaults when ``None``).
         transliteration_seconds: Training budget of the character model; 0 trains none.
@@ -373,19 +412,10 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     evidence = CorpusEvidence(texts) if corpus else None
     if evidence is not None:
         senses.corpus_counts = evidence.counts
-        # a file lists its language's prefixes (or none); a script without spaces has no words
-        # to glue letters to
+        # a file lists its language's prefixes and lemma rules (or none); a script without
+        # spaces has no words to glue letters to or to take endings from
         if profile.source == "default" and profile.joiner:
-            shares = evidence.letter_shares(sense.text for _, word_senses in lexicon.items()
-                                            for sense in word_senses)
-            details["letter_shares"] = {c: [round(v, 4), n]
-                                        for c, (v, n) in list(shares.items())[:LETTER_SHARES]}
-            attached = attached_letters(shares)
-            details["attached_letters"] = {c: round(v, 4) for c, v in attached.items()}
-            if attached:
-                logger.info("letters written glued to the next word, from the corpus: %s",
-                            " ".join(attached))
-                profile = dataclasses.replace(profile, prefixes=frozenset(attached))
+            profile = _learn_from_corpus(profile, evidence, lexicon, details)
     mark = time.monotonic()
     dictionary = render_kb(concepts, senses, settings, evidence, progress)
     times["render"] = time.monotonic() - mark

@@ -8,7 +8,9 @@ that a rendering the corpus attests is marked ``corpus`` and ranked up.
 The counts also show which one-letter words a language writes glued to the next word (Hebrew
 ו ה ב ל מ ש כ): :func:`attached_letters` finds the letters that, put before the
 pairs' target words, often make another word of the corpus. A language without a file gets
-them as its ``prefixes`` (stripped in corpus induction, :mod:`xlnel.dictionary.induction`).
+them as its ``prefixes`` (stripped in corpus induction, :mod:`xlnel.dictionary.induction`),
+and the word endings it swaps (:func:`lemma_rules`: Hebrew plural -ים and construct -ת, English
+plural -s) as its ``lemma_rules``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from xlnel.io.documents import guess_format, iter_documents
@@ -30,6 +32,14 @@ _WORD = re.compile(r"[^\W_]+(?:['’\"״׳][^\W_]+)*")
 MIN_ATTACHED_SHARE = 0.015
 #: Fewest target words behind an attached letter.
 MIN_ATTACHED_WORDS = 10
+#: Longest word ending that an ending alternation (:meth:`CorpusEvidence.ending_shares`) swaps.
+MAX_ENDING = 2
+#: Least share of the target words found in the corpus that an ending alternation must explain
+#: (in as many corpus words) to become a lemma rule (:func:`lemma_rules`): the glued letters'
+#: share. On the Camoni posts it keeps 26 Hebrew alternations, six of the seven of the Hebrew
+#: file among them; on English abstracts only the plural -s (``ending_shares`` and
+#: ``lemma_rules`` in benchmarks/results/dictionary_coverage_generic.json, and the slow tests).
+MIN_RULE_SHARE = MIN_ATTACHED_SHARE
 
 
 class CorpusEvidence:
@@ -77,6 +87,38 @@ class CorpusEvidence:
         shares = {c: (n / len(found), n) for c, n in hits.items()}
         return dict(sorted(shares.items(), key=lambda x: (-x[1][0], x[0])))
 
+    def ending_shares(self, targets: Iterable[str], normalize: Callable[[str], str],
+                      min_length: int = 3, max_ending: int = MAX_ENDING
+                      ) -> dict[tuple[str, str], tuple[float, int]]:
+        """Per ending alternation ``(written, listed)``, the share and number of corpus words
+        that are no target word but become one when their ending ``written`` is replaced by
+        ``listed`` (each at most ``max_ending`` letters, one of them possibly empty); shares
+        are of the distinct target words found in the corpus, as in :meth:`letter_shares`.
+        Words are compared after ``normalize`` (the induction's normalisation); highest share
+        first."""
+        listed = {normalize(w) for w in targets}
+        listed = {w for w in listed if w.isalpha()}
+        words = {normalize(v) for v in self.counts}
+        found = {w for w in listed if len(w) >= min_length and w in words}
+        if not found:
+            return {}
+        # stem -> the endings that complete it to a target word
+        completions: dict[str, set[str]] = {}
+        for w in listed:
+            for k in range(0, max_ending + 1):
+                if len(w) - k >= 2:
+                    completions.setdefault(w[:len(w) - k], set()).add(w[len(w) - k:])
+        hits: Counter[tuple[str, str]] = Counter()
+        for v in words:
+            if len(v) < min_length or not v.isalpha() or v in listed:
+                continue
+            alternations = {(v[len(v) - k:], end)
+                            for k in range(0, max_ending + 1) if len(v) - k >= 2
+                            for end in completions.get(v[:len(v) - k], ())}
+            hits.update(a for a in alternations if a[0] != a[1])
+        shares = {a: (n / len(found), n) for a, n in hits.items()}
+        return dict(sorted(shares.items(), key=lambda x: (-x[1][0], x[0])))
+
     def contains(self, text: str) -> bool:
         """Whether the corpus has ``text`` as a word or a phrase (case-folded)."""
         words = [w.casefold() for w in _WORD.findall(text)]
@@ -95,6 +137,19 @@ def attached_letters(shares: dict[str, tuple[float, int]],
     least ``min_words`` words, highest share first. A language that glues no words gets none: a
     letter before a word makes another word only by chance."""
     return {c: share for c, (share, n) in shares.items()
+            if n >= min_words and share >= min_share}
+
+
+def lemma_rules(shares: dict[tuple[str, str], tuple[float, int]],
+                min_share: float = MIN_RULE_SHARE, min_words: int = MIN_ATTACHED_WORDS
+                ) -> dict[tuple[str, str], float]:
+    """Ending alternations common enough to read written forms back to listed ones, with their
+    shares: among :meth:`CorpusEvidence.ending_shares`, those of share at least ``min_share``
+    and behind at least ``min_words`` words, highest share first. Each becomes a lemma rule
+    ``written$ -> listed`` of corpus induction, tried on an n-gram's last word; a rule that
+    reads a word wrongly costs little there, since the whole n-gram must then read as a
+    knowledge-base name."""
+    return {a: share for a, (share, n) in shares.items()
             if n >= min_words and share >= min_share}
 
 
