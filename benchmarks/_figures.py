@@ -6,8 +6,8 @@ file and its format::
     threshold <!-- fig protocol_bc5cdr-dev.json results.threshold f3 -->0.275<!-- /fig -->
 
 ``FILE`` is a file of ``benchmarks/results/`` (or ``benchmarks/reference_figures.json``);
-``PATH`` is dotted (list items by index; keys may hold ``@``, as ``accuracy@1``), several paths
-joined by ``+`` are added up; ``FORMAT``
+``PATH`` is dotted (list items by index; keys may hold ``@``, as ``accuracy@1``, and ``>``, as
+the ending alternation ``ים>``), several paths joined by ``+`` are added up; ``FORMAT``
 is one of :data:`FORMATS`. The comments do not show in the rendered page.
 """
 
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-FIGURE = re.compile(r"(<!-- fig (?P<file>[\w.-]+) (?P<path>[\w.+@-]+) (?P<fmt>\w+) -->)"
+FIGURE = re.compile(r"(<!-- fig (?P<file>[\w.-]+) (?P<path>[\w.+@>-]+) (?P<fmt>\w+) -->)"
                     r"(?P<value>[^<]*)(<!-- /fig -->)")
 
 FORMATS: dict[str, Callable[[float], str]] = {
