@@ -18,12 +18,15 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import TypeVar
 
 from xlnel.io.documents import guess_format, iter_documents
 
 logger = logging.getLogger(__name__)
+
+K = TypeVar("K")
 
 _WORD = re.compile(r"[^\W_]+(?:['’\"״׳][^\W_]+)*")
 #: Least share of the target words found in the corpus that a letter must also make words of
@@ -136,8 +139,7 @@ def attached_letters(shares: dict[str, tuple[float, int]],
     :meth:`CorpusEvidence.letter_shares`, those of share at least ``min_share`` and behind at
     least ``min_words`` words, highest share first. A language that glues no words gets none: a
     letter before a word makes another word only by chance."""
-    return {c: share for c, (share, n) in shares.items()
-            if n >= min_words and share >= min_share}
+    return _frequent(shares, min_share, min_words)
 
 
 def lemma_rules(shares: dict[tuple[str, str], tuple[float, int]],
@@ -149,7 +151,14 @@ def lemma_rules(shares: dict[tuple[str, str], tuple[float, int]],
     ``written$ -> listed`` of corpus induction, tried on an n-gram's last word; a rule that
     reads a word wrongly costs little there, since the whole n-gram must then read as a
     knowledge-base name."""
-    return {a: share for a, (share, n) in shares.items()
+    return _frequent(shares, min_share, min_words)
+
+
+def _frequent(shares: Mapping[K, tuple[float, int]], min_share: float, min_words: int
+              ) -> dict[K, float]:
+    """The keys of ``shares`` with a share of at least ``min_share`` and at least ``min_words``
+    words, with their shares, in the order of ``shares``."""
+    return {key: share for key, (share, n) in shares.items()
             if n >= min_words and share >= min_share}
 
 
