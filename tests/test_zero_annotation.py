@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from benchmarks.zero_annotation import PAIRS, VARIANTS, config_for
@@ -30,3 +31,18 @@ def test_variants_over_the_written_pipeline(tmp_path: Path, monkeypatch: pytest.
     assert reference.dictionary.extra == [] and reference.dictionary.kb[0].startswith("names:")
     assert reference.filter.threshold == 1.0
     assert {v for _, v in PAIRS} | {b for b, _ in PAIRS} == set(VARIANTS)
+
+
+def test_everyday_cut_chosen_on_the_other_folds() -> None:
+    from benchmarks.zero_annotation_everyday import FOLDS, chosen
+
+    n = 10
+    # cut 5 is better on every post but post 0, where cut 0 finds one more mention
+    low = np.tile([1, 2, 1], (n, 1))
+    high = np.tile([1, 0, 1], (n, 1))
+    low[0], high[0] = [3, 0, 0], [2, 0, 1]
+    counts, picks = chosen({0: low, 5: high})
+    assert picks == [5] * FOLDS  # chosen on the other folds, where 5 wins every time
+    assert (counts == high).all()
+    # a tie goes to the smaller cut
+    assert chosen({0: high, 5: high})[1] == [0] * FOLDS

@@ -67,6 +67,12 @@ def test_adapt_end_to_end(adapted: Path) -> None:
     report = json.loads((adapted / "report.json").read_text(encoding="utf-8"))
     assert report["lang"] == "xx" and report["dictionary"]["entries"] == len(dictionary)
     assert report["language_file"] == "default" and report["seconds"]["total"] >= 0
+    # the zero-shot pipeline links with linking.tsv: the dictionary less its everyday words
+    linking = Dictionary.load(adapted / "linking.tsv")
+    assert set(linking) <= set(dictionary)
+    assert report["linking"]["entries_left_out"] == len(dictionary) - len(linking)
+    assert str((adapted / "linking.tsv").resolve()) in (adapted / "pipeline.yaml").read_text(
+        encoding="utf-8")
 
 
 def test_build_with_a_trained_translator(cli: typer.Typer, translator_dir: Path,

@@ -80,7 +80,8 @@ def test_adapt_writes_a_pipeline_config_that_links_without_annotations(tmp_path:
     assert path.read_text(encoding="utf-8").startswith("# Links qq text")
     config = load_config(path)
     assert config.lang == "qq" and config.dictionary.kb == []
-    assert config.dictionary.extra == [str((tmp_path / "out" / "dictionary.tsv").resolve())]
+    # linking.tsv: dictionary.tsv less the one-word names that read as everyday words
+    assert config.dictionary.extra == [str((tmp_path / "out" / "linking.tsv").resolve())]
     assert config.candidates.stopwords == str((tmp_path / "out" / "stopwords.txt").resolve())
     assert config.filter.name == "xlnel.similarity.v1" and config.filter.threshold == 1.0
     assert config.dft.R == 0.0 and config.data.train is None

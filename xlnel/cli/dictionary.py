@@ -129,13 +129,18 @@ def adapt_cli(
     encoder: Annotated[str | None, typer.Option(
         help="Multilingual encoder whose nearest LANG pair word renders a word the pairs "
              "lack (e.g. multilingual-e5-small).")] = None,
+    everyday_top: Annotated[int | None, typer.Option(
+        min=0, help="The target words of this many of the pairs' most frequent English words "
+                    "are everyday words: left out of OUT/linking.tsv as one-word generated "
+                    "names (0: none; default: xlnel.dictionary.adapt.EVERYDAY_TOP).")] = None,
 ) -> None:
     """Adapt to a new language: render the KBs into LANG from word PAIRS.
 
     Writes OUT/dictionary.tsv (use it as ``dictionary.extra`` of a pipeline config),
-    OUT/stopwords.txt (for ``candidates.stopwords``), OUT/pipeline.yaml (a config that links
-    with both before any annotation) and OUT/report.json (counts by source, timings, peak
-    memory).
+    OUT/stopwords.txt (for ``candidates.stopwords``), OUT/linking.tsv (the dictionary without
+    the one-word names that read as everyday words), OUT/pipeline.yaml (a config that links
+    with it and the stop words before any annotation) and OUT/report.json (counts by source,
+    timings, peak memory).
     """
     from xlnel.dictionary.adapt import adapt
     from xlnel.dictionary.render import BuildSettings
@@ -147,9 +152,12 @@ def adapt_cli(
                                 transliteration_seconds=translit_seconds, limit=limit,
                                 progress=True, induce=induce, embed=_embedder(encoder),
                                 generic_grammar=generic_grammar,
-                                segment_order=segment_order))
+                                segment_order=segment_order,
+                                **({} if everyday_top is None
+                                   else {"everyday_top": everyday_top})))
     summary = {k: report[k]
-               for k in ("language_file", "segment_order", "dictionary", "stopwords", "pipeline",
+               for k in ("language_file", "segment_order", "dictionary", "stopwords", "linking",
+                         "pipeline",
                          "seconds", "peak_memory_mb")}
     typer.echo(json.dumps(summary, ensure_ascii=False, indent=2))
     typer.echo(f"adapted to {lang!r} in {out}; its stop words: set candidates.stopwords to "

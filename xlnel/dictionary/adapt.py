@@ -24,7 +24,7 @@ import logging
 import re
 import resource
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,19 +40,29 @@ from xlnel.dictionary.corpus_evidence import (
     corpus_texts,
     lemma_rules,
 )
-from xlnel.dictionary.dictionary import Dictionary
+from xlnel.dictionary.dictionary import GENERATED_SOURCES, Dictionary, Entry
 from xlnel.dictionary.encoder_senses import (
     Embed,
     native_characters,
     native_targets,
     nearest_targets,
 )
-from xlnel.dictionary.induction import InductionSettings, induce_entries
+from xlnel.dictionary.induction import (
+    InductionSettings,
+    common_words,
+    induce_entries,
+    unprefixed,
+)
 from xlnel.dictionary.langdata import SEGMENT_ORDERS, LanguageProfile, load_profile
 from xlnel.dictionary.lexicon import Lexicon
 from xlnel.dictionary.morphemes import MorphemeTable
 from xlnel.dictionary.morphology import AffixModel
-from xlnel.dictionary.pairs import WordPair, load_pairs, normalize_name, split_pairs
+from xlnel.dictionary.pairs import (
+    WordPair,
+    load_pairs,
+    normalize_name,
+    split_pairs,
+)
 from xlnel.dictionary.render import BuildSettings, WordSenses, kb_words, render_kb
 from xlnel.dictionary.stopwords import kb_stopwords
 from xlnel.dictionary.translator import CharTranslator, TranslatorConfig, train_translator
@@ -88,6 +98,13 @@ ATTESTED_FILE = "attested.tsv"
 STOPWORDS_FILE = "stopwords.txt"
 #: A pipeline config linking with the built dictionary and stop words, no annotations needed.
 PIPELINE_FILE = "pipeline.yaml"
+#: The dictionary that pipeline links with: ``dictionary.tsv`` without the generated one-word
+#: names that read as everyday words (:func:`linking_entries`).
+LINKING_FILE = "linking.tsv"
+#: How many of the pairs' English words, most frequent first, make the target words they render
+#: everyday words for :data:`LINKING_FILE` (0: leave nothing out). Chosen by cross-validation
+#: on the Camoni posts among 1,000 / 2,000 / 3,000 / 5,000 (``benchmarks/zero_annotation.py``).
+EVERYDAY_TOP = 3000
 #: Cosine a candidate of that pipeline needs: 1.0, an exact match of the normalised span and a
 #: name (with no annotated documents there is nothing to choose a threshold on; a looser match
 #: of a generated name is mostly an everyday word). ``benchmarks/zero_annotation.py`` compares
@@ -312,7 +329,8 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
           limit: int | None = None, progress: bool = False,
           induction: InductionSettings | None = None, induce: bool = True,
           embed: Embed | None = None, generic_grammar: bool = False,
-          segment_order: str | None = None) -> dict[str, Any]:
+          segment_order: str | None = None,
+          everyday_top: int = EVERYDAY_TOP) -> dict[str, Any]:
     """Render English knowledge bases into ``lang`` from word pairs; write the dictionary.
 
     The pairs become a lexicon (every sense); names are composed in the target's word order
@@ -326,7 +344,8 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     ``out_dir/dictionary.tsv`` (with a ``score`` column), ``out_dir/stopwords.txt`` (the
     target's stop words the pairs give, for ``candidates.stopwords``), ``out_dir/pipeline.yaml``
     (:func:`write_pipeline_config`: a config that ``xlnel train`` turns into a linker without
-    annotated documents) and ``out_dir/report.json``; with a corpus, also
+    annotated documents, with the names of ``out_dir/linking.tsv``, :func:`linking_entries`)
+    and ``out_dir/report.json``; with a corpus, also
     ``out_dir/attested.tsv``: the entries it attests (a small dictionary of the forms people
     write).
 
@@ -354,6 +373,9 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
             one is shipped (to see how a language without a file fares).
         segment_order: ``keep``, ``reverse`` or ``both``: the order of a modifier-head chain,
             instead of the one the language file or the word-order table gives.
+        everyday_top: How many of the pairs' most frequent English words make their target
+            words everyday words, left out of ``linking.tsv`` as one-word generated names;
+            0 leaves nothing out (``pipeline.yaml`` then links with ``dictionary.tsv``).
 
     Returns:
         The report written to ``report.json``: inputs, counts by source, timings, peak memory.
@@ -364,8 +386,8 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
             file and line.
         ValueError: On an empty pair file or no knowledge base.
         ConfigError: When ``settings.encoder`` is set without ``embed``, both
-            ``language_file`` and ``generic_grammar`` are given, or ``segment_order`` is not
-            one of the orders.
+            ``language_file`` and ``generic_grammar`` are given, ``segment_order`` is not
+            one of the orders, or ``everyday_top`` is negative.
         OutputError: When ``out_dir`` is a file, an input, holds one, or holds files of
             something else (checked before any work).
     """
@@ -381,8 +403,10 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         inputs.append(Path(language_file))
     out = check_output_folder(out_dir, inputs, (TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE,
                                                      ATTESTED_FILE, STOPWORDS_FILE,
-                                                     PIPELINE_FILE),
+                                                     PIPELINE_FILE, LINKING_FILE),
                               marker=REPORT_FILE)
+    if everyday_top < 0:
+        raise ConfigError(f"everyday_top must be at least 0, got {everyday_top}")
     if generic_grammar and language_file is not None:
         raise ConfigError(f"give a language file ({language_file}) or the generic grammar, "
                           "not both")
@@ -430,7 +454,17 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         Dictionary(e for e in dictionary if e.source == "corpus").save(out / ATTESTED_FILE)
     stopwords = kb_stopwords(lexicon, profile, concepts, words)
     write_stopwords(out / STOPWORDS_FILE, stopwords, lang, pairs_path)
-    write_pipeline_config(out / PIPELINE_FILE, lang, out / DICTIONARY_FILE, out / STOPWORDS_FILE)
+    linking = out / DICTIONARY_FILE
+    left_out = 0
+    if everyday_top:
+        kept = linking_entries(dictionary, lexicon_pairs(lexicon), lang, profile.prefixes,
+                               everyday_top)
+        left_out = len(dictionary) - len(kept)
+        linking = out / LINKING_FILE
+        Dictionary(kept).save(linking)
+    elif (out / LINKING_FILE).exists():  # an earlier build's, which pipeline.yaml no longer names
+        (out / LINKING_FILE).unlink()
+    write_pipeline_config(out / PIPELINE_FILE, lang, linking, out / STOPWORDS_FILE)
     times["total"] = time.monotonic() - started
     report = {
         "lang": lang, "xlnel_version": __version__, "pairs": str(pairs_path),
@@ -440,6 +474,8 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         "kb_words_missing_from_lexicon": len(senses.missing),
         "stopwords": {"out": str(out / STOPWORDS_FILE), "words": len(stopwords)},
         "pipeline": str(out / PIPELINE_FILE),
+        "linking": {"out": str(linking), "everyday_top": everyday_top,
+                    "entries_left_out": left_out},
         "dictionary": {"out": str(out / DICTIONARY_FILE), "concepts": len(concepts),
                        "english_names": sum(len(c.names) for c in concepts),
                        "entries": len(dictionary), "seconds": round(times["total"], 1),
@@ -452,6 +488,40 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     write_json(out / REPORT_FILE, report)
     logger.info("adapted to %s in %.0f s: %s", lang, times["total"], report["dictionary"])
     return report
+
+
+def lexicon_pairs(lexicon: Lexicon) -> list[tuple[str, str]]:
+    """The lexicon's (English, target) pairs, English words in the pair file's order."""
+    return [(word, sense.text) for word, senses in lexicon.items() for sense in senses]
+
+
+def linking_entries(dictionary: Iterable[Entry], pairs: Sequence[tuple[str, str]], lang: str,
+                    prefixes: Iterable[str], top: int) -> list[Entry]:
+    """The entries the zero-shot pipeline links with: all but the generated one-word names that
+    read as everyday words.
+
+    Without annotated documents nothing tells an everyday word from a term, and a rendering
+    that is also one of the target's everyday words (*book* and *barber* share a word in
+    Hebrew; *time*, *hope*, *attack* are knowledge-base words too) matches running text
+    everywhere. A one-word name from a generated source (:data:`GENERATED_SOURCES`) is left out
+    when it, or it without up to two leading ``prefixes`` letters, is a target word of one of
+    the ``top`` most frequent English words of the pairs
+    (:func:`~xlnel.dictionary.induction.common_words`, MUSE lists being ordered by frequency).
+    Names taken as given (knowledge base) and longer names are kept; ``dictionary.tsv`` keeps
+    everything, for pipelines whose filter learns from annotated documents.
+    """
+    entries = list(dictionary)
+    if top <= 0:
+        return entries
+    common = common_words(pairs, top, lang)
+    letters = frozenset(normalize_string(p, lang) for p in prefixes)
+
+    def everyday(name: str) -> bool:
+        words = normalize_string(name, lang).split()  # as common_words normalises
+        return len(words) == 1 and any(
+            form in common for form in (words[0], *(f for f, _ in unprefixed(words[0], letters))))
+
+    return [e for e in entries if e.source not in GENERATED_SOURCES or not everyday(e.name)]
 
 
 def write_stopwords(path: Path, words: Sequence[str], lang: str, pairs: str | Path) -> None:
