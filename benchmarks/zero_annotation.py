@@ -1,9 +1,11 @@
 """Linking before any annotation: the pipeline ``xlnel adapt`` writes, on Camoni.
 
-``xlnel adapt`` writes ``pipeline.yaml`` beside the dictionary: its names, its derived stop
-words, no DFT and no learned filter (``xlnel.similarity.v1`` keeping candidates of cosine
-:data:`~xlnel.dictionary.adapt.ZERO_SHOT_THRESHOLD`), what a user has in a new language before
-annotating anything. This benchmark builds the Hebrew dictionary from English HPO + MeSH and
+``xlnel adapt`` writes ``pipeline.yaml`` beside the dictionary: its names (``linking.tsv``,
+the dictionary less its everyday one-word names; ``benchmarks/zero_annotation_everyday.py``
+compares the cuts), its derived stop words, no DFT and no learned filter
+(``xlnel.similarity.v1`` keeping candidates of cosine
+:data:`~xlnel.dictionary.adapt.ZERO_SHOT_THRESHOLD`), what a user has in a new language
+before annotating anything. This benchmark builds the Hebrew dictionary from English HPO + MeSH and
 ``muse/en-he.txt`` alone (``xlnel adapt``, no ``--corpus``) and scores that pipeline on every
 visible post of each Camoni community by 5-fold cross-validation by document (seed 0; nothing
 is learned with the fixed threshold, so its folds only split the work), strict span F1 on the
@@ -104,6 +106,8 @@ def main() -> None:
     write_result("zero_annotation", {
         "benchmark": "zero_annotation", "level": LEVEL, "folds": FOLDS,
         "threshold": ZERO_SHOT_THRESHOLD, "build": build, "results": results,
+        "adapt_names": Path(yaml.safe_load((target / PIPELINE_FILE).read_text(
+            encoding="utf-8"))["dictionary"]["extra"][0]).name,
         "seconds": round(time.perf_counter() - t0, 1)},
         settings={"communities": args.communities, "kb": list(KBS),
                   "pairs": str(DATA / "muse/en-he.txt"), "adapt_args": args.adapt_args})

@@ -118,3 +118,17 @@ def test_build_errors(cli: typer.Typer, tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["dictionary", "build", "--translator", str(tmp_path),
                                       "--out", str(tmp_path)])
     assert result.exit_code != 0 and "--kb" in result.output
+
+
+def test_adapt_everyday_top_zero_links_with_the_whole_dictionary(cli: typer.Typer,
+                                                                  tmp_path: Path) -> None:
+    pairs, kb = write_cipher_pairs(tmp_path / "pairs.tsv"), write_kb(tmp_path / "kb.tsv")
+    base = ["adapt", "--lang", "xx", "--pairs", str(pairs), "--kb", f"tsv:{kb}",
+            "--translit-seconds", "0", "--out", str(tmp_path / "out")]
+    result = CliRunner().invoke(cli, [*base, "--everyday-top", "0"])
+    assert result.exit_code == 0, result.output
+    assert not (tmp_path / "out" / "linking.tsv").exists()
+    assert str((tmp_path / "out" / "dictionary.tsv").resolve()) in (
+        tmp_path / "out" / "pipeline.yaml").read_text(encoding="utf-8")
+    result = CliRunner().invoke(cli, [*base, "--everyday-top", "-1"])
+    assert result.exit_code == 2 and "everyday-top" in result.output  # a usage error

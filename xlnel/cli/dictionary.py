@@ -142,7 +142,7 @@ def adapt_cli(
     with it and the stop words before any annotation) and OUT/report.json (counts by source,
     timings, peak memory).
     """
-    from xlnel.dictionary.adapt import adapt
+    from xlnel.dictionary.adapt import EVERYDAY_TOP, adapt
     from xlnel.dictionary.render import BuildSettings
 
     settings = BuildSettings(n_best=n_best, max_names_per_concept=max_names,
@@ -153,8 +153,8 @@ def adapt_cli(
                                 progress=True, induce=induce, embed=_embedder(encoder),
                                 generic_grammar=generic_grammar,
                                 segment_order=segment_order,
-                                **({} if everyday_top is None
-                                   else {"everyday_top": everyday_top})))
+                                everyday_top=(EVERYDAY_TOP if everyday_top is None
+                                              else everyday_top)))
     summary = {k: report[k]
                for k in ("language_file", "segment_order", "dictionary", "stopwords", "linking",
                          "pipeline",
