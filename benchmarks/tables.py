@@ -666,7 +666,9 @@ def derived_stopwords() -> str:
 def zero_annotation() -> str:
     """Camoni by 5-fold CV: span F1 of the pipeline ``xlnel adapt`` writes, of a threshold
     chosen on annotated posts, and of the reference names in its place."""
-    data = _load("zero_annotation.json")["results"]
+    loaded = _load("zero_annotation.json")
+    data = loaded["results"]
+    names = loaded.get("adapt_names", "dictionary.tsv")  # what pipeline.yaml linked with
     variants = ("adapt", "adapt_chosen", "reference", "reference_chosen")
 
     def cell(r: dict[str, Any]) -> str:
@@ -678,9 +680,35 @@ def zero_annotation() -> str:
         return text
 
     rows = [[community, *(cell(r[v]) for v in variants)] for community, r in data.items()]
-    return _table(["community", "pipeline.yaml (built names)", "built, threshold chosen",
+    return _table(["community", f"pipeline.yaml (built names, {names})", "built, threshold chosen",
                    "reference names", "reference, threshold chosen"], rows,
                   ["zero_annotation.json"])
+
+
+def zero_annotation_everyday() -> str:
+    """Camoni, every visible post: span F1 of the zero-shot pipeline linking with the built
+    dictionary less its everyday one-word names, at each cut and at the cut chosen by CV."""
+    data = _load("zero_annotation_everyday.json")
+    tops = [str(t) for t in data["tops"]]
+
+    def cell(r: dict[str, Any], delta: bool = True) -> str:
+        text = (f"{pct(r['f1'])} [{pct(r['f1_ci'][0])}, {pct(r['f1_ci'][1])}] "
+                f"(P {pct(r['precision'])}, R {pct(r['recall'])})")
+        if delta and "delta_f1" in r:
+            text += f"; {100 * r['delta_f1']:+.1f}, p {r['p']:.3f}"
+        return text
+
+    rows = []
+    for community, r in data["results"].items():
+        picks = ", ".join(str(t) for t in sorted(set(r["chosen"]["tops"])))
+        rows.append([community, *(cell(r[t], t != "0") for t in tops),
+                     f"{cell(r['chosen'])} (N = {picks})"])
+    rows.append(["all three", *(cell(data["pooled"][t], t != "0") for t in tops), ""])
+    header = ["community", "N = 0 (dictionary.tsv)",
+              *(f"N = {t}" + (" (default)" if int(t) == data["default_top"] else "")
+                for t in tops[1:]),
+              "N chosen by 5-fold CV"]
+    return _table(header, rows, ["zero_annotation_everyday.json"])
 
 
 def cross_community() -> str:
@@ -1142,7 +1170,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             adapt_word_order,
                             pairs_coverage,
                             dictionary_coverage, dictionary_coverage_generic, dictionary_e2e,
-                            derived_stopwords, zero_annotation,
+                            derived_stopwords, zero_annotation, zero_annotation_everyday,
                             cross_community,
                             accuracy_cv, annotation_ceiling, accuracy_cv_gpu,
                             cv_paired_gpu_extra,
