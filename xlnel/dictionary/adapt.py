@@ -57,12 +57,7 @@ from xlnel.dictionary.langdata import SEGMENT_ORDERS, LanguageProfile, load_prof
 from xlnel.dictionary.lexicon import Lexicon
 from xlnel.dictionary.morphemes import MorphemeTable
 from xlnel.dictionary.morphology import AffixModel
-from xlnel.dictionary.pairs import (
-    WordPair,
-    load_pairs,
-    normalize_name,
-    split_pairs,
-)
+from xlnel.dictionary.pairs import WordPair, load_pairs, normalize_name, split_pairs
 from xlnel.dictionary.render import BuildSettings, WordSenses, kb_words, render_kb
 from xlnel.dictionary.stopwords import kb_stopwords
 from xlnel.dictionary.translator import CharTranslator, TranslatorConfig, train_translator
@@ -103,7 +98,8 @@ PIPELINE_FILE = "pipeline.yaml"
 LINKING_FILE = "linking.tsv"
 #: How many of the pairs' English words, most frequent first, make the target words they render
 #: everyday words for :data:`LINKING_FILE` (0: leave nothing out). Chosen by cross-validation
-#: on the Camoni posts among 1,000 / 2,000 / 3,000 / 5,000 (``benchmarks/zero_annotation.py``).
+#: on the Camoni posts among 1,000 / 2,000 / 3,000 / 5,000
+#: (``benchmarks/zero_annotation_everyday.py``: 3,000 in every fold).
 EVERYDAY_TOP = 3000
 #: Cosine a candidate of that pipeline needs: 1.0, an exact match of the normalised span and a
 #: name (with no annotated documents there is nothing to choose a threshold on; a looser match
