@@ -121,7 +121,7 @@ def filtered(built: Path, top: int, min_single_score: float) -> Path:
     common = common_words(read_pairs(WORD_PAIRS), top, "he") if top > 0 else frozenset()
     prefixes = [normalize_string(p, "he") for p in profile.prefixes]
     entries = Dictionary.load(built)
-    kept = drop_common(entries, common, prefixes, min_single_score)
+    kept = drop_common(entries, common, prefixes, min_single_score, lang="he")
     out = built.with_name(f"{built.stem}-top{top}-min{min_single_score:g}.tsv")
     Dictionary(kept).save(out)
     logging.info("%s: %d one-word names left out", out, len(entries) - len(kept))

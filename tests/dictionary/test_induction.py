@@ -169,6 +169,10 @@ def test_drop_common_drops_everyday_one_word_names_with_or_without_a_prefix() ->
     assert [e.name for e in kept] == ["kor", "miu kor"]
     kept = drop_common(entries, frozenset(), ["b"], min_single_score=0.5)
     assert [e.name for e in kept] == ["miu", "bmiu", "miu kor"]
+    # common_words normalises; with lang the names are normalised too before the comparison
+    upper = [Entry("MIU", "C1", "corpus", 0.9)]
+    assert drop_common(upper, frozenset({"miu"}), [], lang="qq") == []
+    assert drop_common(upper, frozenset({"miu"}), []) == upper
 
 
 # Twelve more "qq" words, each in the corpus alone and with the glued "b" before it.

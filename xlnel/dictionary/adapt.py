@@ -50,8 +50,8 @@ from xlnel.dictionary.encoder_senses import (
 from xlnel.dictionary.induction import (
     InductionSettings,
     common_words,
+    drop_common,
     induce_entries,
-    unprefixed,
 )
 from xlnel.dictionary.langdata import SEGMENT_ORDERS, LanguageProfile, load_profile
 from xlnel.dictionary.lexicon import Lexicon
@@ -509,15 +509,10 @@ def linking_entries(dictionary: Iterable[Entry], pairs: Sequence[tuple[str, str]
     entries = list(dictionary)
     if top <= 0:
         return entries
-    common = common_words(pairs, top, lang)
-    letters = frozenset(normalize_string(p, lang) for p in prefixes)
-
-    def everyday(name: str) -> bool:
-        words = normalize_string(name, lang).split()  # as common_words normalises
-        return len(words) == 1 and any(
-            form in common for form in (words[0], *(f for f, _ in unprefixed(words[0], letters))))
-
-    return [e for e in entries if e.source not in GENERATED_SOURCES or not everyday(e.name)]
+    letters = [normalize_string(p, lang) for p in prefixes]
+    generated = [e for e in entries if e.source in GENERATED_SOURCES]
+    kept = set(drop_common(generated, common_words(pairs, top, lang), letters, lang=lang))
+    return [e for e in entries if e.source not in GENERATED_SOURCES or e in kept]
 
 
 def write_stopwords(path: Path, words: Sequence[str], lang: str, pairs: str | Path) -> None:

@@ -465,17 +465,19 @@ def common_words(pairs: Iterable[tuple[str, str]], top: int, lang: str) -> froze
 
 
 def drop_common(entries: Iterable[Entry], common: frozenset[str], prefixes: Iterable[str],
-                min_single_score: float = 0.0) -> list[Entry]:
+                min_single_score: float = 0.0, lang: str | None = None) -> list[Entry]:
     """Entries without the one-word names that read as everyday words.
 
     A one-word name is dropped when it, or it without up to two leading ``prefixes`` letters,
-    is in ``common`` (see :func:`common_words`), or when its score is below
-    ``min_single_score``. Longer names are kept: a phrase of everyday words can be a term.
+    is in ``common`` (see :func:`common_words`, whose words are normalised), or when its score
+    is below ``min_single_score``. Longer names are kept: a phrase of everyday words can be a
+    term. With ``lang``, names are normalised by that language's rules before the comparison
+    (Hebrew final letters, case); without it they are compared as written.
     """
     letters = frozenset(prefixes)
     out = []
     for entry in entries:
-        words = entry.name.split()
+        words = (normalize_string(entry.name, lang) if lang else entry.name).split()
         if len(words) == 1:
             word = words[0]
             forms = [word, *(form for form, _ in unprefixed(word, letters))]
