@@ -55,16 +55,16 @@ TOPS = (0, 1000, 2000, 3000, 5000)
 FOLDS, SEED, LEVEL = 5, 0, "span"
 
 
-def linking_file(build: Path, top: int, work: Path) -> Path:
-    """The build's dictionary without the everyday one-word names of cut ``top``."""
+def linking_file(build: Path, top: int, work: Path, dictionary: Dictionary,
+                 pairs: list[tuple[str, str]]) -> tuple[Path, int]:
+    """The build's dictionary (read once by the caller, with the pairs) without the everyday
+    one-word names of cut ``top``, and how many entries that leaves out."""
     if top == 0:
-        return build / DICTIONARY_FILE
+        return build / DICTIONARY_FILE, 0
     path = work / f"linking-{top}.tsv"
-    kept = linking_entries(Dictionary.load(build / DICTIONARY_FILE),
-                           lexicon_pairs(Lexicon.from_file(DATA / "muse/en-he.txt")), "he",
-                           load_profile("he").prefixes, top)
+    kept = linking_entries(dictionary, pairs, "he", load_profile("he").prefixes, top)
     Dictionary(kept).save(path)
-    return path
+    return path, len(dictionary) - len(kept)
 
 
 def linked_counts(build: Path, names: Path, work: Path,
@@ -113,12 +113,12 @@ def main() -> None:
                       args.rebuild)
     args.link_work.mkdir(parents=True, exist_ok=True)
     corpora = {c: read_corpus(DATA / f"camoni/{c}.jsonl") for c in args.communities}
+    dictionary = Dictionary.load(target / DICTIONARY_FILE)
+    pairs = lexicon_pairs(Lexicon.from_file(DATA / "muse/en-he.txt"))
     counts: dict[int, dict[str, np.ndarray]] = {}
     left_out: dict[int, int] = {}
     for top in TOPS:
-        names = linking_file(target, top, args.link_work)
-        left_out[top] = build["dictionary"]["entries"] - len(Dictionary.load(names)) \
-            if top else 0
+        names, left_out[top] = linking_file(target, top, args.link_work, dictionary, pairs)
         counts[top] = linked_counts(target, names, args.link_work, corpora)
     results: dict[str, Any] = {}
     for c in args.communities:
