@@ -711,6 +711,27 @@ def zero_annotation_everyday() -> str:
     return _table(header, rows, ["zero_annotation_everyday.json"])
 
 
+def zero_annotation_kb() -> str:
+    """Camoni before any annotation: span F1 with each knowledge-base choice."""
+    data = _load("zero_annotation_kb.json")
+    names = list(data["choices"])
+
+    def cell(r: dict[str, Any], name: str) -> str:
+        text = (f"{pct(r['f1'])} [{pct(r['f1_ci'][0])}, {pct(r['f1_ci'][1])}] "
+                f"(P {pct(r['precision'])}, R {pct(r['recall'])})")
+        if name != names[0]:  # the others are paired against the first
+            text += f"; {100 * r['delta_f1']:+.1f}, p {r['p']:.3f}"
+        return text
+
+    rows = [[c, *(cell(r[n], n) for n in names)] for c, r in data["results"].items()]
+    rows.append(["all three", *(cell(data["pooled"][n], n) for n in names)])
+    labels = {"hpo+mesh_names": "HPO + mesh_names.tsv",
+              "hpo+mesh_typed": "HPO + MeSH C, D, F03",
+              "hpo_phenotypes+mesh_typed": "HPO phenotypes + MeSH C, D, F03"}
+    return _table(["community", *(labels.get(n, n) for n in names)], rows,
+                  ["zero_annotation_kb.json"])
+
+
 def cross_community() -> str:
     """Camoni by 5-fold CV: span F1 trained on the community's posts, and with the others'."""
     data = _load("cross_community.json")["results"]
@@ -769,6 +790,21 @@ def accuracy_cv() -> str:
                              _protocol(r.get("galperin2022")) if level == "concept" else ""])
     return _table(["corpus", "protocol", "level", "P", "R", "F1 [95% CI]",
                    "F1 mean over folds ± 95% t", "galperin2022 F1"], rows, ["cv_accuracy.json"])
+
+
+def accuracy_bc5cdr_mesh() -> str:
+    """BC5CDR dev with MeSH's entry terms cut to the annotated kinds, against the shipped KB."""
+    r = _load("cv_accuracy_bc5cdr_mesh.json")["results"]["bc5cdr-mesh"]
+    paired = r["paired"]
+    rows = []
+    for level in ("span", "concept", "document"):
+        lv, pv = r["levels"][level], paired[level]
+        base_f1 = pv["f1"] - pv["delta_f1"]
+        rows.append([level, pct(base_f1), pct(lv["precision"]), pct(lv["recall"]), _ci(lv),
+                     f"{100 * pv['delta_f1']:+.1f} [{100 * pv['delta_f1_ci'][0]:+.1f}, "
+                     f"{100 * pv['delta_f1_ci'][1]:+.1f}]", f"{pv['p']:.3f}"])
+    return _table(["level", "bc5cdr.yaml F1", "P", "R", "bc5cdr-mesh.yaml F1 [95% CI]",
+                   "ΔF1 [95% CI]", "p"], rows, ["cv_accuracy_bc5cdr_mesh.json"])
 
 
 def _gpu_rows(data: dict[str, Any], cpu: dict[str, Any], label: str) -> list[Row]:
@@ -1172,7 +1208,8 @@ TABLES: dict[str, Callable[[], str]] = {
                             dictionary_coverage, dictionary_coverage_generic, dictionary_e2e,
                             derived_stopwords, zero_annotation, zero_annotation_everyday,
                             cross_community,
-                            accuracy_cv, annotation_ceiling, accuracy_cv_gpu,
+                            accuracy_cv, accuracy_bc5cdr_mesh, annotation_ceiling,
+                            accuracy_cv_gpu, zero_annotation_kb,
                             cv_paired_gpu_extra,
                             decision_variants, decision_variants_bc5cdr_train,
                             decision_variants_camoni, filter_variants, bc5cdr_errors,
