@@ -279,7 +279,7 @@ def _obo_valid() -> st.SearchStrategy[tuple[Files, Any]]:
 def _mesh_ascii_valid() -> st.SearchStrategy[tuple[Files, Any]]:
     """Descriptor records; names without ``|`` (the ASCII format's field separator)."""
     def files(rows: list[tuple[str, str]]) -> Files:
-        records = []
+        records: list[str] = []
         for cid, names in _grouped(rows):
             entries = "".join(f"ENTRY = {n}|T047|NON\n" for n in names[1:])
             records.append(f"*NEWRECORD\nRECTYPE = D\nMH = {names[0]}\n{entries}"
