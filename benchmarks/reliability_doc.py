@@ -59,6 +59,17 @@ def long_document(r: dict[str, Any]) -> str:
             f"{r['peak_rss_under_1_gib']}.\n" + _source(r, "long_document"))
 
 
+def _rerun(r: dict[str, Any]) -> list[str]:
+    """The readers that the run writing the file fuzzed (those at its commit)."""
+    return [k for k, v in r["readers"].items() if v.get("commit") == r["commit"]]
+
+
+def _kept_commits(r: dict[str, Any]) -> list[str]:
+    """The commits of the readers kept from earlier runs."""
+    return sorted({str(v.get("commit"))[:10] for v in r["readers"].values()
+                   if v.get("commit") != r["commit"]})
+
+
 def fuzz_readers(r: dict[str, Any]) -> str:
     rows = [f"| {name} | {v['inputs_tried']['valid']:,} | {v['inputs_tried']['changed']:,} | "
             f"{v['inputs_tried']['changed_rejected']:,} | {len(v['failures'])} |"
@@ -68,8 +79,8 @@ def fuzz_readers(r: dict[str, Any]) -> str:
             f"{r['inputs_tried']:,} inputs, {r['failures']} failures "
             f"({r['examples_per_property']:,} examples asked per reader and property)"
             + (f"; not run: {', '.join(r['readers_left'])}" if r.get("readers_left") else "")
-            + (f"; {', '.join(k for k, v in r['readers'].items() if 'commit' in v)} run again "
-               "by the command below (`--update`), the others kept from the run before it"
+            + (f"; {', '.join(_rerun(r))} run again by the command below (`--update`), the "
+               f"others kept from the run before it (commit {', '.join(_kept_commits(r))})"
                if "--update" in r["command"] else "")
             + ".\n"
             + _source(r, "fuzz_readers"))
