@@ -803,7 +803,7 @@ def accuracy_bc5cdr_mesh() -> str:
         rows.append([level, pct(base_f1), pct(lv["precision"]), pct(lv["recall"]), _ci(lv),
                      f"{100 * pv['delta_f1']:+.1f} [{100 * pv['delta_f1_ci'][0]:+.1f}, "
                      f"{100 * pv['delta_f1_ci'][1]:+.1f}]", f"{pv['p']:.3f}"])
-    return _table(["level", "bc5cdr.yaml F1", "P", "R", "bc5cdr-mesh.yaml F1 [95% CI]",
+    return _table(["level", "bc5cdr.yaml F1", "bc5cdr-mesh.yaml P", "R", "F1 [95% CI]",
                    "ΔF1 [95% CI]", "p"], rows, ["cv_accuracy_bc5cdr_mesh.json"])
 
 
