@@ -95,3 +95,12 @@ def run_adapt(lang: str, pairs: Path, kbs: Sequence[str], out: Path,
     with atomic_write(record_path) as f:
         json.dump(record, f, ensure_ascii=False, indent=2)
     return {**record, "reused": False}
+
+
+def adapt_names(build: Path) -> Path:
+    """The names file the build's ``pipeline.yaml`` links with (``linking.tsv``, or
+    ``dictionary.tsv`` when ``--everyday-top 0`` wrote none)."""
+    from xlnel.config import load_config
+    from xlnel.dictionary.adapt import PIPELINE_FILE
+
+    return Path(load_config(build / PIPELINE_FILE).dictionary.extra[0])

@@ -36,7 +36,7 @@ from typing import Any
 
 import yaml
 
-from benchmarks._adapt import adapt_options, add_adapt_arguments, run_adapt
+from benchmarks._adapt import adapt_names, adapt_options, add_adapt_arguments, run_adapt
 from benchmarks._common import counts_by_document, paired_scores, scores_with_ci, write_result
 from benchmarks.cv_accuracy import cross_validate
 from benchmarks.dictionary_coverage import COMMUNITIES, DATA, KBS, REFERENCE
@@ -106,8 +106,7 @@ def main() -> None:
     write_result("zero_annotation", {
         "benchmark": "zero_annotation", "level": LEVEL, "folds": FOLDS,
         "threshold": ZERO_SHOT_THRESHOLD, "build": build, "results": results,
-        "adapt_names": Path(yaml.safe_load((target / PIPELINE_FILE).read_text(
-            encoding="utf-8"))["dictionary"]["extra"][0]).name,
+        "adapt_names": adapt_names(target).name,
         "seconds": round(time.perf_counter() - t0, 1)},
         settings={"communities": args.communities, "kb": list(KBS),
                   "pairs": str(DATA / "muse/en-he.txt"), "adapt_args": args.adapt_args})

