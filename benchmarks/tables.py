@@ -942,7 +942,18 @@ def decision_variants_bc5cdr_train() -> str:
 
 def bc5cdr_errors() -> str:
     """Where the shipped BC5CDR pipeline errs on dev, at mention and document level."""
-    data = _load("bc5cdr_errors.json")
+    return _bc5cdr_errors_table("bc5cdr_errors.json")
+
+
+def bc5cdr_errors_mesh() -> str:
+    """Where ``configs/bc5cdr-mesh.yaml`` (MeSH with entry terms) errs on dev."""
+    return _bc5cdr_errors_table("bc5cdr_errors_mesh.json")
+
+
+def _bc5cdr_errors_table(name: str) -> str:
+    """The errors of a results file of ``bc5cdr_errors.py``, by level, class and whether the
+    training documents annotated the text (mention level) or concept (document level)."""
+    data = _load(name)
     rows: list[Row] = []
     for level, fn_key, fp_key in (
             ("mention (concept)", "false_negatives", "false_positives"),
@@ -961,7 +972,7 @@ def bc5cdr_errors() -> str:
                          str(new) if "all" not in by else "", str(total)])
     rows.sort(key=lambda r: (r[0] != "mention (concept)", r[1], -int(r[5])))
     return _table(["level", "error", "class", "known in training", "new", "all"], rows,
-                  ["bc5cdr_errors.json"])
+                  [name])
 
 
 #: The results files of ``entity_typing.py`` and the label of their rows.
@@ -1213,6 +1224,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             cv_paired_gpu_extra,
                             decision_variants, decision_variants_bc5cdr_train,
                             decision_variants_camoni, filter_variants, bc5cdr_errors,
+                            bc5cdr_errors_mesh,
                             entity_typing, entity_typing_by_type,
                             filter_variants_camoni, filter_variants_camoni_trees,
                             filter_variants_camoni_extra, filter_variants_camoni_concepts,

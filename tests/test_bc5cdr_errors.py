@@ -60,3 +60,13 @@ def test_misses_outside_the_kb_and_training_are_counted_per_level_and_type() -> 
     count_absent(gold, pred, {"D1", "D3", "D6"}, counts)
     # mentions: cocaine (C4 unreachable); documents: D2 and C4 are missed and unreachable
     assert counts == {"mention": {"Chemical": 1}, "document": {"Disease": 1, "Chemical": 1}}
+
+
+def test_config_and_name_choose_which_pipeline_and_file() -> None:
+    from benchmarks.bc5cdr_errors import _parser
+    from benchmarks.cv_accuracy import BC5CDR_DEV
+
+    args = _parser().parse_args([])
+    assert (args.config, args.name) == ("bc5cdr", "bc5cdr_errors")
+    args = _parser().parse_args(["--config", "bc5cdr-mesh", "--name", "bc5cdr_errors_mesh"])
+    assert BC5CDR_DEV[args.config] == "configs/bc5cdr-mesh.yaml"
