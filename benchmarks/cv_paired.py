@@ -29,7 +29,12 @@ from typing import Any
 
 from benchmarks._common import one_of, write_result
 from benchmarks.crossfit_cv import compare
-from benchmarks.cv_accuracy import CROSS_VALIDATED, cross_validate, level_names
+from benchmarks.cv_accuracy import (
+    CROSS_VALIDATED,
+    cross_validate,
+    cross_validated_config,
+    level_names,
+)
 from xlnel.config import parse_overrides
 from xlnel.experiments.runner import read_runs
 
@@ -52,7 +57,7 @@ def paired(name: str, other_dir: Path, work: Path, cache: Path,
     other = sorted(read_runs(runs), key=lambda r: r["fold"])
     if not other:
         raise ValueError(f"{runs}: no fold records")
-    config, added = CROSS_VALIDATED[name]
+    config, added = cross_validated_config(name)
     ((_, base),) = cross_validate(config, other[0]["folds"], work / name, cache,
                                   overrides={**overrides, **added})
     check_same_folds(base, other, runs)

