@@ -807,6 +807,22 @@ def accuracy_bc5cdr_mesh() -> str:
                    "ΔF1 [95% CI]", "p"], rows, ["cv_accuracy_bc5cdr_mesh.json"])
 
 
+def accuracy_bc5cdr_mesh_train() -> str:
+    """Both BC5CDR configs cross-validated inside train.pubtator (no dev), side by side."""
+    mesh = _load("cv_accuracy_bc5cdr_mesh_train.json")["results"]["bc5cdr-mesh-train"]
+    base = _load("cv_accuracy.json")["results"]["bc5cdr-train"]
+    rows = []
+    for level in ("span", "concept", "document"):
+        lv, mean = mesh["pooled"][level], mesh["over_folds"][f"{level}_f1"]
+        b = base["pooled"][level]
+        rows.append([level, f"{pct(b['f1'])} [{pct(b['ci']['f1'][0])}, {pct(b['ci']['f1'][1])}]",
+                     pct(lv["precision"]), pct(lv["recall"]),
+                     _ci(lv), f"{pct(mean['mean'])} ± {pct(mean['half_width'])}"])
+    return _table(["level", "bc5cdr.yaml F1 [95% CI]", "bc5cdr-mesh.yaml P", "R",
+                   "F1 [95% CI]", "F1 mean over folds ± 95% t"], rows,
+                  ["cv_accuracy_bc5cdr_mesh_train.json", "cv_accuracy.json"])
+
+
 def _gpu_rows(data: dict[str, Any], cpu: dict[str, Any], label: str) -> list[Row]:
     """Rows of :func:`accuracy_cv_gpu` for the names of one results file."""
     rows: list[Row] = []
@@ -1133,6 +1149,11 @@ def filter_variants_kinds_ngrams() -> str:
     return _filter_variants_table("filter_variants_kinds_ngrams.json")
 
 
+def filter_variants_mesh_concepts() -> str:
+    """The concept priors on BC5CDR dev with configs/bc5cdr-mesh.yaml, against that config."""
+    return _filter_variants_table("filter_variants_mesh_concepts.json")
+
+
 def filter_variants_camoni_kinds() -> str:
     """The concept-kind feature on Camoni by 5-fold CV."""
     return _filter_variants_camoni_table("filter_variants_camoni_kinds.json")
@@ -1219,7 +1240,8 @@ TABLES: dict[str, Callable[[], str]] = {
                             dictionary_coverage, dictionary_coverage_generic, dictionary_e2e,
                             derived_stopwords, zero_annotation, zero_annotation_everyday,
                             cross_community,
-                            accuracy_cv, accuracy_bc5cdr_mesh, annotation_ceiling,
+                            accuracy_cv, accuracy_bc5cdr_mesh, accuracy_bc5cdr_mesh_train,
+                            annotation_ceiling,
                             accuracy_cv_gpu, zero_annotation_kb,
                             cv_paired_gpu_extra,
                             decision_variants, decision_variants_bc5cdr_train,
@@ -1236,6 +1258,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             filter_variants_camoni_ngrams,
                             filter_variants_kinds, filter_variants_camoni_kinds,
                             filter_variants_kinds_ngrams, filter_variants_camoni_kinds_ngrams,
+                            filter_variants_mesh_concepts,
                             filter_variants_tagger, filter_variants_camoni_tagger,
                             filter_variants_encoder, reference_figures,
                             protocol_bc5cdr)
