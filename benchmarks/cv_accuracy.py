@@ -250,8 +250,8 @@ def cross_validated_config(name: str) -> tuple[str, dict[str, Any]]:
 
 def cross_validated(name: str, folds: int, work: Path, cache: Path, overrides: Overrides,
                     protocol: bool = True) -> dict[str, Any]:
-    """The cross-validation of a name of :data:`CROSS_VALIDATED` (a Camoni community or
-    ``bc5cdr-train``)."""
+    """The cross-validation of a name of :data:`CROSS_VALIDATED` (a Camoni community,
+    ``bc5cdr-train`` or ``bc5cdr-mesh-train``)."""
     t0 = time.perf_counter()
     config, added = cross_validated_config(name)
     overrides = {**overrides, **added}
