@@ -652,8 +652,7 @@ def derived_stopwords() -> str:
     rows = []
     for community, by_pipeline in data.items():
         for pipeline, r in by_pipeline.items():
-            f1 = [f"{pct(r[n]['f1'])} [{pct(r[n]['ci']['f1'][0])}, {pct(r[n]['ci']['f1'][1])}]"
-                  for n in ("shipped", "derived", "none")]
+            f1 = [_ci(r[n], bold=False) for n in ("shipped", "derived", "none")]
             deltas = [f"{100 * t['delta_f1']:+.1f} [{100 * t['delta_f1_ci'][0]:+.1f}, "
                       f"{100 * t['delta_f1_ci'][1]:+.1f}], p {t['p']:.3f}"
                       for t in (r["derived_vs_none"], r["derived_vs_shipped"])]
@@ -747,9 +746,11 @@ def cross_community() -> str:
                    "ΔF1 [95% CI]"], rows, ["cross_community.json"])
 
 
-def _ci(level: dict[str, Any]) -> str:
+def _ci(level: dict[str, Any], bold: bool = True) -> str:
+    """A level's F1 (bold unless told otherwise) with its 95% interval."""
     low, high = level["ci"]["f1"]
-    return f"**{pct(level['f1'])}** [{pct(low)}, {pct(high)}]"
+    f1 = f"**{pct(level['f1'])}**" if bold else pct(level["f1"])
+    return f"{f1} [{pct(low)}, {pct(high)}]"
 
 
 def _protocol(block: dict[str, Any] | None) -> str:
@@ -814,8 +815,7 @@ def accuracy_bc5cdr_mesh_train() -> str:
     rows = []
     for level in ("span", "concept", "document"):
         lv, mean = mesh["pooled"][level], mesh["over_folds"][f"{level}_f1"]
-        b = base["pooled"][level]
-        rows.append([level, f"{pct(b['f1'])} [{pct(b['ci']['f1'][0])}, {pct(b['ci']['f1'][1])}]",
+        rows.append([level, _ci(base["pooled"][level], bold=False),
                      pct(lv["precision"]), pct(lv["recall"]),
                      _ci(lv), f"{pct(mean['mean'])} ± {pct(mean['half_width'])}"])
     return _table(["level", "bc5cdr.yaml F1 [95% CI]", "bc5cdr-mesh.yaml P", "R",
