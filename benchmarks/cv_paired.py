@@ -11,12 +11,15 @@ scores with a 95% document-bootstrap interval of F1, its paired document bootstr
 shipped config (delta F1, 95% interval, two-sided p; 1,000 resamples, seed 0), and the 95%
 t-interval of the per-fold differences.
 
-    python -m benchmarks cv_paired --other DIR [--work DIR] [--cache DIR] [--set KEY=VALUE ...]
-        [--name RESULT] NAME ...
+    python -m benchmarks cv_paired --other DIR [--other-name OTHER] [--work DIR] [--cache DIR]
+        [--set KEY=VALUE ...] [--name RESULT] NAME ...
 
 DIR/NAME/runs.jsonl holds the other run of each NAME (diabetes, sclerosis, depression,
-bc5cdr-train). ``--set`` overrides keys of the shipped configs (for example
-``candidates.workers``, which changes no figure). Run with ``OMP_NUM_THREADS=1``.
+bc5cdr-train); with ``--other-name OTHER``, DIR/OTHER/runs.jsonl holds it, another
+cross-validated name's run on the same folds (``--other-name bc5cdr-mesh-train bc5cdr-train``:
+the MeSH config against ``bc5cdr.yaml`` inside train). ``--set`` overrides keys of the
+shipped configs (for example ``candidates.workers``, which changes no figure). Run with
+``OMP_NUM_THREADS=1``.
 """
 
 from __future__ import annotations
@@ -51,9 +54,10 @@ def check_same_folds(base: Sequence[Mapping[str, Any]], other: Sequence[Mapping[
 
 
 def paired(name: str, other_dir: Path, work: Path, cache: Path,
-           overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """The entry of one NAME: what the other run was and its comparison per level."""
-    runs = other_dir / name / "runs.jsonl"
+           overrides: Mapping[str, Any], other_name: str | None = None) -> dict[str, Any]:
+    """The entry of one NAME: what the other run was (``other_dir/NAME``, or
+    ``other_dir/OTHER_NAME``) and its comparison per level."""
+    runs = other_dir / (other_name or name) / "runs.jsonl"
     other = sorted(read_runs(runs), key=lambda r: r["fold"])
     if not other:
         raise ValueError(f"{runs}: no fold records")
@@ -75,6 +79,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("names", nargs="+", type=one_of(list(CROSS_VALIDATED)))
     parser.add_argument("--other", type=Path, required=True,
                         help="folder with NAME/runs.jsonl of the run to compare")
+    parser.add_argument("--other-name", default=None, metavar="OTHER",
+                        help="subfolder of --other holding the other run (default: NAME)")
     parser.add_argument("--work", type=Path, default=Path("/tmp/xlnel-cv-accuracy"))
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -86,8 +92,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         "protocol": "the other run's pooled out-of-fold scores, paired document bootstrap "
                     "against the shipped config on the same folds (1,000 resamples, seed 0, "
                     "two-sided p), 95% t-interval of the per-fold differences",
-        "overrides": overrides,
-        "results": {n: paired(n, args.other, args.work, args.cache, overrides)
+        "overrides": overrides, "other_name": args.other_name,
+        "results": {n: paired(n, args.other, args.work, args.cache, overrides, args.other_name)
                     for n in args.names}})
 
 

@@ -56,3 +56,16 @@ def test_other_folds_must_be_the_shipped_folds(tmp_path, two_runs):
     with pytest.raises(ValueError, match="not the shipped config's folds"):
         cv_paired.check_same_folds(base, moved, tmp_path)
     cv_paired.check_same_folds(base, other, tmp_path)  # the same folds: no error
+
+
+def test_other_name_reads_another_names_run(tmp_path, two_runs, monkeypatch):
+    base, _ = two_runs
+    (tmp_path / "dirs" / "sclerosis").mkdir(parents=True)
+    shutil.copy(tmp_path / "other" / "runs.jsonl", tmp_path / "dirs" / "sclerosis")
+    monkeypatch.setattr(cv_paired, "cross_validate", lambda *a, **k: [({}, base)])
+    got = cv_paired.paired("diabetes", tmp_path / "dirs", tmp_path / "w", tmp_path / "c", {},
+                           other_name="sclerosis")
+    assert got["config"] == "configs/camoni-diabetes.yaml"
+    assert got["other_runs"] == str(tmp_path / "dirs" / "sclerosis" / "runs.jsonl")
+    with pytest.raises(ValueError, match="diabetes/runs.jsonl: no fold records"):
+        cv_paired.paired("diabetes", tmp_path / "dirs", tmp_path / "w", tmp_path / "c", {})
