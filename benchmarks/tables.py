@@ -634,10 +634,8 @@ def dictionary_e2e() -> str:
     data = _load("dictionary_e2e.json")["results"]
     rows = []
     for community, r in data.items():
-        f1 = [f"{pct(s['f1'])} [{pct(s['f1_ci'][0])}, {pct(s['f1_ci'][1])}]"
-              for s in r["scores"].values()]
-        deltas = [f"{100 * t['delta_f1']:+.1f} [{100 * t['delta_f1_ci'][0]:+.1f}, "
-                  f"{100 * t['delta_f1_ci'][1]:+.1f}], p {t['p']:.3f}"
+        f1 = [_f1_ci(s) for s in r["scores"].values()]
+        deltas = [f"{_delta(t['delta_f1'], t['delta_f1_ci'])}, p {t['p']:.3f}"
                   for t in r["paired"].values()]
         rows.append([community, *f1, *deltas])
     first = next(iter(data.values()))
@@ -653,8 +651,7 @@ def derived_stopwords() -> str:
     for community, by_pipeline in data.items():
         for pipeline, r in by_pipeline.items():
             f1 = [_ci(r[n], bold=False) for n in ("shipped", "derived", "none")]
-            deltas = [f"{100 * t['delta_f1']:+.1f} [{100 * t['delta_f1_ci'][0]:+.1f}, "
-                      f"{100 * t['delta_f1_ci'][1]:+.1f}], p {t['p']:.3f}"
+            deltas = [f"{_delta(t['delta_f1'], t['delta_f1_ci'])}, p {t['p']:.3f}"
                       for t in (r["derived_vs_none"], r["derived_vs_shipped"])]
             rows.append([community, pipeline, *f1, *deltas])
     return _table(["community", "filter", "curated list F1 [95% CI]", "derived list",
@@ -672,7 +669,7 @@ def zero_annotation() -> str:
 
     def cell(r: dict[str, Any]) -> str:
         chosen = ", ".join(f"{t:.3f}" for t in sorted(set(r["thresholds"])))
-        text = (f"{pct(r['f1'])} [{pct(r['f1_ci'][0])}, {pct(r['f1_ci'][1])}] "
+        text = (f"{_f1_ci(r)} "
                 f"(P {pct(r['precision'])}, R {pct(r['recall'])}; cosine ≥ {chosen})")
         if "delta_f1" in r:
             text += f"; − {r['against']} {100 * r['delta_f1']:+.1f}, p {r['p']:.3f}"
@@ -691,7 +688,7 @@ def zero_annotation_everyday() -> str:
     tops = [str(t) for t in data["tops"]]
 
     def cell(r: dict[str, Any], delta: bool = True) -> str:
-        text = (f"{pct(r['f1'])} [{pct(r['f1_ci'][0])}, {pct(r['f1_ci'][1])}] "
+        text = (f"{_f1_ci(r)} "
                 f"(P {pct(r['precision'])}, R {pct(r['recall'])})")
         if delta and "delta_f1" in r:
             text += f"; {100 * r['delta_f1']:+.1f}, p {r['p']:.3f}"
@@ -716,7 +713,7 @@ def zero_annotation_kb() -> str:
     names = list(data["choices"])
 
     def cell(r: dict[str, Any], name: str) -> str:
-        text = (f"{pct(r['f1'])} [{pct(r['f1_ci'][0])}, {pct(r['f1_ci'][1])}] "
+        text = (f"{_f1_ci(r)} "
                 f"(P {pct(r['precision'])}, R {pct(r['recall'])})")
         if name != names[0]:  # the others are paired against the first
             text += f"; {100 * r['delta_f1']:+.1f}, p {r['p']:.3f}"
@@ -737,11 +734,10 @@ def cross_community() -> str:
     rows = []
     for community, r in data.items():
         own, other = r["own"], r["with_others"]
-        rows.append([community, *(f"{pct(x['f1'])} [{pct(x['f1_ci'][0])}, {pct(x['f1_ci'][1])}] "
+        rows.append([community, *(f"{_f1_ci(x)} "
                                   f"(P {pct(x['precision'])}, R {pct(x['recall'])})"
                                   for x in (own, other)),
-                     f"{100 * other['delta_f1']:+.1f} [{100 * other['delta_f1_ci'][0]:+.1f}, "
-                     f"{100 * other['delta_f1_ci'][1]:+.1f}], p {other['p']:.3f}"])
+                     f"{_delta(other['delta_f1'], other['delta_f1_ci'])}, p {other['p']:.3f}"])
     return _table(["community", "own posts F1 [95% CI]", "with the other communities' posts",
                    "ΔF1 [95% CI]"], rows, ["cross_community.json"])
 
@@ -802,8 +798,7 @@ def accuracy_bc5cdr_mesh() -> str:
         lv, pv = r["levels"][level], paired[level]
         base_f1 = pv["f1"] - pv["delta_f1"]
         rows.append([level, pct(base_f1), pct(lv["precision"]), pct(lv["recall"]), _ci(lv),
-                     f"{100 * pv['delta_f1']:+.1f} [{100 * pv['delta_f1_ci'][0]:+.1f}, "
-                     f"{100 * pv['delta_f1_ci'][1]:+.1f}]", f"{pv['p']:.3f}"])
+                     _delta(pv["delta_f1"], pv["delta_f1_ci"]), f"{pv['p']:.3f}"])
     return _table(["level", "bc5cdr.yaml F1", "bc5cdr-mesh.yaml P", "R", "F1 [95% CI]",
                    "ΔF1 [95% CI]", "p"], rows, ["cv_accuracy_bc5cdr_mesh.json"])
 
@@ -916,8 +911,7 @@ def _p(p: float) -> str:
 
 def _paired_cells(m: dict[str, Any]) -> list[str]:
     """P, R, F1 [CI], delta F1 [CI] and p of a variant compared with the shipped config."""
-    low, high = m["f1_ci"]
-    return [pct(m["precision"]), pct(m["recall"]), f"{pct(m['f1'])} [{pct(low)}, {pct(high)}]",
+    return [pct(m["precision"]), pct(m["recall"]), _f1_ci(m),
             _delta(m["delta_f1"], m["delta_f1_ci"]), _p(m["p"])]
 
 
@@ -944,10 +938,7 @@ def decision_variants_camoni() -> str:
     community against the shipped decisions."""
     data = _load("decision_variants_camoni.json")["results"]
     names = list(data)
-    rows = [["shipped (span F1 [95% CI])",
-             *(f"{pct(data[n]['shipped']['span']['f1'])} "
-               f"[{pct(data[n]['shipped']['span']['f1_ci'][0])}, "
-               f"{pct(data[n]['shipped']['span']['f1_ci'][1])}]" for n in names)]]
+    rows = [["shipped (span F1 [95% CI])", *(_f1_ci(data[n]["shipped"]["span"]) for n in names)]]
     for variant in data[names[0]]:
         if variant == "shipped":
             continue
@@ -960,6 +951,19 @@ def decision_variants_camoni() -> str:
 def decision_variants_bc5cdr_train() -> str:
     """The BC5CDR decisions by 5-fold CV inside the training file, without dev."""
     return _decision_variants_table("decision_variants_bc5cdr_train.json")
+
+
+def decision_variants_bc5cdr_mesh_train() -> str:
+    """The BC5CDR decisions on configs/bc5cdr-mesh.yaml by 5-fold CV inside the training file:
+    delta F1 per level against the shipped decisions, one row a variant."""
+    data = _load("decision_variants_bc5cdr_mesh_train.json")["results"]["bc5cdr-mesh-train"]
+    levels = ("span", "concept", "document")
+    rows = [["shipped (F1 [95% CI])", *(_f1_ci(data["shipped"][lv]) for lv in levels)]]
+    rows += [[variant, *(f"{_delta(m['delta_f1'], m['delta_f1_ci'])}, p {_p(m['p'])}"
+                         for m in (by_level[lv] for lv in levels))]
+             for variant, by_level in data.items() if variant != "shipped"]
+    return _table(["variant", *(f"{lv}: ΔF1 [95% CI], p" for lv in levels)], rows,
+                  ["decision_variants_bc5cdr_mesh_train.json"])
 
 
 def bc5cdr_errors() -> str:
@@ -1006,6 +1010,7 @@ _TYPING = (("entity_typing.json", "bc5cdr", "BC5CDR dev (train -> dev)"),
 
 
 def _f1_ci(scores: dict[str, Any]) -> str:
+    """F1 with its interval, from an entry with ``f1`` and ``f1_ci``: ``83.3 [81.8, 84.5]``."""
     low, high = scores["f1_ci"]
     return f"{pct(scores['f1'])} [{pct(low)}, {pct(high)}]"
 
@@ -1251,6 +1256,7 @@ TABLES: dict[str, Callable[[], str]] = {
                             accuracy_cv_gpu, zero_annotation_kb,
                             cv_paired_gpu_extra,
                             decision_variants, decision_variants_bc5cdr_train,
+                            decision_variants_bc5cdr_mesh_train,
                             decision_variants_camoni, filter_variants, bc5cdr_errors,
                             bc5cdr_errors_mesh,
                             entity_typing, entity_typing_by_type,
