@@ -915,6 +915,11 @@ def _paired_cells(m: dict[str, Any]) -> list[str]:
             _delta(m["delta_f1"], m["delta_f1_ci"]), _p(m["p"])]
 
 
+def _delta_p(m: dict[str, Any]) -> str:
+    """A variant's delta F1 with its interval and p: ``+0.2 [-0.0, +0.4], p 0.068``."""
+    return f"{_delta(m['delta_f1'], m['delta_f1_ci'])}, p {_p(m['p'])}"
+
+
 def _decision_variants_table(name: str) -> str:
     """Decision variants against the shipped decisions, from the results file ``name``."""
     rows = []
@@ -942,8 +947,7 @@ def decision_variants_camoni() -> str:
     for variant in data[names[0]]:
         if variant == "shipped":
             continue
-        rows.append([variant, *(f"{_delta(m['delta_f1'], m['delta_f1_ci'])}, p {_p(m['p'])}"
-                                for m in (data[n][variant]["span"] for n in names))])
+        rows.append([variant, *(_delta_p(data[n][variant]["span"]) for n in names)])
     return _table(["variant", *(f"{_CAMONI[n]}: ΔF1 [95% CI], p" for n in names)], rows,
                   ["decision_variants_camoni.json"])
 
@@ -959,8 +963,7 @@ def decision_variants_bc5cdr_mesh_train() -> str:
     data = _load("decision_variants_bc5cdr_mesh_train.json")["results"]["bc5cdr-mesh-train"]
     levels = ("span", "concept", "document")
     rows = [["shipped (F1 [95% CI])", *(_f1_ci(data["shipped"][lv]) for lv in levels)]]
-    rows += [[variant, *(f"{_delta(m['delta_f1'], m['delta_f1_ci'])}, p {_p(m['p'])}"
-                         for m in (by_level[lv] for lv in levels))]
+    rows += [[variant, *(_delta_p(by_level[lv]) for lv in levels)]
              for variant, by_level in data.items() if variant != "shipped"]
     return _table(["variant", *(f"{lv}: ΔF1 [95% CI], p" for lv in levels)], rows,
                   ["decision_variants_bc5cdr_mesh_train.json"])
