@@ -19,6 +19,9 @@ last step, scores to links, changes:
 - ``no-composites`` / ``composites``: a link whose text the training annotations mostly mark
   as a composite mention holding its concept carries all the composite's ids or not
   (``linker.composites``, with the lexicon);
+- ``no-annotated-release`` / ``annotated-release``: the candidates of concepts numbered above the
+  newest id the cell's training annotations use, per id prefix, kept or dropped before the
+  decisions (``linker.annotated_release``; ``annotated-release`` turns the lexicon on too);
 - ``overlap-longest`` / ``overlap-score``: of two overlapping spans passing the threshold, the
   longer or the higher scored is kept (``linker.overlap``; the threshold stays the one the
   cell chose with the config's rule);
@@ -94,6 +97,8 @@ VARIANTS: dict[str, Rule] = {
     "consistency": _decide(consistency=True),
     "no-composites": _decide(composites=False),
     "composites": _decide(composites=True),
+    "no-annotated-release": _decide(annotated_release=False),
+    "annotated-release": _decide(lexicon=True, annotated_release=True),
     "overlap-longest": _decide(overlap="longest"),
     "overlap-score": _decide(overlap="score"),
     **{f"threshold{d:+}": _offset(d) for d in (-0.1, -0.05, 0.05, 0.1)},

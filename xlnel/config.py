@@ -237,6 +237,12 @@ class LinkerConfig(_Section):
         composites: With ``lexicon``, a link whose text the training annotations mostly mark
             as a composite mention (several concept ids, PubTator ``A|B``) holding the linked
             concept carries all of the composite's ids, the linked one first.
+        annotated_release: With ``lexicon``, link only concepts of the knowledge-base release
+            the training annotations were made with: a concept whose id is numbered above the
+            newest id they use (per id prefix, ids being numbered in order of creation) is not
+            linked (:meth:`xlnel.linkers.lexicon.AnnotationLexicon.newer`). For a gold corpus
+            annotated against an older release than the knowledge base (BC5CDR and 2015 MeSH);
+            off when linking new text, where the newest concepts are the right answers.
         entity_types: Give each link the entity type of the training annotations (``Disease``,
             ``Chemical`` ...): its concept's most annotated type, else the type its words
             suggest (:class:`xlnel.linkers.entity_types.EntityTyper`, saved with the pipeline
@@ -255,10 +261,18 @@ class LinkerConfig(_Section):
     lexicon_rate: float | None = Field(default=None, gt=0.0, le=1.0)
     consistency: bool = False
     composites: bool = False
+    annotated_release: bool = False
     entity_types: bool = True
     alternatives: int = Field(default=0, ge=0)
     window_chars: int = Field(default=20_000, ge=1)
     window_overlap: int = Field(default=1_000, ge=0)
+
+    @model_validator(mode="after")
+    def _release_needs_lexicon(self) -> LinkerConfig:
+        if self.annotated_release and not self.lexicon:
+            raise ValueError("linker.annotated_release dates the release from the training "
+                             "annotations' lexicon: set linker.lexicon: true as well")
+        return self
 
 
 class PipelineConfig(_Section):

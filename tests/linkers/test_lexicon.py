@@ -145,3 +145,48 @@ def test_composites_survive_save_and_load(tmp_path) -> None:
     lex = AnnotationLexicon.fit(COMPOSITE_TRAIN)
     lex.save(tmp_path / "lexicon.json")
     assert AnnotationLexicon.load(tmp_path / "lexicon.json").composites == lex.composites
+
+
+def _dated(ids: list[str]) -> AnnotationLexicon:
+    """A lexicon whose training annotations use ``ids`` (one mention text per id)."""
+    return AnnotationLexicon("en", {f"t{i}": {cid: 1} for i, cid in enumerate(ids)})
+
+
+def test_newest_ids_per_prefix_from_enough_distinct_ids() -> None:
+    lex = _dated([f"D{n:06d}" for n in range(50, 60)] + ["C000123", "HP:0001250", "noid"])
+    # ten D ids date their prefix (zero padding read as a number); one C id or HP id dates none
+    assert lex.newest_ids() == {"D": 59}
+    assert lex.newest_ids(min_ids=1) == {"C": 123, "D": 59, "HP:": 1250}
+
+
+def test_newer_marks_only_ids_numbered_above_the_newest_of_their_prefix() -> None:
+    lex = _dated([f"D{n:06d}" for n in range(50, 60)])
+    cands = _cands("rocuronium", 0, 10, ["D000059", "D000077123", "D000001", "C000999", "Dx"])
+    assert lex.newer(cands).tolist() == [False, True, False, False, False]
+    assert lex.newer([]).tolist() == []
+
+
+def test_decide_with_annotated_release_lets_the_span_take_its_older_concept() -> None:
+    lex = _dated([f"D{n:06d}" for n in range(50, 60)])
+    doc = Document("d", "essential hypertension")
+    cands = _cands(doc.text, 0, 22, ["D000075222", "D000055"])
+    scores = np.array([0.9, 0.6])
+    assert decide(doc, cands, scores, 0.5, lexicon=lex).entities[0].concept_ids == (
+        "D000075222",)
+    out = decide(doc, cands, scores, 0.5, lexicon=lex, annotated_release=True, alternatives=3)
+    (link,) = out.entities
+    assert link.concept_ids == ("D000055",) and link.alternatives == ()
+    # a span with only newer concepts is not linked
+    assert decide(doc, cands[:1], scores[:1], 0.5, lexicon=lex,
+                  annotated_release=True).entities == ()
+
+
+def test_annotated_release_needs_the_lexicon() -> None:
+    with pytest.raises(ValueError, match="linker.lexicon"):
+        LinkerConfig(annotated_release=True)
+    lex = _dated([f"D{n:06d}" for n in range(50, 60)])
+    doc = Document("d", "essential hypertension")
+    cands = _cands(doc.text, 0, 22, ["D000075222", "D000055"])
+    linker = LinkerConfig(lexicon=True, annotated_release=True)
+    out = decide_as(doc, cands, np.array([0.9, 0.6]), 0.5, linker, lex)
+    assert out.entities[0].concept_ids == ("D000055",)

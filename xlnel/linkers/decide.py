@@ -24,7 +24,8 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
            threshold: float, overlap: str = "longest", propagate: bool = False,
            abbreviations: bool = False, lexicon: AnnotationLexicon | None = None,
            lexicon_rate: float | None = None, consistency: bool = False,
-           composites: bool = False, alternatives: int = 0) -> Document:
+           composites: bool = False, alternatives: int = 0,
+           annotated_release: bool = False) -> Document:
     """Keep, per span, the best candidate scoring at least ``threshold``; resolve overlaps.
 
     Args:
@@ -51,10 +52,18 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
         alternatives: Give each link up to this many other concepts of the candidates at its
             span, best first, with their scores (after the lexicon's adjustment) and string
             similarities (:func:`with_alternatives`).
+        annotated_release: With ``lexicon``, first drop the candidates of concepts numbered
+            above the newest id the training annotations use
+            (:meth:`xlnel.linkers.lexicon.AnnotationLexicon.newer`): concepts created after the
+            knowledge-base release the annotations were made with.
 
     Returns:
         The document with the links as its entities.
     """
+    if annotated_release and lexicon is not None and candidates:
+        keep = ~lexicon.newer(candidates)
+        candidates = [c for c, k in zip(candidates, keep.tolist(), strict=True) if k]
+        scores = np.asarray(scores)[keep]
     if lexicon is not None:
         scores = lexicon.adjust(candidates, scores, threshold, lexicon_rate)
     links = _resolve(_ordered(best_per_span(candidates, scores), overlap), threshold, overlap)
@@ -107,7 +116,7 @@ def decide_as(document: Document, candidates: Sequence[Candidate], scores: np.nd
     return decide(document, candidates, scores, threshold, linker.overlap, linker.propagate,
                   linker.abbreviations, lexicon if linker.lexicon else None,
                   linker.lexicon_rate, linker.consistency, linker.composites,
-                  linker.alternatives)
+                  linker.alternatives, linker.annotated_release)
 
 
 def _with_composite(link: Link, lexicon: AnnotationLexicon) -> Link:

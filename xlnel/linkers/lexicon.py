@@ -13,6 +13,14 @@ keeps, per span whose text the lexicon knows, the candidate of the text's most a
 concept (at the span's best score); with ``min_rate``, a span whose text was annotated in at
 least that share of its training occurrences is raised to the threshold, so a frequent term
 the annotators always mark is linked even where the filter scored it low.
+
+The annotations also date the knowledge base they were made with. Ontologies number their ids
+in the order they create concepts (MeSH ``D000077123``, UMLS ``C5000000``, ``HP:5200000``), so
+the highest id the training annotations use, per id prefix, bounds the release they were made
+against: :meth:`AnnotationLexicon.newer` finds the candidates of concepts created since, which
+a gold annotated against that release never holds (BC5CDR is annotated with 2015 MeSH: the
+drugs promoted since from supplementary concept to descriptor, such as rocuronium, keep their
+old ids there).
 """
 
 from __future__ import annotations
@@ -40,6 +48,12 @@ __all__ = ["AnnotationLexicon"]
 #: Score added to the chosen candidate so that it wins its span's ties.
 _EPS = 1e-6
 
+#: An id: a prefix (anything but a trailing run of digits), then its number.
+_ID = re.compile(r"^(.*?)(\d+)$")
+
+#: Fewest distinct annotated ids of a prefix from which its newest id bounds the release.
+MIN_DATED_IDS = 10
+
 
 @dataclass
 class AnnotationLexicon:
@@ -60,6 +74,7 @@ class AnnotationLexicon:
     annotated: dict[str, int] = field(default_factory=dict)
     occurrences: dict[str, int] = field(default_factory=dict)
     composites: dict[str, list[str]] = field(default_factory=dict)
+    _newest: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def fit(cls, documents: Iterable[Document], lang: str = "en") -> AnnotationLexicon:
@@ -96,6 +111,33 @@ class AnnotationLexicon:
         if not ids or concept_id not in ids:
             return None
         return (concept_id, *(c for c in ids if c != concept_id))
+
+    def newest_ids(self, min_ids: int = MIN_DATED_IDS) -> dict[str, int]:
+        """Per id prefix with at least ``min_ids`` distinct annotated ids, the highest id number
+        the annotations use (``D000077123``: prefix ``D``, number 77123). Ids without a
+        trailing number and rarer prefixes are left out: they date nothing."""
+        numbers: dict[str, set[int]] = defaultdict(set)
+        for counts in self.concepts.values():
+            for cid in counts:
+                m = _ID.match(cid)
+                if m:
+                    numbers[m[1]].add(int(m[2]))
+        return {prefix: max(nums) for prefix, nums in sorted(numbers.items())
+                if len(nums) >= min_ids}
+
+    def newer(self, candidates: Sequence[Candidate]) -> np.ndarray:
+        """Whether each candidate's concept id is numbered above the newest annotated id of its
+        prefix (:meth:`newest_ids`): a concept created after the release the annotations were
+        made with. Ids of other prefixes, or without a number, are never newer."""
+        if self._newest is None:
+            self._newest = self.newest_ids()
+        newest = self._newest
+        out = np.zeros(len(candidates), dtype=bool)
+        for i, cand in enumerate(candidates):
+            m = _ID.match(cand.concept_id)
+            if m and m[1] in newest and int(m[2]) > newest[m[1]]:
+                out[i] = True
+        return out
 
     def rate(self, text: str) -> float:
         """Share of the training occurrences of ``text`` that were annotated (0 if unseen)."""
