@@ -240,7 +240,8 @@ class LinkerConfig(_Section):
         annotated_release: With ``lexicon``, link only concepts of the knowledge-base release
             the training annotations were made with: a concept whose id is numbered above the
             newest id they use (per id prefix, ids being numbered in order of creation) is not
-            linked (:meth:`xlnel.linkers.lexicon.AnnotationLexicon.newer`). For a gold corpus
+            linked, nor is a span it matches linked to an older concept whose name matches the
+            span less closely (:func:`xlnel.linkers.decide.older_only`). For a gold corpus
             annotated against an older release than the knowledge base (BC5CDR and 2015 MeSH);
             off when linking new text, where the newest concepts are the right answers.
         entity_types: Give each link the entity type of the training annotations (``Disease``,

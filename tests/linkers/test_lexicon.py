@@ -5,7 +5,7 @@ import pytest
 
 from xlnel.config import LinkerConfig
 from xlnel.errors import ArtifactError
-from xlnel.linkers.decide import decide, decide_as
+from xlnel.linkers.decide import decide, decide_as, older_only
 from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.types import Candidate, Document, Link, Span
 
@@ -179,6 +179,24 @@ def test_decide_with_annotated_release_lets_the_span_take_its_older_concept() ->
     # a span with only newer concepts is not linked
     assert decide(doc, cands[:1], scores[:1], 0.5, lexicon=lex,
                   annotated_release=True).entities == ()
+
+
+def test_a_span_naming_a_newer_concept_is_not_linked_to_a_worse_matching_older_one() -> None:
+    lex = _dated([f"D{n:06d}" for n in range(50, 60)])
+    doc = Document("d", "ropivacaine")
+    span = Span(0, 11, doc.text)
+    cands = [Candidate(span, "D000077212", "ropivacaine", 1.0),
+             Candidate(span, "D000058", "mepivacaine", 0.8),
+             Candidate(span, "D000051", "ropivacaine", 1.0)]
+    # an older concept matching as closely stays; the worse match goes with the newer one
+    assert older_only(cands, lex).tolist() == [False, False, True]
+    assert older_only(cands[:2], lex).tolist() == [False, False]
+    assert decide(doc, cands[:2], np.array([0.9, 0.8]), 0.5, lexicon=lex,
+                  annotated_release=True).entities == ()
+    # unless the training annotations linked the text to the older concept
+    lex.concepts["ropivacaine"] = {"D000058": 1}
+    assert older_only(cands[:2], lex).tolist() == [False, True]
+    assert lex.known("Ropivacaine") == {"D000058": 1} and lex.known("other") == {}
 
 
 def test_annotated_release_needs_the_lexicon() -> None:

@@ -52,16 +52,15 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
         alternatives: Give each link up to this many other concepts of the candidates at its
             span, best first, with their scores (after the lexicon's adjustment) and string
             similarities (:func:`with_alternatives`).
-        annotated_release: With ``lexicon``, first drop the candidates of concepts numbered
-            above the newest id the training annotations use
-            (:meth:`xlnel.linkers.lexicon.AnnotationLexicon.newer`): concepts created after the
-            knowledge-base release the annotations were made with.
+        annotated_release: With ``lexicon``, first drop the candidates of concepts created
+            after the knowledge-base release the training annotations were made with, and
+            those their spans match less well (:func:`older_only`).
 
     Returns:
         The document with the links as its entities.
     """
     if annotated_release and lexicon is not None and candidates:
-        keep = ~lexicon.newer(candidates)
+        keep = older_only(candidates, lexicon)
         candidates = [c for c, k in zip(candidates, keep.tolist(), strict=True) if k]
         scores = np.asarray(scores)[keep]
     if lexicon is not None:
@@ -83,6 +82,28 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
     if alternatives > 0:
         links = with_alternatives(links, candidates, scores, alternatives)
     return replace(document, entities=tuple(links))
+
+
+def older_only(candidates: Sequence[Candidate], lexicon: AnnotationLexicon) -> np.ndarray:
+    """Which candidates to keep when linking against the release the training annotations were
+    made with: not those of concepts numbered above the newest id the annotations use
+    (:meth:`xlnel.linkers.lexicon.AnnotationLexicon.newer`), nor, at a span one of those
+    matches, the candidates whose names match the span less closely, unless the annotations
+    linked the span's text to their concept. A span whose text names a concept created since
+    (*ropivacaine*, a descriptor since 2018) is a mention of that concept, not of the older
+    concept nearest in spelling (*mepivacaine*)."""
+    newer = lexicon.newer(candidates).tolist()
+    closest: dict[tuple[int, int], float] = {}
+    for cand, new in zip(candidates, newer, strict=True):
+        key = (cand.span.start, cand.span.end)
+        if new and cand.score > closest.get(key, -np.inf):
+            closest[key] = cand.score
+    keep = []
+    for cand, new in zip(candidates, newer, strict=True):
+        bar = closest.get((cand.span.start, cand.span.end))
+        keep.append(not new and (bar is None or cand.score >= bar
+                                 or cand.concept_id in lexicon.known(cand.span.text)))
+    return np.array(keep, dtype=bool)
 
 
 def with_alternatives(links: Sequence[Link], candidates: Sequence[Candidate],

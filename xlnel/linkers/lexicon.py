@@ -139,6 +139,11 @@ class AnnotationLexicon:
                 out[i] = True
         return out
 
+    def known(self, text: str) -> dict[str, int]:
+        """The concepts the training annotations linked ``text`` to, with how often (empty if
+        never annotated)."""
+        return self.concepts.get(normalize_string(text, self.lang), {})
+
     def rate(self, text: str) -> float:
         """Share of the training occurrences of ``text`` that were annotated (0 if unseen)."""
         return self._rate(normalize_string(text, self.lang))
