@@ -128,6 +128,9 @@ class CandidatesConfig(_Section):
     Attributes:
         generator: Registered name of the candidate generator.
         max_words: Longest span, in words (k).
+        compound_words: Count a run of words joined without whitespace (hyphens, slashes:
+            ``low-molecular-weight``) as one word toward ``max_words``, up to three parts per
+            word (:func:`xlnel.candidates.spans.generate_spans`); off, every part is a word.
         top_m: Names kept per span (m).
         threshold: Minimum similarity (th, cosine unless ``metric`` says otherwise), inclusive.
         ngram_min: Smallest character n-gram.
@@ -157,6 +160,7 @@ class CandidatesConfig(_Section):
 
     generator: str = "xlnel.tfidf_char.v1"
     max_words: int = Field(default=3, ge=1, le=10)
+    compound_words: bool = False
     top_m: int = Field(default=50, ge=1)
     threshold: float = Field(default=0.4, ge=0.0, le=1.0)
     ngram_min: int = Field(default=1, ge=1)

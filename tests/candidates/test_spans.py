@@ -274,3 +274,18 @@ def test_bc5cdr_recall_ceiling() -> None:
     logger.info("BC5CDR dev span recall ceiling: %.4f overall, %.4f for <= 3 words", overall, short)
     assert overall > 0.97
     assert short > 0.995
+
+
+def test_compound_words_count_a_hyphenated_run_as_one_word() -> None:
+    text = "Low-molecular-weight heparin and graft-versus-host disease"
+    plain = {s.text for s in generate_spans(text, "en", max_words=3)}
+    compound = {s.text for s in generate_spans(text, "en", max_words=3, compound_words=True)}
+    assert "Low-molecular-weight heparin" not in plain  # four parts
+    assert {"Low-molecular-weight heparin", "graft-versus-host disease"} <= compound
+    assert plain <= compound
+    # three parts per word at most: a 2-word limit allows 6 parts, so 7 are cut
+    long = "a-b-c-d-e-f-g"
+    assert long not in {s.text for s in generate_spans(long, "en", 2, compound_words=True)}
+    assert "a-b-c-d-e-f" in {s.text for s in generate_spans(long, "en", 2, compound_words=True)}
+    # whitespace still counts every word
+    assert "heparin and graft-versus-host disease" not in compound

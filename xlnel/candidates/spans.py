@@ -51,6 +51,9 @@ _SENTENCE_END_RE = re.compile(r"[\n\r\v\f\u2028\u2029.!?]")
 _HYPHENS = "-‐‑‒–—־/"
 _BRACKETS = {"(": ")", "[": "]"}
 
+#: With ``compound_words``, the most word parts of a span, per word of ``max_words``.
+COMPOUND_PARTS = 3
+
 HEBREW_PREFIX_LETTERS = "והבלמשכ"
 """Hebrew letters that attach to the next word as a one-letter prefix (and, the, in, to, from,
 that, as)."""
@@ -243,6 +246,7 @@ def generate_spans(
     max_words: int = 3,
     stopwords: frozenset[str] | None = None,
     strip_prefixes: bool | None = None,
+    compound_words: bool = False,
 ) -> list[Span]:
     """Generate the candidate spans of a text.
 
@@ -253,6 +257,10 @@ def generate_spans(
         stopwords: Normalised stop words; ``None`` loads the list of ``lang``.
         strip_prefixes: Whether to add Hebrew prefix-stripped variants; ``None`` means yes for
             Hebrew and no for other languages.
+        compound_words: Count a run of words joined without whitespace (``low-molecular-weight``,
+            ``A2A/A1``) as one word toward ``max_words``, so *low-molecular-weight heparin* is
+            a span of two words; a span still holds at most ``COMPOUND_PARTS * max_words``
+            word parts.
 
     Returns:
         Spans sorted by ``(start, end)``, without duplicates; ``span.text`` is always
@@ -269,14 +277,20 @@ def generate_spans(
         strip_prefixes = hebrew_rules(lang)
     words, junctions = _analyse(text, lang, stopwords, strip_prefixes)
     spans: dict[tuple[int, int], Span] = {}
+    max_parts = COMPOUND_PARTS * max_words if compound_words else max_words
     for first in range(len(words)):
-        last = first
+        last, size = first, 1
         while True:
             for span in _spans_from(text, words, junctions, first, last):
                 spans.setdefault((span.start, span.end), span)
-            if last - first + 1 >= max_words or last >= len(junctions):
+            if last - first + 1 >= max_parts or last >= len(junctions):
                 break
             if junctions[last] == _BREAK:
                 break
+            # a word after whitespace starts a new word; one glued on extends the current one
+            loose = not compound_words or junctions[last] == _LOOSE
+            if loose and size >= max_words:
+                break
+            size += loose
             last += 1
     return [spans[key] for key in sorted(spans)]

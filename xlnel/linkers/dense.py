@@ -259,7 +259,8 @@ class DenseCandidateGenerator(CandidateGenerator):
         """Candidate spans of a document (as the TF-IDF generator enumerates them)."""
         return generate_spans(document.text, self.lang, max_words=self.config.max_words,
                               stopwords=self.stopwords,
-                              strip_prefixes=self.config.strip_prefixes)
+                              strip_prefixes=self.config.strip_prefixes,
+                              compound_words=self.config.compound_words)
 
     def generate_batch(self, documents: Sequence[Document],
                        spans: Sequence[Sequence[Span]] | None = None) -> list[list[Candidate]]:
