@@ -17,7 +17,7 @@ from xlnel.io import read_documents
 from xlnel.linkers.decide import decide
 from xlnel.runtime import Pipeline
 from xlnel.training import STEPS, TrainingData, step_keys, train
-from xlnel.training.recipe import file_fingerprint
+from xlnel.training.recipe import config_parts, file_fingerprint
 
 
 def _spy(monkeypatch, calls: list[str], name: str) -> None:
@@ -106,6 +106,10 @@ def test_cache_keys_follow_the_declared_config_parts(tiny_config):
     top_m = step_keys(load_config(tiny_config, {"candidates.top_m": 5}))
     assert top_m["dictionary"] == keys["dictionary"]
     assert top_m["generator"] != keys["generator"] and top_m["filter"] != keys["filter"]
+    # an option added off keeps the keys of the configs written before it
+    assert "compound_words" not in config_parts(base)["candidates"]
+    compound = step_keys(load_config(tiny_config, {"candidates.compound_words": True}))
+    assert compound["generator"] != keys["generator"]
 
 
 def test_cache_keys_follow_the_data_content_not_its_modification_time(tiny_config, tiny_docs,

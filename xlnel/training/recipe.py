@@ -265,6 +265,7 @@ def config_parts(config: PipelineConfig) -> dict[str, Any]:
     leaves out ``extra_train`` when it names none and ``subset_seed`` when it draws nothing);
     ``dft`` drops the seed when no split or fold depends on it (R 1, or R 0 without
     cross-fitting) and ``crossfit`` when it is off (so configs without it keep their keys);
+    ``candidates`` drops ``compound_words`` when it is off, for the same reason;
     ``filter`` leaves out the threshold (see the module docstring).
     """
     c = config.model_dump(mode="json")
@@ -278,6 +279,9 @@ def config_parts(config: PipelineConfig) -> dict[str, Any]:
         del data["extra_train"]
     if config.data.subset_seed is None or config.data.max_documents is None:
         del data["subset_seed"]  # configs without a drawn subset keep theirs too
+    candidates = dict(c["candidates"])
+    if not config.candidates.compound_words:  # nor do configs counting every word part
+        del candidates["compound_words"]
     return {
         "lang": c["lang"],
         "data": {"lang": c["lang"], "data": data,
@@ -289,7 +293,7 @@ def config_parts(config: PipelineConfig) -> dict[str, Any]:
                + [file_fingerprint(p) for p in config.dictionary.extra]},
         "dft": dft,
         "ner": c["ner"],
-        "candidates": c["candidates"],
+        "candidates": candidates,
         "filter": {k: v for k, v in c["filter"].items() if k != "threshold"},
     }
 
