@@ -20,8 +20,9 @@ last step, scores to links, changes:
   as a composite mention holding its concept carries all the composite's ids or not
   (``linker.composites``, with the lexicon);
 - ``no-annotated-release`` / ``annotated-release``: the candidates of concepts numbered above the
-  newest id the cell's training annotations use, per id prefix, kept or dropped before the
-  decisions (``linker.annotated_release``; ``annotated-release`` turns the lexicon on too);
+  newest id the cell's training annotations use, per id prefix, and those matching their spans
+  less closely, kept or dropped before the decisions (``linker.annotated_release``, see
+  :func:`xlnel.linkers.decide.older_only`; ``annotated-release`` turns the lexicon on too);
 - ``overlap-longest`` / ``overlap-score``: of two overlapping spans passing the threshold, the
   longer or the higher scored is kept (``linker.overlap``; the threshold stays the one the
   cell chose with the config's rule);

@@ -202,6 +202,8 @@ def test_a_span_naming_a_newer_concept_is_not_linked_to_a_worse_matching_older_o
 def test_annotated_release_needs_the_lexicon() -> None:
     with pytest.raises(ValueError, match="linker.lexicon"):
         LinkerConfig(annotated_release=True)
+    with pytest.raises(ValueError, match="lexicon"):
+        decide(Document("d", "x"), [], np.zeros(0), 0.5, annotated_release=True)
     lex = _dated([f"D{n:06d}" for n in range(50, 60)])
     doc = Document("d", "essential hypertension")
     cands = _cands(doc.text, 0, 22, ["D000075222", "D000055"])

@@ -52,14 +52,16 @@ def decide(document: Document, candidates: Sequence[Candidate], scores: np.ndarr
         alternatives: Give each link up to this many other concepts of the candidates at its
             span, best first, with their scores (after the lexicon's adjustment) and string
             similarities (:func:`with_alternatives`).
-        annotated_release: With ``lexicon``, first drop the candidates of concepts created
-            after the knowledge-base release the training annotations were made with, and
-            those their spans match less well (:func:`older_only`).
+        annotated_release: With ``lexicon`` (required), first drop the candidates of concepts
+            created after the knowledge-base release the training annotations were made with,
+            and those their spans match less well (:func:`older_only`).
 
     Returns:
         The document with the links as its entities.
     """
-    if annotated_release and lexicon is not None and candidates:
+    if annotated_release:
+        if lexicon is None:
+            raise ValueError("annotated_release dates the release from the lexicon: give one")
         keep = older_only(candidates, lexicon)
         candidates = [c for c, k in zip(candidates, keep.tolist(), strict=True) if k]
         scores = np.asarray(scores)[keep]
