@@ -24,6 +24,7 @@ FIGURE = re.compile(r"(<!-- fig (?P<file>[\w.-]+) (?P<path>[\w.+@>-]+) (?P<fmt>\
 
 FORMATS: dict[str, Callable[[float], str]] = {
     "pct": lambda x: f"{100 * x:.1f}",  # a share as a percentage, one decimal
+    "dpct": lambda x: f"{100 * x:+.1f}",  # a difference of shares, in points, signed
     "num": lambda x: f"{x:,.0f}",  # a count with thousands separators
     "f0": lambda x: f"{x:.0f}",
     "f1": lambda x: f"{x:.1f}",

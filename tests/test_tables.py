@@ -90,6 +90,8 @@ def test_figures_in_text_are_filled_from_results(tmp_path: Path) -> None:
                    "<!-- fig x.json results.runs.0.n+results.runs.1.n num -->5<!-- /fig --> runs "
                    "of <!-- fig x.json results.pool million -->2.67 million<!-- /fig -->.")
     assert render_figures(out, "page.md", tmp_path) == out
+    assert render_figures("<!-- fig x.json results.f1 dpct -->?<!-- /fig -->", "page.md",
+                          tmp_path) == "<!-- fig x.json results.f1 dpct -->+88.1<!-- /fig -->"
     with pytest.raises(KeyError, match="page.md: x.json: no 'results.f2'"):
         render_figures("<!-- fig x.json results.f2 pct -->1<!-- /fig -->", "page.md", tmp_path)
     with pytest.raises(KeyError, match="unknown figure format 'pc'"):
