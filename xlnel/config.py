@@ -129,8 +129,9 @@ class CandidatesConfig(_Section):
         generator: Registered name of the candidate generator.
         max_words: Longest span, in words (k).
         compound_words: Count a run of words joined without whitespace (hyphens, slashes:
-            ``low-molecular-weight``) as one word toward ``max_words``, up to three parts per
-            word (:func:`xlnel.candidates.spans.generate_spans`); off, every part is a word.
+            ``low-molecular-weight``) as one word toward ``max_words``; a span holds at most
+            three parts per word of ``max_words`` (:func:`xlnel.candidates.spans.generate_spans`);
+            off, every part is a word.
         top_m: Names kept per span (m).
         threshold: Minimum similarity (th, cosine unless ``metric`` says otherwise), inclusive.
         ngram_min: Smallest character n-gram.
