@@ -153,7 +153,7 @@ def config_reference() -> str:
 def options_reference() -> str:
     """The ``options`` of each registered stage that takes some."""
     from xlnel.filtering import gbdt
-    from xlnel.filtering.cross_encoder import CrossEncoderOptions
+    from xlnel.filtering.cross_encoder_options import CrossEncoderOptions
     from xlnel.linkers.dense import DenseOptions
     from xlnel.ner.crf import CrfTaggerOptions
 

@@ -21,11 +21,9 @@ from xlnel.types import Candidate, Document, Link, Span
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from xlnel.filtering.cross_encoder import (  # noqa: E402
-    CrossEncoderFilter,
-    parse_options,
-    recall_cut,
-)
+from xlnel.filtering._cross_encoder_data import recall_cut  # noqa: E402
+from xlnel.filtering.cross_encoder import CrossEncoderFilter  # noqa: E402
+from xlnel.filtering.cross_encoder_options import parse_options  # noqa: E402
 from xlnel.models import torch_utils as _torch_utils  # noqa: E402
 
 FAST = {"lr": 1e-3, "epochs": 2, "batch_size": 8, "device": "cpu", "dev_fraction": 0.25,

@@ -25,19 +25,32 @@ import logging
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
 
-from xlnel.config import FilterConfig, validate_options
+from xlnel.config import FilterConfig
 from xlnel.errors import ArtifactError, ConfigError
+from xlnel.filtering._cross_encoder_data import (
+    DevPart,
+    combine,
+    epoch_examples,
+    f1_at,
+    negatives_per_epoch,
+    recall_cut,
+    split_indices,
+    training_pairs,
+)
 from xlnel.filtering._pair_encoder import PairEncoder
 from xlnel.filtering._pairs import candidate_windows, top_k_mask
 from xlnel.filtering.base import CandidateFilter, register_filter
+from xlnel.filtering.cross_encoder_options import (
+    INFERENCE_OPTIONS,
+    parse_options,
+    prefilter_config,
+)
 from xlnel.filtering.labels import label_candidates
 from xlnel.linkers.decide import choose_threshold
 from xlnel.types import Candidate, Document
@@ -47,111 +60,6 @@ if TYPE_CHECKING:
     import torch
 
 logger = logging.getLogger(__name__)
-
-INFERENCE_OPTIONS = frozenset({"device", "quantize", "inference_batch_size", "inference_dtype"})
-"""Options that a loaded filter takes from the config; the others stay as trained."""
-
-
-class CrossEncoderOptions(BaseModel):
-    """Settings of ``xlnel.cross_encoder.v1`` (``filter.options`` in the pipeline config).
-
-    Attributes:
-        model: Registered model name, Hugging Face id or local folder of the encoder.
-        window: Words of context on each side of the span.
-        mark_span: Put ``[`` and ``]`` around the span inside the window. Without them the
-            model cannot tell apart spans that differ only by a stripped Hebrew prefix or by a
-            word at the window's edge (they get the same window).
-        lr: Peak learning rate of AdamW.
-        epochs: Most training epochs (early stopping may end sooner).
-        batch_size: Pairs per training step (before gradient accumulation).
-        max_length: Longest tokenised pair; longer ones are truncated.
-        warmup_ratio: Share of the steps with a linearly rising learning rate.
-        weight_decay: AdamW weight decay (not applied to biases and layer norms).
-        seed: Seed of the dev split, negative sampling, head initialisation and shuffling.
-        device: ``cpu``, ``cuda`` or ``auto``.
-        freeze_embeddings: Keep the embedding layer fixed; ``None`` = only on CPU.
-        train_layers: Train only the top N transformer layers and the head; the embeddings
-            and lower layers stay fixed (about half the cost of a CPU step). ``None`` = all
-            layers.
-        grad_accum: Steps whose gradients are summed before each update.
-        top_k_per_span: Names per span, best matcher scores first, read by the transformer;
-            ``None`` = all.
-        neg_ratio: Most negatives per positive in an epoch, sampled afresh each epoch;
-            ``None`` = all negatives.
-        dev_fraction: Share of the training documents (by document) held out for early
-            stopping and the threshold; 0 = no dev set (threshold chosen on training data).
-        patience: Epochs without dev improvement before training stops.
-        quantize: Score with int8 dynamically quantised linear layers (CPU only).
-        inference_batch_size: Pairs per forward pass when scoring.
-        inference_dtype: Number format of the forward pass when scoring: ``float32``, or
-            ``bfloat16`` / ``float16`` (mixed precision by ``torch.autocast``, meant for GPUs
-            with tensor cores; probabilities differ slightly from float32). With e5-small on
-            an H200 its gain was within the spread between runs (docs/benchmarks.md).
-            Training always runs in float32.
-        prefilter: Registered name of a cheap filter trained first (``xlnel.gbdt.v1``); the
-            transformer reads only candidates it scores at least the cut. ``None`` = no
-            cascade: the transformer reads every candidate (within ``top_k_per_span``).
-        prefilter_recall: Share of the positive training candidates the cut keeps, measured
-            on the prefilter's out-of-fold scores.
-        prefilter_options: The prefilter's own ``filter.options`` (for the GBDT, its features
-            chosen for the corpus, such as ``concepts: true``); empty = its defaults.
-        combine: The final score of a cascade: ``cross_encoder`` (the transformer's
-            probability; 0 for candidates the prefilter drops), ``mean`` (of both filters'
-            probabilities) or ``auto`` (the better of the two by F1 on the dev split).
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    model: str = "multilingual-e5-small"
-    window: int = Field(2, ge=0)
-    mark_span: bool = True
-    lr: float = Field(2e-5, gt=0)
-    epochs: int = Field(3, ge=1)
-    batch_size: int = Field(32, ge=1)
-    max_length: int = Field(64, ge=8)
-    warmup_ratio: float = Field(0.1, ge=0.0, lt=1.0)
-    weight_decay: float = Field(0.01, ge=0.0)
-    seed: int = 0
-    device: Literal["cpu", "cuda", "auto"] = "auto"
-    freeze_embeddings: bool | None = None
-    train_layers: int | None = Field(None, ge=0)
-    grad_accum: int = Field(1, ge=1)
-    top_k_per_span: int | None = Field(5, ge=1)
-    neg_ratio: float | None = Field(4.0, gt=0)
-    dev_fraction: float = Field(0.2, ge=0.0, lt=1.0)
-    patience: int = Field(1, ge=1)
-    quantize: bool = False
-    inference_batch_size: int = Field(128, ge=1)
-    inference_dtype: Literal["float32", "bfloat16", "float16"] = "float32"
-    prefilter: str | None = None
-    prefilter_recall: float = Field(0.98, gt=0.0, le=1.0)
-    prefilter_options: dict[str, Any] = Field(default_factory=dict)
-    combine: Literal["auto", "cross_encoder", "mean"] = "auto"
-
-
-def parse_options(options: dict[str, Any]) -> CrossEncoderOptions:
-    """Validate ``filter.options`` for the cross-encoder.
-
-    Raises:
-        ConfigError: Naming the bad key, its value and what is allowed.
-    """
-    parsed = validate_options(CrossEncoderOptions, options, "filter.options", "cross-encoder")
-    if parsed.quantize and parsed.inference_dtype != "float32":
-        raise ConfigError(f"filter.options: quantize (int8) cannot be combined with "
-                          f"inference_dtype={parsed.inference_dtype}; choose one")
-    return parsed
-
-
-def _split_indices(n: int, fraction: float, seed: int) -> tuple[list[int], list[int]]:
-    """(dev, train) document indices: ``round(fraction * n)`` seeded random ones for dev."""
-    order = list(range(n))
-    random.Random(seed).shuffle(order)
-    n_dev = round(fraction * n)
-    if n_dev == 0 or n_dev == n:
-        return [], list(range(n))
-    dev = set(order[:n_dev])
-    return sorted(dev), [i for i in range(n) if i not in dev]
-
 
 @register_filter
 class CrossEncoderFilter(CandidateFilter):
@@ -171,7 +79,7 @@ class CrossEncoderFilter(CandidateFilter):
         self.options = parse_options(config.options)
         #: The cascade's prefilter config (``None`` without a cascade), checked here so that a
         #: bad name or option fails before any training.
-        self.prefilter_config = self._prefilter_config()
+        self.prefilter_config = prefilter_config(self.options, config.select_level, lang)
         self.report: dict[str, Any] = {}
         self._model: Any = None
         self._tokenizer: Any = None
@@ -267,7 +175,7 @@ class CrossEncoderFilter(CandidateFilter):
         assert self.cut is not None
         allowed = [np.asarray(p) >= self.cut for p in pre]
         probs = self._score(model, documents, candidates, progress, allowed)
-        return [_combine(np.asarray(p, dtype=np.float64), c, mode)
+        return [combine(np.asarray(p, dtype=np.float64), c, mode)
                 for p, c in zip(pre, probs, strict=True)]
 
     def _top_k(self, cands: Sequence[Candidate], allowed: np.ndarray | None = None
@@ -327,12 +235,12 @@ class CrossEncoderFilter(CandidateFilter):
         # out-of-fold prefilter scores: every document scored by a model that did not see it
         pre = self._fit_prefilter(documents, candidates, progress)
         allowed = None if pre is None else [p >= self.cut for p in pre]
-        dev_idx, train_idx = _split_indices(len(documents), opts.dev_fraction, opts.seed)
+        dev_idx, train_idx = split_indices(len(documents), opts.dev_fraction, opts.seed)
         has_dev = bool(dev_idx)
         dev_idx = dev_idx or train_idx  # no dev split: the threshold comes from training data
         train_docs = [documents[i] for i in train_idx]
         train_cands = [candidates[i] for i in train_idx]
-        dev = _Part([documents[i] for i in dev_idx], [candidates[i] for i in dev_idx],
+        dev = DevPart([documents[i] for i in dev_idx], [candidates[i] for i in dev_idx],
                     None if pre is None else [pre[i] for i in dev_idx])
         pos, neg = self._training_pairs(
             train_docs, train_cands, None if allowed is None else [allowed[i] for i in train_idx])
@@ -343,29 +251,6 @@ class CrossEncoderFilter(CandidateFilter):
         self._quantized = None
         self._set_threshold(dev, progress)
         return self
-
-    def _prefilter_config(self) -> FilterConfig | None:
-        """The prefilter's config, checked by building the prefilter once.
-
-        Raises:
-            ConfigError: An unknown prefilter, options it refuses (named under
-                ``filter.options.prefilter_options``), or options without a prefilter.
-        """
-        from xlnel.filtering.base import filter_class
-
-        name = self.options.prefilter
-        if name is None:
-            if self.options.prefilter_options:
-                raise ConfigError("filter.options.prefilter_options: set without a prefilter")
-            return None
-        config = FilterConfig(name=name, select_level=self.config.select_level,
-                              options=dict(self.options.prefilter_options))
-        cls = filter_class(name)
-        try:
-            cls(config, self.lang)
-        except (ConfigError, ValueError) as e:
-            raise ConfigError(f"filter.options.prefilter_options: {e}") from e
-        return config
 
     def _fit_prefilter(self, documents: Sequence[Document],
                        candidates: Sequence[Sequence[Candidate]],
@@ -402,21 +287,10 @@ class CrossEncoderFilter(CandidateFilter):
                         candidates: Sequence[Sequence[Candidate]],
                         allowed: Sequence[np.ndarray] | None = None
                         ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-        label_of: dict[tuple[str, str], bool] = {}
-        for i, (doc, cands) in enumerate(zip(documents, candidates, strict=True)):
-            keep, kept = self._top_k(cands, None if allowed is None else allowed[i])
-            # the level the threshold is chosen at (as the GBDT filter does): at span level a
-            # name without a concept id (a names-list entry) is not a false negative
-            labels = label_candidates(doc, kept, level=self.config.select_level)
-            windows = candidate_windows(doc, kept, self.options.window,
-                                        self.options.mark_span)
-            # one pair per distinct text: a name under two concept ids, one of them gold, is
-            # a positive (the transformer reads only the text)
-            for window, cand, label in zip(windows, kept, labels, strict=True):
-                key = (window, cand.name)
-                label_of[key] = label_of.get(key, False) or bool(label)
-        pos = [key for key, label in label_of.items() if label]
-        neg = [key for key, label in label_of.items() if not label]
+        kept = [self._top_k(cands, None if allowed is None else allowed[i])[1]
+                for i, cands in enumerate(candidates)]
+        pos, neg = training_pairs(documents, kept, self.config.select_level,
+                                  self.options.window, self.options.mark_span)
         logger.info("cross-encoder training pairs: %d positive, %d negative (1:%.1f) in %d "
                     "documents", len(pos), len(neg), len(neg) / max(1, len(pos)),
                     len(documents))
@@ -426,20 +300,8 @@ class CrossEncoderFilter(CandidateFilter):
         self.report.update(positive_pairs=len(pos), negative_pairs=len(neg))
         return pos, neg
 
-    def _negatives_per_epoch(self, n_pos: int, n_neg: int) -> int:
-        cap = self.options.neg_ratio
-        return n_neg if cap is None else min(n_neg, math.ceil(cap * n_pos))
-
-    def _epoch_examples(self, pos: list[tuple[str, str]], neg: list[tuple[str, str]],
-                        rng: random.Random) -> list[tuple[str, str, float]]:
-        n_neg = self._negatives_per_epoch(len(pos), len(neg))
-        negatives = neg if n_neg == len(neg) else rng.sample(neg, n_neg)
-        examples = [(w, n, 1.0) for w, n in pos] + [(w, n, 0.0) for w, n in negatives]
-        rng.shuffle(examples)
-        return examples
-
     def _train(self, pos: list[tuple[str, str]], neg: list[tuple[str, str]],
-               dev: _Part | None, progress: bool) -> dict[str, torch.Tensor] | None:
+               dev: DevPart | None, progress: bool) -> dict[str, torch.Tensor] | None:
         """Run the epochs; return the best dev epoch's trainable parameters (None: no dev)."""
         from transformers import get_linear_schedule_with_warmup
 
@@ -447,7 +309,7 @@ class CrossEncoderFilter(CandidateFilter):
 
         opts = self.options
         rng = random.Random(opts.seed)
-        per_epoch = len(pos) + self._negatives_per_epoch(len(pos), len(neg))
+        per_epoch = len(pos) + negatives_per_epoch(len(pos), len(neg), opts.neg_ratio)
         steps = math.ceil(math.ceil(per_epoch / opts.batch_size) / opts.grad_accum) * opts.epochs
         optimizer = self._optimizer()
         scheduler = get_linear_schedule_with_warmup(optimizer, int(opts.warmup_ratio * steps),
@@ -455,8 +317,9 @@ class CrossEncoderFilter(CandidateFilter):
         best_f1, best_state, stale = -1.0, None, 0
         epochs: list[dict[str, float]] = []
         for epoch in range(1, opts.epochs + 1):
-            loss = self._train_epoch(self._epoch_examples(pos, neg, rng), optimizer, scheduler,
-                                     progress, f"cross-encoder epoch {epoch}")
+            examples = epoch_examples(pos, neg, opts.neg_ratio, rng)
+            loss = self._train_epoch(examples, optimizer, scheduler, progress,
+                                     f"cross-encoder epoch {epoch}")
             record = {"epoch": epoch, "loss": round(loss, 5)}
             if dev is not None:
                 scores = self._dev_scores(self._model, dev, "cross_encoder")
@@ -513,7 +376,7 @@ class CrossEncoderFilter(CandidateFilter):
         model.eval()
         return total / max(1, n_batches)
 
-    def _dev_scores(self, model: Any, dev: _Part, mode: str,
+    def _dev_scores(self, model: Any, dev: DevPart, mode: str,
                     progress: bool = False) -> list[np.ndarray]:
         """Scores of the dev part; in a cascade from its out-of-fold prefilter scores."""
         if dev.prefilter is None:
@@ -521,7 +384,7 @@ class CrossEncoderFilter(CandidateFilter):
         return self._cascade(model, dev.documents, dev.candidates, dev.prefilter, mode,
                              progress)
 
-    def _set_threshold(self, dev: _Part, progress: bool) -> None:
+    def _set_threshold(self, dev: DevPart, progress: bool) -> None:
         """Choose the combination and the threshold on ``dev`` with the model that will
         score (int8 when quantising)."""
         level = self.config.select_level
@@ -537,7 +400,7 @@ class CrossEncoderFilter(CandidateFilter):
         if dev.prefilter is not None and len(modes) > 1:
             # the transformer reads the same pairs in every mode: score once, combine each way
             probs = self._dev_scores(model, dev, "cross_encoder", progress)
-            by_mode = {m: [_combine(p, c, m) for p, c in zip(dev.prefilter, probs, strict=True)]
+            by_mode = {m: [combine(p, c, m) for p, c in zip(dev.prefilter, probs, strict=True)]
                        for m in modes}
         else:
             by_mode = {modes[0]: self._dev_scores(model, dev, modes[0], progress)}
@@ -545,7 +408,7 @@ class CrossEncoderFilter(CandidateFilter):
         for mode, scores in by_mode.items():
             if self.config.threshold is not None:
                 t = self.config.threshold
-                f1 = _f1_at(dev, scores, t, level)
+                f1 = f1_at(dev, scores, t, level)
             else:
                 t, f1 = choose_threshold(dev.documents, dev.candidates, scores, level)
             self.report.setdefault("dev_f1_by_combine", {})[mode] = round(f1, 5)
@@ -625,46 +488,6 @@ class CrossEncoderFilter(CandidateFilter):
         f.threshold = (float(meta["threshold"]) if config.threshold is None
                        else config.threshold)
         return f
-
-
-@dataclass
-class _Part:
-    """Documents with their candidates (and out-of-fold prefilter scores in a cascade)."""
-
-    documents: list[Document]
-    candidates: list[Sequence[Candidate]]
-    prefilter: list[np.ndarray] | None
-
-
-def recall_cut(scores: np.ndarray, labels: np.ndarray, recall: float) -> float:
-    """The highest score cut that keeps at least ``recall`` of the positive candidates.
-
-    Raises:
-        ValueError: If no candidate is positive.
-    """
-    positive = np.sort(np.asarray(scores, dtype=np.float64)[np.asarray(labels, dtype=bool)])
-    if positive.size == 0:
-        raise ValueError("no positive candidate to choose the prefilter's cut on")
-    keep = math.ceil(recall * positive.size - 1e-9)
-    return float(positive[positive.size - max(1, keep)])
-
-
-def _combine(pre: np.ndarray, probs: np.ndarray, mode: str) -> np.ndarray:
-    """A cascade's final scores from the prefilter's and the transformer's (0 = unread)."""
-    if mode == "mean":
-        return (pre + probs) / 2.0
-    return probs
-
-
-def _f1_at(dev: _Part, scores: Sequence[np.ndarray], threshold: float,
-                level: str) -> float:
-    """F1 at ``level`` of the links ``scores`` keep at ``threshold``."""
-    from xlnel.evaluation.metrics import evaluate
-    from xlnel.linkers.decide import decide
-
-    pred = [decide(d, c, s, threshold)
-            for d, c, s in zip(dev.documents, dev.candidates, scores, strict=True)]
-    return evaluate(list(dev.documents), pred, level).f1
 
 
 def _cpu() -> torch.device:
