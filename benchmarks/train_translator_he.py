@@ -24,7 +24,7 @@ from pathlib import Path
 import torch
 
 from benchmarks._common import write_result
-from xlnel.dictionary.adapt import train_translator_from_pairs  # noqa: E402
+from xlnel.dictionary.translate_kb import train_translator_from_pairs  # noqa: E402
 
 MUSE = Path("../shared/data/muse/en-he.txt")
 THREADS = 1  # 2 shared cores: one intra-op thread avoids oversubscription

@@ -1,112 +1,17 @@
-"""Tests of the adapt functions: train a translator from a pair file, translate a KB with it."""
+"""Tests of :func:`xlnel.dictionary.adapt.adapt`'s checks and of the entries its zero-shot pipeline
+links with."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.dictionary.cipher import encipher, write_cipher_pairs, write_kb
-from xlnel.dictionary.adapt import (
-    adapt,
-    build_dictionary_from_kb,
-    dictionary_path,
-    read_training_pairs,
-    train_translator_from_pairs,
-    translator_config,
-)
-from xlnel.dictionary.dictionary import Dictionary
-from xlnel.errors import ArtifactError, ConfigError, FormatError
+from tests.dictionary.cipher import write_cipher_pairs, write_kb
+from xlnel.dictionary.adapt import adapt
+from xlnel.errors import ConfigError
 
-#: A tiny model that trains on ~150 pairs in a second or two.
-TINY: dict[str, Any] = {"embedding_dim": 8, "hidden_size": 16, "epochs": 2, "batch_size": 32,
-                        "max_train_seconds": 5.0, "dev_fraction": 0.1}
 pytestmark = pytest.mark.usefixtures("one_thread")
-
-
-@pytest.fixture(scope="module")
-def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    """A translator into the cipher language trained once for the module, and its report."""
-    root = tmp_path_factory.mktemp("adapt")
-    pairs = write_cipher_pairs(root / "pairs.tsv")
-    out = root / "translator"
-    report = train_translator_from_pairs(pairs, out, {**TINY, "target_lang": "xx"},
-                                         test_fraction=0.1)
-    return out, report
-
-
-def test_read_training_pairs_drops_copies_and_keeps_kinds(tmp_path: Path) -> None:
-    pairs = read_training_pairs(write_cipher_pairs(tmp_path / "p.tsv", n=20))
-    assert all(p.target != p.source for p in pairs)
-    assert {p.kind for p in pairs} <= {"translation", "transliteration"}
-    assert ("maleno", encipher("maleno"), "transliteration") in pairs
-
-
-def test_read_training_pairs_errors(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="nope.tsv"):
-        read_training_pairs(tmp_path / "nope.tsv")
-    (tmp_path / "bad.tsv").write_text("a\tb\tc\td\n", encoding="utf-8")
-    with pytest.raises(FormatError, match="bad.tsv:1"):
-        read_training_pairs(tmp_path / "bad.tsv")
-    (tmp_path / "copies.tsv").write_text("rbd\trbd\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="no usable pair"):
-        read_training_pairs(tmp_path / "copies.tsv")
-
-
-def test_translator_config_overrides() -> None:
-    cfg = translator_config({"epochs": 3, "hidden_size": None})
-    assert cfg.epochs == 3 and cfg.hidden_size == translator_config().hidden_size
-    with pytest.raises(ConfigError, match="epochs"):
-        translator_config({"epochs": 0})
-    with pytest.raises(ConfigError, match="no_such_field"):
-        translator_config({"no_such_field": 1})
-
-
-def test_train_translator_from_pairs_report(trained: tuple[Path, dict[str, Any]]) -> None:
-    out, report = trained
-    assert (out / "model.safetensors").is_file()
-    saved = json.loads((out / "train_report.json").read_text(encoding="utf-8"))
-    assert saved["data"] == report["data"]
-    assert report["data"]["test_pairs"] > 0 and report["data"]["train_pairs"] > 100
-    held = report["held_out"]
-    assert held["n"] > 0 and 0.0 <= held["exact@1"] <= held["exact@5"] <= 1.0
-    assert report["config"]["target_lang"] == "xx" and 1 <= report["epochs_run"] <= 2
-
-
-def test_build_dictionary_from_kb(trained: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
-    kb = write_kb(tmp_path / "kb.tsv")
-    report = build_dictionary_from_kb([f"tsv:{kb}"], trained[0], "xx", tmp_path / "out",
-                                      n_best=2, max_names_per_concept=3)
-    path = tmp_path / "out" / "dictionary.tsv"
-    assert report["out"] == str(path) and report["concepts"] == 3
-    dictionary = Dictionary.load(path)
-    assert len(dictionary) == report["entries"] > 0
-    assert {e.source for e in dictionary} == {"translated"}
-    assert dictionary.concept_ids() <= {"X:1", "X:2", "X:3"}
-    limited = build_dictionary_from_kb([f"tsv:{kb}"], trained[0], "xx", tmp_path / "l.tsv",
-                                       limit=1)
-    assert limited["concepts"] == 1 and Dictionary.load(tmp_path / "l.tsv").concept_ids() == {"X:1"}
-
-
-def test_build_dictionary_from_kb_errors(trained: tuple[Path, dict[str, Any]],
-                                         tmp_path: Path) -> None:
-    kb = f"tsv:{write_kb(tmp_path / 'kb.tsv')}"
-    with pytest.raises(ConfigError, match="'he'"):
-        build_dictionary_from_kb([kb], trained[0], "he", tmp_path / "d.tsv")
-    with pytest.raises(ArtifactError, match="missing"):
-        build_dictionary_from_kb([kb], tmp_path, "xx", tmp_path / "d.tsv")
-    with pytest.raises(FileNotFoundError, match="missing_kb.tsv"):
-        build_dictionary_from_kb(["tsv:missing_kb.tsv"], trained[0], "xx", tmp_path / "d.tsv")
-    with pytest.raises(ValueError, match="at least one"):
-        build_dictionary_from_kb([], trained[0], "xx", tmp_path / "d.tsv")
-    assert not (tmp_path / "d.tsv").exists()
-
-
-def test_dictionary_path(tmp_path: Path) -> None:
-    assert dictionary_path(tmp_path / "a.tsv") == tmp_path / "a.tsv"
-    assert dictionary_path(tmp_path) == tmp_path / "dictionary.tsv"
 
 
 def test_adapt_fails_fast_on_missing_inputs(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """``xlnel dictionary`` (train a name translator, build a dictionary) and ``xlnel adapt``.
 
-Each command is a thin wrapper over a function of :mod:`xlnel.dictionary.adapt`. Register them
+Each command is a thin wrapper over a function of :mod:`xlnel.dictionary.translate_kb`
+(``train-translator``, ``build``) or :mod:`xlnel.dictionary.adapt` (``adapt``). Register them
 on the main app with ``app.add_typer(dictionary_app, name="dictionary")`` and
 ``app.command("adapt")(adapt_cli)``.
 """
@@ -63,7 +64,7 @@ def train_translator_cli(
     batch_size: BatchOpt = None, device: DeviceOpt = None, test_fraction: TestOpt = 0.05,
 ) -> None:
     """Train a character translator on PAIRS, save it to OUT and report held-out accuracy."""
-    from xlnel.dictionary.adapt import train_translator_from_pairs
+    from xlnel.dictionary.translate_kb import train_translator_from_pairs
 
     overrides = {**_overrides(epochs, max_seconds, hidden_size, embedding_dim, batch_size,
                               device), "target_lang": lang}
@@ -83,7 +84,7 @@ def build_cli(
     limit: LimitOpt = None,
 ) -> None:
     """Translate the names of the KBs with TRANSLATOR into a dictionary TSV."""
-    from xlnel.dictionary.adapt import build_dictionary_from_kb
+    from xlnel.dictionary.translate_kb import build_dictionary_from_kb
 
     report = _run(lambda: build_dictionary_from_kb(kb, translator, lang, out, n_best, max_names,
                                                    limit, progress=True))

@@ -1,19 +1,13 @@
-"""Adapt xlnel to a new language: train a name translator, then translate a knowledge base.
+"""Adapt xlnel to a new language: what ``xlnel adapt`` runs.
 
-The public functions are what ``xlnel dictionary train-translator``, ``xlnel dictionary
-build`` and ``xlnel adapt`` run:
-
-* :func:`train_translator_from_pairs` reads a bilingual pair file (``source<TAB>target[<TAB>kind]``;
-  a missing kind is derived, so transliterations are found without tagging), holds out a share of
-  the source words, trains a :class:`~xlnel.dictionary.translator.CharTranslator`, saves it and
-  evaluates it on the held-out pairs.
-* :func:`build_dictionary_from_kb` translates the English names of one or more knowledge bases with
-  a saved translator and writes the source-language dictionary TSV.
 * :func:`adapt` renders knowledge bases into a new language from word pairs used as a lexicon,
   the language's grammar file and fallbacks for missing words (see :mod:`xlnel.dictionary.render`),
   writing ``dictionary.tsv``, ``stopwords.txt``, ``pipeline.yaml`` (a pipeline config that links
   with them before any annotation) and ``report.json`` (and ``translator/`` when a
   transliteration model is trained).
+
+The other route, a character translator trained on the pairs that translates whole names
+(``xlnel dictionary train-translator`` and ``build``), is :mod:`xlnel.dictionary.translate_kb`.
 """
 
 from __future__ import annotations
@@ -29,9 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
 
-from xlnel.dictionary.builder import build_dictionary, evaluate_translator
 from xlnel.dictionary.cognates import CognateRules
 from xlnel.dictionary.compounds import CompoundForms
 from xlnel.dictionary.corpus_evidence import (
@@ -57,10 +49,8 @@ from xlnel.dictionary.langdata import SEGMENT_ORDERS, LanguageProfile, load_prof
 from xlnel.dictionary.lexicon import Lexicon
 from xlnel.dictionary.morphemes import MorphemeTable
 from xlnel.dictionary.morphology import AffixModel
-from xlnel.dictionary.pairs import WordPair, load_pairs, normalize_name, split_pairs
 from xlnel.dictionary.render import BuildSettings, WordSenses, kb_words, render_kb
 from xlnel.dictionary.stopwords import kb_stopwords
-from xlnel.dictionary.translator import CharTranslator, TranslatorConfig, train_translator
 from xlnel.dictionary.transliterate import (
     is_latin_script,
     is_unspaced_script,
@@ -77,8 +67,6 @@ from xlnel.version import __version__
 
 logger = logging.getLogger(__name__)
 
-#: Report written next to a trained translator.
-TRAIN_REPORT_FILE = "train_report.json"
 #: Names inside an :func:`adapt` output folder.
 TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE = "translator", "dictionary.tsv", "report.json"
 #: Letters of highest share that ``report.json`` lists under ``letter_shares`` (a language
@@ -115,104 +103,6 @@ def write_json(path: str | Path, payload: Mapping[str, Any]) -> None:
         f.write("\n")
 
 
-def translator_config(overrides: Mapping[str, Any] | None = None,
-                      base: TranslatorConfig | None = None) -> TranslatorConfig:
-    """A translator config: ``base`` (defaults when ``None``) with ``overrides`` applied.
-
-    ``None`` values in ``overrides`` are ignored, so CLI options left unset keep the defaults.
-
-    Raises:
-        ConfigError: On an unknown field or a value out of range.
-    """
-    values = (TranslatorConfig() if base is None else base).model_dump()
-    values.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    try:
-        return TranslatorConfig.model_validate(values)
-    except ValidationError as e:
-        raise ConfigError(f"invalid translator setting: {e}") from e
-
-
-def read_training_pairs(pairs_path: str | Path) -> list[WordPair]:
-    """Tagged training pairs of a pair file: normalised, deduplicated, copies dropped.
-
-    A pair whose target merely copies the source (an untranslated Latin word) teaches nothing
-    and is left out.
-
-    Raises:
-        FileNotFoundError: If the file does not exist.
-        FormatError: On a malformed line (see :func:`~xlnel.dictionary.pairs.load_pairs`).
-        ValueError: If the file holds no usable pair.
-    """
-    path = Path(pairs_path)
-    if not path.is_file():
-        raise FileNotFoundError(f"pair file not found: {path}")
-    seen: set[tuple[str, str, str]] = set()
-    pairs: list[WordPair] = []
-    for pair in load_pairs(path):
-        source, target = normalize_name(pair.source), " ".join(pair.target.split())
-        key = (source, target, pair.kind)
-        if target.lower() == source or key in seen:
-            continue
-        seen.add(key)
-        pairs.append(WordPair(*key))
-    if not pairs:
-        raise ValueError(f"{path}: no usable pair (every target copies its source)")
-    n_tl = sum(p.kind == "transliteration" for p in pairs)
-    logger.info("%s: %d pairs (%d translations, %d transliterations)", path, len(pairs),
-                len(pairs) - n_tl, n_tl)
-    return pairs
-
-
-def train_translator_from_pairs(pairs_path: str | Path, out_dir: str | Path,
-                                overrides: Mapping[str, Any] | None = None, *,
-                                test_fraction: float = 0.05, split_seed: int = 0,
-                                progress: bool = False) -> dict[str, Any]:
-    """Train a character translator on a pair file, save it and evaluate it on held-out pairs.
-
-    Args:
-        pairs_path: ``source<TAB>target[<TAB>kind]`` file (MUSE format works as is).
-        out_dir: Folder for the translator; ``train_report.json`` is written into it too.
-        overrides: :class:`TranslatorConfig` fields to change (``epochs``, ``max_train_seconds``,
-            ``target_lang``...); ``None`` values are ignored.
-        test_fraction: Share of source words held out for evaluation, in ``[0, 1)``; 0 skips it.
-        split_seed: Seed of the held-out split.
-        progress: Show tqdm bars.
-
-    Returns:
-        The report: data counts, config, training history, held-out ``exact@1``, ``exact@5``
-        and ``cer`` (overall and by kind) and wall times.
-
-    Raises:
-        FileNotFoundError: If the pair file does not exist.
-        ConfigError: On an invalid translator setting.
-        ValueError: On an empty pair file or ``test_fraction`` outside ``[0, 1)``.
-    """
-    config = translator_config(overrides)
-    pairs = read_training_pairs(pairs_path)
-    train, test = split_pairs(pairs, test_fraction, split_seed)
-    started = time.monotonic()
-    translator = train_translator(train, config, progress)
-    train_seconds = time.monotonic() - started
-    out = Path(out_dir)
-    translator.save(out)
-    started = time.monotonic()
-    held_out = evaluate_translator(translator, test) if test else None
-    report = {
-        "xlnel_version": __version__, "pairs": str(pairs_path), "model_dir": str(out),
-        "config": config.model_dump(),
-        "data": {"pairs": len(pairs), "train_pairs": len(train), "test_pairs": len(test),
-                 "transliteration_pairs": sum(p.kind == "transliteration" for p in pairs),
-                 "split": {"by": "source word", "test_fraction": test_fraction,
-                           "seed": split_seed}},
-        "epochs_run": len(translator.history), "history": translator.history,
-        "held_out": held_out, "train_seconds": round(train_seconds, 1),
-        "eval_seconds": round(time.monotonic() - started, 1),
-    }
-    write_json(out / TRAIN_REPORT_FILE, report)
-    logger.info("translator saved to %s; held out: %s", out, held_out)
-    return report
-
-
 def load_concepts(kb_specs: Sequence[str], limit: int | None = None
                   ) -> tuple[list[Concept], list[dict[str, Any]]]:
     """Concepts of several knowledge bases, and per base its spec and concept count.
@@ -237,58 +127,6 @@ def load_concepts(kb_specs: Sequence[str], limit: int | None = None
         sources.append({"spec": spec, "concepts": len(loaded),
                         "names": sum(len(c.names) for c in loaded)})
     return concepts, sources
-
-
-def dictionary_path(out: str | Path) -> Path:
-    """Where a dictionary goes: ``out`` if it ends in ``.tsv``, else ``out/dictionary.tsv``."""
-    out = Path(out)
-    return out if out.suffix.lower() == ".tsv" else out / DICTIONARY_FILE
-
-
-def _build_and_save(concepts: Sequence[Concept], translator: CharTranslator, lang: str,
-                    out_path: Path, n_best: int, max_names_per_concept: int | None,
-                    progress: bool) -> dict[str, Any]:
-    started = time.monotonic()
-    dictionary = build_dictionary(concepts, translator, lang, n_best, max_names_per_concept,
-                                  progress)
-    dictionary.save(out_path)
-    return {"out": str(out_path), "lang": lang, "concepts": len(concepts),
-            "english_names": sum(len(c.names) for c in concepts),
-            "entries": len(dictionary), "distinct_names": len(dictionary.names),
-            "concepts_covered": len(dictionary.concept_ids()), "n_best": n_best,
-            "max_names_per_concept": max_names_per_concept,
-            "seconds": round(time.monotonic() - started, 1)}
-
-
-def build_dictionary_from_kb(kb_specs: Sequence[str], translator_dir: str | Path, lang: str,
-                             out_path: str | Path, n_best: int = 3,
-                             max_names_per_concept: int | None = 5, limit: int | None = None,
-                             progress: bool = False) -> dict[str, Any]:
-    """Translate the names of knowledge bases with a saved translator into a dictionary TSV.
-
-    Args:
-        kb_specs: Knowledge-base specs (see :func:`load_concepts`).
-        translator_dir: Folder written by ``CharTranslator.save``.
-        lang: Language of the dictionary; must be the translator's target language.
-        out_path: TSV file, or a folder to write ``dictionary.tsv`` into (written atomically).
-        n_best: Renderings kept per English name.
-        max_names_per_concept: Most translated names per concept; ``None`` for no limit.
-        limit: Most concepts taken from each knowledge base; ``None`` for all.
-        progress: Show tqdm bars.
-
-    Returns:
-        Report: knowledge bases, concept, name and entry counts, output path and wall time.
-
-    Raises:
-        ArtifactError: If ``translator_dir`` does not hold a saved translator.
-        ConfigError: If the translator translates into another language than ``lang``.
-        FileNotFoundError: When a knowledge-base file does not exist.
-    """
-    concepts, sources = load_concepts(kb_specs, limit)
-    translator = CharTranslator.load(translator_dir)
-    report = _build_and_save(concepts, translator, lang, dictionary_path(out_path), n_best,
-                             max_names_per_concept, progress)
-    return {"kb": sources, "translator": str(translator_dir), **report}
 
 
 def _learn_from_corpus(profile: LanguageProfile, evidence: CorpusEvidence, lexicon: Lexicon,
