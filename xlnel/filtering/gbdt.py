@@ -6,9 +6,9 @@ predictions too, never on scores of documents the model was fitted on.
 
 Option ``provenance`` (off by default; on in the pipelines over a built dictionary) adds the
 source and builder score of each candidate's dictionary entry to the features
-(:data:`~xlnel.filtering.features.PROVENANCE_FEATURES`), so generated names are told from
+(:data:`~xlnel.filtering.entry_features.PROVENANCE_FEATURES`), so generated names are told from
 knowledge-base and annotation names; option ``concepts`` adds what the training documents say
-about the candidate's concept (:data:`~xlnel.filtering.features.CONCEPT_FEATURES`); option
+about the candidate's concept (:data:`~xlnel.filtering.entry_features.CONCEPT_FEATURES`); option
 ``name_prior`` (``all`` or ``best``) says which candidates a name's prior counts (see
 :mod:`xlnel.filtering.features`); option ``lexical`` adds the priors of the span's last word and
 ending and whether the document defines it as an abbreviation
