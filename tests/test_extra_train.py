@@ -10,7 +10,8 @@ import pytest
 from xlnel.config import load_config
 from xlnel.errors import ConfigError
 from xlnel.pipeline import load_training_documents
-from xlnel.training.recipe import config_parts, step_keys
+from xlnel.training.keys import config_parts
+from xlnel.training.recipe import step_keys
 from xlnel.training.steps import check_input_files
 
 

@@ -17,7 +17,7 @@ from xlnel.io import read_documents
 from xlnel.linkers.decide import decide
 from xlnel.runtime import Pipeline
 from xlnel.training import STEPS, TrainingData, step_keys, train
-from xlnel.training.recipe import config_parts, file_fingerprint
+from xlnel.training.keys import config_parts, file_fingerprint
 
 
 def _spy(monkeypatch, calls: list[str], name: str) -> None:

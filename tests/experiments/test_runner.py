@@ -209,7 +209,7 @@ def test_keep_documents():
 
 def test_an_unset_subset_seed_keeps_the_stage_keys(tiny_config):
     from xlnel.config import load_config
-    from xlnel.training.recipe import config_parts
+    from xlnel.training.keys import config_parts
 
     parts = config_parts(load_config(tiny_config, {"data.max_documents": 5}))
     assert "subset_seed" not in parts["data"]["data"]

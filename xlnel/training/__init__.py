@@ -1,8 +1,10 @@
-"""Training: the recipe that turns a config into a pipeline (:mod:`xlnel.training.recipe`)
-and the functions of its steps (:mod:`xlnel.training.steps`)."""
+"""Training: the recipe that turns a config into a pipeline (:mod:`xlnel.training.recipe`),
+the functions of its steps (:mod:`xlnel.training.steps`) and what their cache keys are made of
+(:mod:`xlnel.training.keys`)."""
 
 from __future__ import annotations
 
+from xlnel.training.keys import config_parts, content_hash, file_fingerprint
 from xlnel.training.recipe import (
     STEPS,
     FineTuned,
@@ -11,9 +13,6 @@ from xlnel.training.recipe import (
     StepStore,
     TrainingData,
     TrainingRun,
-    config_parts,
-    content_hash,
-    file_fingerprint,
     step_keys,
     train,
 )

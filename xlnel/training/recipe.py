@@ -19,7 +19,8 @@ Every step reads the training and test documents of
 :func:`~xlnel.training.steps.load_training_documents`, which is where ``data.*`` gets its one
 meaning. :func:`train` (``xlnel train``) runs the steps in this process and saves the
 pipeline; ``xlnel experiment`` runs the same steps through its stage cache
-(:mod:`xlnel.experiments.stages`), keyed by :func:`step_keys`.
+(:mod:`xlnel.experiments.stages`), keyed by :func:`step_keys` (from the config parts and input
+files of :mod:`xlnel.training.keys`).
 
 The filter is always fitted as if ``filter.threshold`` were open (it then chooses one); a fixed
 ``filter.threshold`` is applied to the finished pipeline, so a sweep over the threshold reuses
@@ -28,7 +29,6 @@ one fitted filter.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import time
@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 import xlnel.training.steps as steps
-from xlnel.artifacts import PIPELINE_FORMAT
 from xlnel.candidates.base import CandidateGenerator, generator_class
 from xlnel.config import PipelineConfig
 from xlnel.dictionary.concepts import ConceptTable
@@ -46,20 +45,19 @@ from xlnel.dictionary.dft import DFTResult
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.filtering.base import CandidateFilter, filter_class
 from xlnel.io.candidates import read_candidates, write_candidates
-from xlnel.io.kb import kb_files
 from xlnel.linkers.entity_types import EntityTyper
 from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.ner.base import SpanTagger, tagger_class
 from xlnel.runtime import Pipeline, candidates_of
 from xlnel.threads import ensure_threads
+from xlnel.training.keys import config_parts, content_hash
 from xlnel.types import Candidate, Document
 from xlnel.version import __version__
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["STEPS", "FineTuned", "Step", "StepCandidates", "StepStore", "TrainingData",
-           "TrainingRun", "config_parts", "content_hash", "file_fingerprint", "step_keys",
-           "train"]
+           "TrainingRun", "step_keys", "train"]
 
 
 # --------------------------------------------------------------------------- the stage graph
@@ -213,98 +211,6 @@ STEPS: tuple[Step, ...] = (
 
 
 # --------------------------------------------------------------------------- cache keys
-_DIGESTS: dict[tuple[str, int, int, int], str] = {}
-"""Content hashes of the files already read in this process, by resolved path, inode, size
-and modification time."""
-
-
-def _file_digest(path: Path) -> str:
-    """The blake2b hash of a file's bytes, read once per process while the file is unchanged."""
-    st = path.stat()
-    memo = (str(path.resolve()), st.st_ino, st.st_size, st.st_mtime_ns)
-    if memo not in _DIGESTS:
-        digest = hashlib.blake2b(digest_size=20)
-        with path.open("rb") as f:
-            while block := f.read(1 << 20):
-                digest.update(block)
-        _DIGESTS[memo] = digest.hexdigest()
-    return _DIGESTS[memo]
-
-
-def file_fingerprint(path: str | None) -> dict[str, Any] | None:
-    """Size and content hash of an input file or folder (``None`` if there is none; the path
-    of a missing one).
-
-    The content rather than the modification time, so that the same data written again (a
-    fresh checkout, a corpus copied anew) keeps its stage-cache keys; a folder (BRAT) hashes
-    the relative path and content hash of every file under it.
-    """
-    if path is None:
-        return None
-    p = Path(path)
-    if not p.exists():
-        return {"path": str(p)}
-    if not p.is_dir():
-        return {"size": p.stat().st_size, "blake2b": _file_digest(p)}
-    files = sorted(f for f in p.rglob("*") if f.is_file())
-    digest = hashlib.blake2b(digest_size=20)
-    for f in files:
-        digest.update(f"{f.relative_to(p).as_posix()}\0{_file_digest(f)}\n".encode())
-    return {"size": sum(f.stat().st_size for f in files), "blake2b": digest.hexdigest()}
-
-
-def _kb_fingerprints(spec: str) -> list[dict[str, Any] | None]:
-    """Fingerprints of the files a KB spec reads (``[None]`` for the bundled HPO)."""
-    return [file_fingerprint(str(path)) for path in kb_files(spec)] or [None]
-
-
-def config_parts(config: PipelineConfig) -> dict[str, Any]:
-    """The parts of a config that steps name in :attr:`Step.config`, as JSON values.
-
-    ``data`` and ``kb`` include the size and content hash of the files they name (``data``
-    leaves out ``extra_train`` when it names none and ``subset_seed`` when it draws nothing);
-    ``dft`` drops the seed when no split or fold depends on it (R 1, or R 0 without
-    cross-fitting) and ``crossfit`` when it is off (so configs without it keep their keys);
-    ``candidates`` drops ``compound_words`` when it is off, for the same reason;
-    ``filter`` leaves out the threshold (see the module docstring).
-    """
-    c = config.model_dump(mode="json")
-    dft = dict(c["dft"])
-    if config.dft.R == 1.0 or (config.dft.R == 0.0 and not config.dft.crossfit):
-        dft["seed"] = 0
-    if not config.dft.crossfit:
-        del dft["crossfit"]
-    data = dict(c["data"])
-    if not config.data.extra_train:  # configs without extra documents keep their keys
-        del data["extra_train"]
-    if config.data.subset_seed is None or config.data.max_documents is None:
-        del data["subset_seed"]  # configs without a drawn subset keep theirs too
-    candidates = dict(c["candidates"])
-    if not config.candidates.compound_words:  # nor do configs counting every word part
-        del candidates["compound_words"]
-    return {
-        "lang": c["lang"],
-        "data": {"lang": c["lang"], "data": data,
-                 "files": [file_fingerprint(config.data.train),
-                           file_fingerprint(config.data.test),
-                           *map(file_fingerprint, config.data.extra_train)]},
-        "kb": {"dictionary": c["dictionary"],
-               "files": [f for s in config.dictionary.kb for f in _kb_fingerprints(s)]
-               + [file_fingerprint(p) for p in config.dictionary.extra]},
-        "dft": dft,
-        "ner": c["ner"],
-        "candidates": candidates,
-        "filter": {k: v for k, v in c["filter"].items() if k != "threshold"},
-    }
-
-
-def content_hash(*parts: Any) -> str:
-    """A short hash of JSON values, the xlnel version and the pipeline format."""
-    # The pipeline format too: a stage written in another layout is not reused.
-    text = json.dumps([__version__, PIPELINE_FORMAT, *parts], sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
-
-
 def step_keys(config: PipelineConfig, steps: Iterable[Step] = STEPS) -> dict[str, str]:
     """The key of each step's output for ``config``: a hash of the step's name, the keys of
     the steps it needs and its config parts (``""`` for a step the config does not have)."""
