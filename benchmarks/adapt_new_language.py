@@ -342,7 +342,7 @@ def main() -> None:
     if other is not None:
         paired_with(other, payload, str(args.paired_with))
         write_result(args.result, payload)
-    from benchmarks.tables import adapt_table
+    from benchmarks._tables_dictionary import adapt_table
 
     print(adapt_table(f"{args.result}.json"))
 

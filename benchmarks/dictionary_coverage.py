@@ -101,7 +101,7 @@ def main() -> None:
                     for c in communities},
     }
     write_result(args.result, payload)
-    from benchmarks.tables import dictionary_coverage
+    from benchmarks._tables_dictionary import dictionary_coverage
 
     print(dictionary_coverage(f"{args.result}.json"))
 

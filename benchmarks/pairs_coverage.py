@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     write_result("pairs_coverage", {"languages": results,
                                     "seconds": round(time.perf_counter() - t0, 1)},
                  {"langs": args.langs, "function_words": sorted(FUNCTION_WORDS)})
-    from benchmarks.tables import pairs_coverage
+    from benchmarks._tables_dictionary import pairs_coverage
 
     print(pairs_coverage())
 

@@ -9,6 +9,7 @@ from types import ModuleType
 
 import pytest
 
+from benchmarks import _tables_base
 from benchmarks import tables as tables_module
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,18 +49,18 @@ def test_check_fails_on_a_stale_table(tables: ModuleType, tmp_path: Path,
     assert "| corpus | R = 0 |" in (tmp_path / "README.md").read_text(encoding="utf-8")
 
 
-def test_formatting_helpers(tables: ModuleType) -> None:
-    assert tables.pct(0.96154) == "96.2"
-    assert tables.num(11777.7) == "11,778"
-    assert tables.mib(524.0) == "524 MiB" and tables.mib(2048.0) == "2.0 GiB"
-    assert tables.mean_std({"mean": 0.7719, "std": 0.0091}) == "0.772 ± 0.009"
+def test_formatting_helpers() -> None:
+    assert _tables_base.pct(0.96154) == "96.2"
+    assert _tables_base.num(11777.7) == "11,778"
+    assert _tables_base.mib(524.0) == "524 MiB" and _tables_base.mib(2048.0) == "2.0 GiB"
+    assert _tables_base.mean_std({"mean": 0.7719, "std": 0.0091}) == "0.772 ± 0.009"
 
 
 def test_missing_results_file_is_named(tables: ModuleType, tmp_path: Path,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tables, "RESULTS", tmp_path)
+    monkeypatch.setattr(_tables_base, "RESULTS", tmp_path)
     with pytest.raises(FileNotFoundError, match="accuracy.json"):
-        tables.end_to_end()
+        tables.TABLES["end_to_end"]()
 
 
 def test_config_reference_lists_every_key(tables: ModuleType) -> None:
@@ -67,7 +68,7 @@ def test_config_reference_lists_every_key(tables: ModuleType) -> None:
 
     from xlnel.config import PipelineConfig
 
-    text = tables.config_reference()
+    text = tables.TABLES["config_reference"]()
     for section, field in PipelineConfig.model_fields.items():
         default = field.get_default(call_default_factory=True)
         keys = [f"{section}.{k}" for k in type(default).model_fields] \
