@@ -8,10 +8,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
 RESULTS = ROOT / "benchmarks" / "results"
-
 
 Row = Sequence[str]
 

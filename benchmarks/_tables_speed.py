@@ -1,5 +1,6 @@
-"""Speed and memory tables: the matcher, linking throughput, the filters, the dense index, the
-service (rendered by ``benchmarks/tables.py``)."""
+"""Stage and system tables: the matcher's recall, speed and memory (also against peers), the
+held-out split end to end and the alternative linkers, linking throughput, the filters' speed,
+the dense index and the service (rendered by ``benchmarks/tables.py``)."""
 
 from __future__ import annotations
 
