@@ -24,7 +24,7 @@ from benchmarks import (
     _tables_accuracy,
     _tables_base,
     _tables_dictionary,
-    _tables_speed,
+    _tables_stages,
     _tables_variants,
 )
 from benchmarks._tables_base import ROOT
@@ -50,7 +50,7 @@ def options_reference() -> str:
 
 #: The tables by marker name; each module holds one family of them.
 TABLES: dict[str, Callable[[], str]] = {
-    f.__name__: f for module in (_tables_speed, _tables_dictionary, _tables_accuracy,
+    f.__name__: f for module in (_tables_stages, _tables_dictionary, _tables_accuracy,
                                  _tables_variants)
     for f in module.TABLES} | {f.__name__: f for f in (config_reference, options_reference)}
 
