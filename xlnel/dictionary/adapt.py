@@ -225,28 +225,9 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         OutputError: When ``out_dir`` is a file, an input, holds one, or holds files of
             something else (checked before any work).
     """
-    from xlnel.outputs import check_output_folder
-
     started = time.monotonic()
-    pairs = Path(pairs_path)
-    if not pairs.is_file():
-        raise FileNotFoundError(f"pair file not found: {pairs}")
-    kb_paths = [p for spec in kb_specs for p in (spec, spec.partition(":")[2]) if p]
-    inputs = [pairs, *(Path(p) for p in kb_paths if Path(p).exists()), *map(Path, corpus)]
-    if language_file is not None:
-        inputs.append(Path(language_file))
-    out = check_output_folder(out_dir, inputs, (TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE,
-                                                     ATTESTED_FILE, STOPWORDS_FILE,
-                                                     PIPELINE_FILE, LINKING_FILE),
-                              marker=REPORT_FILE)
-    if everyday_top < 0:
-        raise ConfigError(f"everyday_top must be at least 0, got {everyday_top}")
-    if generic_grammar and language_file is not None:
-        raise ConfigError(f"give a language file ({language_file}) or the generic grammar, "
-                          "not both")
-    if segment_order is not None and segment_order not in SEGMENT_ORDERS:
-        raise ConfigError(f"segment_order {segment_order!r} is not one of "
-                          f"{', '.join(SEGMENT_ORDERS)}")
+    out = _check_adapt_inputs(pairs_path, kb_specs, out_dir, corpus, language_file,
+                              generic_grammar, segment_order, everyday_top)
     settings = settings if settings is not None else BuildSettings()
     if settings.encoder is not None and embed is None:
         raise ConfigError(f"settings.encoder is {settings.encoder!r} but no embedder was given "
@@ -283,22 +264,9 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         details["induced_entries"] = len(induced)
         details["induced_new"] = dictionary.extend(induced)
         times["induce"] = time.monotonic() - mark
-    dictionary.save(out / DICTIONARY_FILE)
-    if corpus:
-        Dictionary(e for e in dictionary if e.source == "corpus").save(out / ATTESTED_FILE)
     stopwords = kb_stopwords(lexicon, profile, concepts, words)
-    write_stopwords(out / STOPWORDS_FILE, stopwords, lang, pairs_path)
-    linking = out / DICTIONARY_FILE
-    left_out = 0
-    if everyday_top:
-        kept = linking_entries(dictionary, lexicon_pairs(lexicon), lang, profile.prefixes,
-                               everyday_top)
-        left_out = len(dictionary) - len(kept)
-        linking = out / LINKING_FILE
-        Dictionary(kept).save(linking)
-    elif (out / LINKING_FILE).exists():  # an earlier build's, which pipeline.yaml no longer names
-        (out / LINKING_FILE).unlink()
-    write_pipeline_config(out / PIPELINE_FILE, lang, linking, out / STOPWORDS_FILE)
+    linking, left_out = _write_outputs(out, lang, pairs_path, dictionary, lexicon, profile,
+                                       stopwords, bool(corpus), everyday_top)
     times["total"] = time.monotonic() - started
     report = {
         "lang": lang, "xlnel_version": __version__, "pairs": str(pairs_path),
@@ -322,6 +290,62 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     write_json(out / REPORT_FILE, report)
     logger.info("adapted to %s in %.0f s: %s", lang, times["total"], report["dictionary"])
     return report
+
+
+def _check_adapt_inputs(pairs_path: str | Path, kb_specs: Sequence[str], out_dir: str | Path,
+                        corpus: Sequence[str | Path], language_file: str | Path | None,
+                        generic_grammar: bool, segment_order: str | None,
+                        everyday_top: int) -> Path:
+    """:func:`adapt`'s checks before any work; returns the output folder.
+
+    Raises:
+        FileNotFoundError, ConfigError, OutputError: As :func:`adapt` documents.
+    """
+    from xlnel.outputs import check_output_folder
+
+    pairs = Path(pairs_path)
+    if not pairs.is_file():
+        raise FileNotFoundError(f"pair file not found: {pairs}")
+    kb_paths = [p for spec in kb_specs for p in (spec, spec.partition(":")[2]) if p]
+    inputs = [pairs, *(Path(p) for p in kb_paths if Path(p).exists()), *map(Path, corpus)]
+    if language_file is not None:
+        inputs.append(Path(language_file))
+    out = check_output_folder(out_dir, inputs, (TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE,
+                                                     ATTESTED_FILE, STOPWORDS_FILE,
+                                                     PIPELINE_FILE, LINKING_FILE),
+                              marker=REPORT_FILE)
+    if everyday_top < 0:
+        raise ConfigError(f"everyday_top must be at least 0, got {everyday_top}")
+    if generic_grammar and language_file is not None:
+        raise ConfigError(f"give a language file ({language_file}) or the generic grammar, "
+                          "not both")
+    if segment_order is not None and segment_order not in SEGMENT_ORDERS:
+        raise ConfigError(f"segment_order {segment_order!r} is not one of "
+                          f"{', '.join(SEGMENT_ORDERS)}")
+    return out
+
+
+def _write_outputs(out: Path, lang: str, pairs_path: str | Path, dictionary: Dictionary,
+                   lexicon: Lexicon, profile: LanguageProfile, stopwords: Sequence[str],
+                   attested: bool, everyday_top: int) -> tuple[Path, int]:
+    """Write :func:`adapt`'s files but the report; returns the dictionary ``pipeline.yaml``
+    links with and how many entries it leaves out."""
+    dictionary.save(out / DICTIONARY_FILE)
+    if attested:
+        Dictionary(e for e in dictionary if e.source == "corpus").save(out / ATTESTED_FILE)
+    write_stopwords(out / STOPWORDS_FILE, stopwords, lang, pairs_path)
+    linking = out / DICTIONARY_FILE
+    left_out = 0
+    if everyday_top:
+        kept = linking_entries(dictionary, lexicon_pairs(lexicon), lang, profile.prefixes,
+                               everyday_top)
+        left_out = len(dictionary) - len(kept)
+        linking = out / LINKING_FILE
+        Dictionary(kept).save(linking)
+    elif (out / LINKING_FILE).exists():  # an earlier build's, which pipeline.yaml no longer names
+        (out / LINKING_FILE).unlink()
+    write_pipeline_config(out / PIPELINE_FILE, lang, linking, out / STOPWORDS_FILE)
+    return linking, left_out
 
 
 def lexicon_pairs(lexicon: Lexicon) -> list[tuple[str, str]]:
