@@ -241,7 +241,7 @@ class CrossEncoderFilter(CandidateFilter):
         train_docs = [documents[i] for i in train_idx]
         train_cands = [candidates[i] for i in train_idx]
         dev = DevPart([documents[i] for i in dev_idx], [candidates[i] for i in dev_idx],
-                    None if pre is None else [pre[i] for i in dev_idx])
+                      None if pre is None else [pre[i] for i in dev_idx])
         pos, neg = self._training_pairs(
             train_docs, train_cands, None if allowed is None else [allowed[i] for i in train_idx])
         self.build_model()
