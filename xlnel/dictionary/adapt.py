@@ -1,10 +1,10 @@
 """Adapt xlnel to a new language: what ``xlnel adapt`` runs.
 
-* :func:`adapt` renders knowledge bases into a new language from word pairs used as a lexicon,
-  the language's grammar file and fallbacks for missing words (see :mod:`xlnel.dictionary.render`),
-  writing ``dictionary.tsv``, ``stopwords.txt``, ``pipeline.yaml`` (a pipeline config that links
-  with them before any annotation) and ``report.json`` (and ``translator/`` when a
-  transliteration model is trained).
+:func:`adapt` renders knowledge bases into a new language from word pairs used as a lexicon, the
+language's grammar file and fallbacks for missing words (see :mod:`xlnel.dictionary.render`),
+writing ``dictionary.tsv``, ``stopwords.txt``, ``pipeline.yaml`` (a pipeline config that links
+with them before any annotation) and ``report.json`` (and ``translator/`` when a transliteration
+model is trained).
 
 The other route, a character translator trained on the pairs that translates whole names
 (``xlnel dictionary train-translator`` and ``build``), is :mod:`xlnel.dictionary.translate_kb`.
