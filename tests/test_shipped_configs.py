@@ -83,6 +83,8 @@ def _quick(cfg: PipelineConfig, extra: Path) -> dict[str, Any]:
         quick["data.extra_train"] = []
     if cfg.filter.name == "xlnel.cross_encoder.v1":
         quick["filter.options.epochs"] = 1
+        if cfg.filter.options.get("train_layers") is None:  # the top layer: half the CPU time
+            quick["filter.options.train_layers"] = 1
     if cfg.ner.name is not None:  # enough for the tagger to find spans the filter learns from
         quick.update({"data.max_documents": 40, "ner.options.epochs": 3,
                       "ner.options.head_lr": 1e-2})
