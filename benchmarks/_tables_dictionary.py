@@ -53,6 +53,16 @@ def adapt_table(name: str) -> str:
                              f"{label} + {h['encoder']} (hybrid, weight "
                              f"{h['encoder_weight']:g})", "", "",
                              _with_ci(h, "accuracy@1"), _with_ci(h, f"accuracy@{k}"), "", ""])
+            forms = r.get("forms", {})
+            # the same dictionary, names and labels compared without stop words and accents
+            for f in [forms, forms.get("hybrid", {})] if forms else []:
+                if not f:
+                    continue
+                hybrid = f" + {f['encoder']} (hybrid)" if "encoder" in f else ""
+                rows.append([lang, num(data["gold"][lang]["rows_evaluated"]),
+                             f"{label}{hybrid}, lookup form (stop words dropped, accents "
+                             "folded)", "", "",
+                             _with_ci(f, "accuracy@1"), _with_ci(f, f"accuracy@{k}"), "", ""])
     header = ["language", "gold rows", "dictionary", "concept exact", "concept fuzzy", "acc@1",
               f"acc@{k}", "build s", "build peak memory"]
     if not any(row[-1] for row in rows):  # no build in this file

@@ -13,7 +13,10 @@ For each language L (``--langs``, default ``fr de it ja``; any language with
    cosine (the headline, ``"ranking": "cosine"``); under ``weighted``, by that cosine
    times the entry's builder score to the power ``--weight``; under ``hybrid``, by that cosine
    plus ``--encoder-weight`` times the concept's best encoder cosine among the English names
-   (:class:`xlnel.analysis.lookup.DictionaryLookup`, the encoder of step 3);
+   (:class:`xlnel.analysis.lookup.DictionaryLookup`, the encoder of step 3); and under
+   ``forms``, both rankings again with names and labels compared in the lookup's looser form
+   (:class:`xlnel.analysis.lookup.LookupForm`: the build's ``stopwords.txt`` dropped, Latin
+   accents folded; chosen on development rows by ``lookup_forms.py``);
 3. the same scorer on two baselines: a dictionary of the untranslated English names, and the
    offline multilingual encoder (multilingual-e5-small, ``query: `` prefix as the project's
    dense linker): each label's nearest English names by cosine, their concepts ranked; the
@@ -56,6 +59,7 @@ from xlnel.analysis.coverage import (
     WEIGHT,
     DictionaryLookup,
     GoldItem,
+    LookupForm,
     gold_items,
     item_hits,
     read_gold_tsv,
@@ -63,6 +67,7 @@ from xlnel.analysis.coverage import (
 )
 from xlnel.analysis.encoder_lookup import DenseScores, encoder_scores
 from xlnel.analysis.gold import resolve_gold
+from xlnel.analysis.lookup import read_form
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.evaluation.bootstrap import bootstrap_shares, paired_bootstrap_shares
 from xlnel.io import load_kb
@@ -203,11 +208,13 @@ def paired_with(other: dict[str, Any], payload: dict[str, Any], name: str) -> No
 
 def score_dictionary(lang: str, gold: list[GoldItem], dictionary: Dictionary,
                      weight: float | None = None, dense: DenseScores | None = None,
-                     encoder_weight: float = ENCODER_WEIGHT) -> dict[str, Any]:
+                     encoder_weight: float = ENCODER_WEIGHT,
+                     form: LookupForm | None = None) -> dict[str, Any]:
     """Coverage and lookup accuracy (with intervals) of a dictionary on one language's rows,
     concepts ranked by cosine; with a ``weight``, also the accuracy of the weighted ranking
     (cosine times the entry's builder score to that power) under ``weighted``; with ``dense``
-    encoder cosines, the hybrid ranking's under ``hybrid``."""
+    encoder cosines, the hybrid ranking's under ``hybrid``; with a ``form``, the cosine and
+    hybrid rankings again in that form under ``forms``."""
     t0 = time.perf_counter()
     lookup = DictionaryLookup(dictionary, lang, dense=dense, encoder_weight=encoder_weight)
     scores = score_items(lookup, gold, k=K)
@@ -229,7 +236,27 @@ def score_dictionary(lang: str, gold: list[GoldItem], dictionary: Dictionary,
                                          for key in keys], items, K)
         out["hybrid"] = {"ranking": "hybrid", "encoder": E5, "encoder_weight": encoder_weight,
                          **with_intervals(hybrid, time.perf_counter() - t0)}
+    if form is not None:
+        t0 = time.perf_counter()
+        loose = DictionaryLookup(dictionary, lang, dense=dense, encoder_weight=encoder_weight,
+                                 form=form)
+        out["forms"] = {**form.to_dict(), **ranking_accuracy(loose, items, "cosine", t0)}
+        if dense is not None:
+            t0 = time.perf_counter()
+            out["forms"]["hybrid"] = {"encoder": E5, "encoder_weight": encoder_weight,
+                                      **ranking_accuracy(loose, items, "hybrid", t0)}
     return out
+
+
+def ranking_accuracy(lookup: DictionaryLookup, items: list[tuple[str, tuple[str, ...]]], rank: str,
+              t0: float) -> dict[str, Any]:
+    """One ranking's accuracy with intervals (timed from ``t0``)."""
+    lookup.search([key for key, _ in items])  # one batch, not one search a text
+    if rank == "hybrid":
+        lookup.dense_search([key for key, _ in items])
+    hits = item_hits(lambda keys: [lookup.ranked_concepts(key, K, rank=rank) for key in keys],
+                     items, K)
+    return {"ranking": rank, **with_intervals(hits, time.perf_counter() - t0)}
 
 
 def encoder_side(concepts: list[Concept], lang: str, scorers: dict[bool, Any]) -> DenseScores:
@@ -274,6 +301,9 @@ def main() -> None:
                              "beside the cosine one.")
     parser.add_argument("--no-e5", action="store_true",
                         help="Skip the encoder baseline and the hybrid ranking.")
+    parser.add_argument("--no-forms", action="store_true",
+                        help="Skip the lookup in the looser form (build's stop words dropped, "
+                             "Latin accents folded).")
     parser.add_argument("--no-adapt", action="store_true",
                         help="Score the baselines only (no dictionary is built).")
     parser.add_argument("--keep-retired-ids", action="store_true",
@@ -308,6 +338,8 @@ def main() -> None:
                 "seed": args.seed, "kb_concepts": args.kb_concepts, "jobs": args.jobs,
                 "ranking": "cosine", "weighted_ranking_weight": args.weight,
                 "hybrid_encoder_weight": None if args.no_e5 else args.encoder_weight,
+                "forms": None if args.no_forms else {"stopwords": "the build's stopwords.txt",
+                                                     "fold_accents": True},
                 "adapt_args": args.adapt_args, "threshold": 0.8, "k": K,
                 "bootstrap": {"resamples": 1000, "seed": 0, "confidence": 0.95}}
     payload: dict[str, Any] = {
@@ -335,8 +367,10 @@ def main() -> None:
             build = future.result()
             built = Dictionary.load(target_dir(lang, args) / "dictionary.tsv")
             dense = None if args.no_e5 else encoder_side(concepts, lang, scorers)
+            form = None if args.no_forms else read_form(
+                lang, target_dir(lang, args) / "stopwords.txt", fold_accents=True)
             results[lang]["adapted"] = {**score_dictionary(lang, gold[lang], built, args.weight,
-                                                           dense, args.encoder_weight),
+                                                           dense, args.encoder_weight, form),
                                         "build": build}
             write_result(args.result, payload)
     if other is not None:

@@ -38,7 +38,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["NormalizedText", "hebrew_rules", "normalize", "normalize_string"]
+__all__ = ["NormalizedText", "fold_latin_marks", "hebrew_rules", "normalize", "normalize_string"]
 
 _HEBREW_LANGS = frozenset({"he", "iw"})
 _FINAL_LETTERS = {"ך": "כ", "ם": "מ", "ן": "נ", "ף": "פ", "ץ": "צ"}
@@ -247,3 +247,30 @@ def normalize_string(text: str, lang: str = "en") -> str:
         # quotes not between two Hebrew letters are delimiters
         folded = folded.translate(_HEBREW_QUOTE_TO_SPACE)
     return " ".join(folded.split())
+
+
+@lru_cache(maxsize=4096)
+def _is_latin(ch: str) -> bool:
+    return unicodedata.name(ch, "").startswith("LATIN ")
+
+
+def fold_latin_marks(text: str) -> str:
+    """Drop the combining marks of Latin letters (``é`` -> ``e``, ``ü`` -> ``u``), keeping
+    those of other scripts (Japanese voicing marks, Devanagari vowel signs, Hebrew niqqud).
+
+    Not part of :func:`normalize`: accents tell words apart in many languages, and offsets
+    would move. A lookup may fold both sides when the accents of its names are unreliable
+    (see :class:`xlnel.analysis.lookup.LookupForm`).
+    """
+    if text.isascii():
+        return text
+    kept: list[str] = []
+    latin = False
+    for ch in unicodedata.normalize("NFD", text):
+        if unicodedata.combining(ch):
+            if latin:
+                continue
+        else:
+            latin = _is_latin(ch)
+        kept.append(ch)
+    return unicodedata.normalize("NFC", "".join(kept))

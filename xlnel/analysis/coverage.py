@@ -47,7 +47,9 @@ from xlnel.analysis.lookup import (
     RANKINGS,
     WEIGHT,
     DictionaryLookup,
+    LookupForm,
     check_encoder,
+    read_form,
 )
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.io.kb_history import kb_id_history
@@ -200,7 +202,7 @@ def score_items(lookup: DictionaryLookup, items: Iterable[GoldItem],
     if lookup.rank == "hybrid":
         lookup.dense_search([key for key, _ in labelled])  # one batch, not one call a text
     fuzzy_at = threshold - 1e-6  # float32 cosines of equal strings may fall short of 1
-    counts = {"exact": sum(t in lookup.index for t in texts),
+    counts = {"exact": sum(lookup.form(t) in lookup.index for t in texts),
               "fuzzy": sum(bool(found[t]) and found[t][0].score >= fuzzy_at for t in texts)}
     at = ranking_hits(lambda keys: [lookup.ranked_concepts(key, k) for key in keys],
                       labelled, k)
@@ -208,7 +210,7 @@ def score_items(lookup: DictionaryLookup, items: Iterable[GoldItem],
         gold = set(ids)
         counts["in_dictionary"] = counts.get("in_dictionary", 0) + bool(gold & lookup.concept_ids)
         counts["concept_exact"] = counts.get("concept_exact", 0) + any(
-            (key, cid) in lookup.pairs for cid in ids)
+            (lookup.form(key), cid) in lookup.pairs for cid in ids)
         over = lookup.names_over(key, threshold) if found[key] else []
         counts["concept_fuzzy"] = counts.get("concept_fuzzy", 0) + any(
             gold.intersection(lookup.concepts[m.name_index]) for m in over)
@@ -231,16 +233,18 @@ def coverage_of(dictionary: Dictionary, gold: Sequence[tuple[str, Sequence[GoldI
                 lang: str, threshold: float = DEFAULT_THRESHOLD, k: int = DEFAULT_K,
                 source: str = "", min_score: float = MIN_SCORE, rank: str = "cosine",
                 weight: float = WEIGHT, dense: DenseScores | None = None,
-                encoder_weight: float = ENCODER_WEIGHT) -> CoverageReport:
+                encoder_weight: float = ENCODER_WEIGHT,
+                form: LookupForm | None = None) -> CoverageReport:
     """Coverage of named gold item lists by an in-memory dictionary (``rank``, ``weight``,
-    ``dense`` and ``encoder_weight``: see :class:`DictionaryLookup`).
+    ``dense``, ``encoder_weight`` and ``form``: see :class:`DictionaryLookup`; exact
+    coverage then compares the forms).
 
     Raises:
         ValueError: If ``gold`` is empty, a list has no text, or a setting is out of range.
     """
     _check_gold(gold, lang)
     lookup = DictionaryLookup(dictionary, lang, min_score, rank=rank, weight=weight,
-                              dense=dense, encoder_weight=encoder_weight)
+                              dense=dense, encoder_weight=encoder_weight, form=form)
     files = tuple((name, score_items(lookup, items, threshold, k)) for name, items in gold)
     total = (files[0][1] if len(files) == 1 else
              score_items(lookup, [i for _, items in gold for i in items], threshold, k))
@@ -249,14 +253,17 @@ def coverage_of(dictionary: Dictionary, gold: Sequence[tuple[str, Sequence[GoldI
                                          "link_names": lookup.config.top_m, "rank": rank,
                                          **({"weight": weight} if rank == "weighted" else {}),
                                          **({"encoder_weight": encoder_weight}
-                                            if rank == "hybrid" else {})})
+                                            if rank == "hybrid" else {}),
+                                         **({} if lookup.form.plain
+                                            else {"form": lookup.form.to_dict()})})
 
 
 def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | None = None,
              threshold: float = DEFAULT_THRESHOLD, k: int = DEFAULT_K, rank: str = "cosine",
              weight: float = WEIGHT, kb: str | Path | None = None,
-             encoder: str | None = None,
-             encoder_weight: float = ENCODER_WEIGHT) -> CoverageReport:
+             encoder: str | None = None, encoder_weight: float = ENCODER_WEIGHT,
+             stopwords: str | Path | None = None,
+             fold_accents: bool = False) -> CoverageReport:
     """Coverage of gold files (corpora or translation TSVs) by a dictionary.
 
     Args:
@@ -274,6 +281,9 @@ def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | Non
         encoder: Multilingual encoder of the ``hybrid`` ranking (a Hugging Face id, a local
             folder or a name of ``xlnel models``); needed by it, refused by the others.
         encoder_weight: Weight of the encoder cosine in the ``hybrid`` ranking.
+        stopwords: Stop-word file whose words names and texts are compared without (e.g. the
+            ``stopwords.txt`` of an ``xlnel adapt`` folder; see :class:`LookupForm`).
+        fold_accents: Compare names and texts with the accents of Latin letters folded.
 
     Returns:
         Per-file and total scores.
@@ -297,11 +307,15 @@ def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | Non
         lang = infer_lang(dictionary, (i.text for _, its in items for i in its))
         logger.info("normalising as %r", lang)
     _check_gold(items, lang)
+    form = read_form(lang, stopwords, fold_accents)
     loaded = load_dictionary(dictionary)
     dense = None if encoder is None else encoder_scores(loaded, lang, encoder)
     report = coverage_of(loaded, items, lang, threshold, k, str(dictionary), rank=rank,
-                         weight=weight, dense=dense, encoder_weight=encoder_weight)
+                         weight=weight, dense=dense, encoder_weight=encoder_weight,
+                         form=form)
     extra: dict[str, Any] = {} if encoder is None else {"encoder": encoder}
+    if stopwords is not None:
+        extra["stopwords"] = str(stopwords)
     if kb is not None:
         extra.update(kb=str(kb), ids_resolved=resolved)
     return replace(report, settings={**report.settings, **extra}) if extra else report

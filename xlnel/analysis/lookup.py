@@ -11,6 +11,11 @@ lowest score for that text. The encoder finds concepts by meaning where the rend
 miss them; its cosines spread over a much narrower range than TF-IDF's, hence a weight well
 above 1.
 
+A :class:`LookupForm` can put names and texts into a looser form before they are compared
+(both sides alike): the accents of Latin letters folded, and stop words dropped. It suits
+built dictionaries, whose renderings get accents and function words less right than
+content words; the default compares the normalised strings as they are.
+
 Only the ``link_names`` (100) nearest names with a cosine of at least ``min_score`` (0.1) are
 ranked; a text with no such name is linked to nothing. The first 10 concepts are exact unless
 100 names hold fewer than 10 concepts; the floor spares scoring every name that shares one
@@ -21,16 +26,20 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from xlnel.analysis.encoder_lookup import DenseScores
 from xlnel.candidates.tfidf import Match, MatcherConfig, TfidfMatcher
 from xlnel.dictionary.dictionary import Dictionary
-from xlnel.normalization import normalize_string
+from xlnel.normalization import fold_latin_marks, normalize_string
+from xlnel.stopwords import read_stopword_file
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["ENCODER_WEIGHT", "LINK_NAMES", "MIN_SCORE", "RANKINGS", "WEIGHT", "DictionaryLookup",
-           "check_encoder"]
+           "LookupForm", "check_encoder", "read_form"]
 
 MIN_SCORE = 0.1
 LINK_NAMES = 100
@@ -42,6 +51,49 @@ WEIGHT = 0.1
 #: French and Japanese official HPO labels, outside the rows the benchmark scores; see
 #: docs/dictionary.md).
 ENCODER_WEIGHT = 8.0
+
+
+@dataclass(frozen=True)
+class LookupForm:
+    """The form in which a lookup compares normalised names and texts.
+
+    Args:
+        stopwords: Normalised words dropped from both (a string made of stop words only is
+            kept whole), e.g. the ``stopwords.txt`` that ``xlnel adapt`` writes.
+        fold_accents: Drop the combining marks of Latin letters
+            (:func:`~xlnel.normalization.fold_latin_marks`).
+    """
+
+    stopwords: frozenset[str] = field(default_factory=frozenset)
+    fold_accents: bool = False
+
+    def __call__(self, key: str) -> str:
+        """The form of a normalised string."""
+        if self.stopwords:
+            words = [w for w in key.split() if w not in self.stopwords]
+            if words:
+                key = " ".join(words)
+        return fold_latin_marks(key) if self.fold_accents else key
+
+    @property
+    def plain(self) -> bool:
+        """Whether strings are compared as they are."""
+        return not self.stopwords and not self.fold_accents
+
+    def to_dict(self) -> dict[str, Any]:
+        """Settings for a report: the number of stop words and whether accents fold."""
+        return {"stopwords": len(self.stopwords), "fold_accents": self.fold_accents}
+
+
+def read_form(lang: str, stopwords: str | Path | None = None,
+              fold_accents: bool = False) -> LookupForm:
+    """A :class:`LookupForm` with the words of a stop-word file (normalised as ``lang``).
+
+    Raises:
+        FileNotFoundError: If ``stopwords`` does not exist.
+    """
+    words = frozenset() if stopwords is None else read_stopword_file(stopwords, lang)
+    return LookupForm(words, fold_accents)
 
 
 def check_encoder(rank: str, encoder: str | None) -> None:
@@ -68,6 +120,9 @@ class DictionaryLookup:
         dense: Encoder cosines of the concepts near texts (:func:`~xlnel.analysis.
             encoder_lookup.encoder_scores`), needed by the ``hybrid`` ranking.
         encoder_weight: Weight of the encoder cosine in the ``hybrid`` ranking.
+        form: The form in which names and texts are compared by TF-IDF (the encoder sees the
+            normalised texts); ``None``: as they are. :attr:`index` and :attr:`pairs` hold
+            names in that form: look a text up there through :meth:`form`.
 
     Raises:
         ValueError: If the dictionary has no name left after normalisation, ``rank`` is
@@ -78,7 +133,8 @@ class DictionaryLookup:
     def __init__(self, dictionary: Dictionary, lang: str, min_score: float = MIN_SCORE,
                  link_names: int = LINK_NAMES, rank: str = "cosine",
                  weight: float = WEIGHT, dense: DenseScores | None = None,
-                 encoder_weight: float = ENCODER_WEIGHT) -> None:
+                 encoder_weight: float = ENCODER_WEIGHT,
+                 form: LookupForm | None = None) -> None:
         if rank not in RANKINGS:
             raise ValueError(f"rank must be one of {', '.join(RANKINGS)}, got {rank!r}")
         if weight < 0:
@@ -92,6 +148,7 @@ class DictionaryLookup:
         self.weight = weight
         self.dense = dense
         self.encoder_weight = encoder_weight
+        self.form = LookupForm() if form is None else form
         self._dense_found: dict[str, dict[str, float]] = {}
         index: dict[str, int] = {}
         self.concepts: list[list[str]] = []
@@ -99,7 +156,7 @@ class DictionaryLookup:
         #: (name index, concept) -> the highest builder score of its entries (scored ones only)
         self.entry_scores: dict[tuple[int, str], float] = {}
         for entry in dictionary:
-            key = normalize_string(entry.name, lang)
+            key = self.form(normalize_string(entry.name, lang))
             if not key:
                 continue
             i = index.setdefault(key, len(index))
@@ -126,7 +183,8 @@ class DictionaryLookup:
         todo = list(dict.fromkeys(k for k in keys if k not in self._found))
         if todo:
             logger.info("looking up %d texts among %d names", len(todo), len(self.keys))
-            self._found.update(zip(todo, self.matcher.search(todo), strict=True))
+            forms = todo if self.form.plain else [self.form(k) for k in todo]
+            self._found.update(zip(todo, self.matcher.search(forms), strict=True))
         return [self._found[k] for k in keys]
 
     def dense_search(self, keys: Sequence[str]) -> list[dict[str, float]]:
@@ -151,7 +209,7 @@ class DictionaryLookup:
         self.matcher.config = MatcherConfig(threshold=max(threshold, self.config.threshold),
                                             top_m=len(self.keys))
         try:
-            return self.matcher.search([key])[0]
+            return self.matcher.search([self.form(key)])[0]
         finally:
             self.matcher.config = self.config
 

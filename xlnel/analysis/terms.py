@@ -17,7 +17,13 @@ from typing import Any
 
 from xlnel.analysis.encoder_lookup import encoder_scores
 from xlnel.analysis.gold import infer_lang, load_dictionary
-from xlnel.analysis.lookup import ENCODER_WEIGHT, WEIGHT, DictionaryLookup, check_encoder
+from xlnel.analysis.lookup import (
+    ENCODER_WEIGHT,
+    WEIGHT,
+    DictionaryLookup,
+    check_encoder,
+    read_form,
+)
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.normalization import normalize_string
 
@@ -60,7 +66,8 @@ def display_names(dictionary: Dictionary) -> dict[str, str]:
 def lookup_terms(dictionary: str | Path, texts: Sequence[str], lang: str | None = None,
                  k: int = 5, rank: str = "cosine", weight: float = WEIGHT,
                  encoder: str | None = None,
-                 encoder_weight: float = ENCODER_WEIGHT) -> list[TermLookup]:
+                 encoder_weight: float = ENCODER_WEIGHT, stopwords: str | Path | None = None,
+                 fold_accents: bool = False) -> list[TermLookup]:
     """The first ``k`` concepts of each term, in input order.
 
     Args:
@@ -73,9 +80,12 @@ def lookup_terms(dictionary: str | Path, texts: Sequence[str], lang: str | None 
         encoder: Multilingual encoder of the ``hybrid`` ranking; needed by it, refused by the
             others.
         encoder_weight: Weight of the encoder cosine in the ``hybrid`` ranking.
+        stopwords: Stop-word file whose words names and terms are compared without (see
+            :class:`~xlnel.analysis.lookup.LookupForm`).
+        fold_accents: Compare names and terms with the accents of Latin letters folded.
 
     Raises:
-        FileNotFoundError: If the dictionary does not exist.
+        FileNotFoundError: If the dictionary or the stop-word file does not exist.
         FormatError: On a malformed dictionary.
         ValueError: If ``k`` is below 1, a setting is out of range, or ``encoder`` does not go
             with ``rank``.
@@ -84,10 +94,11 @@ def lookup_terms(dictionary: str | Path, texts: Sequence[str], lang: str | None 
         raise ValueError(f"k must be at least 1, got {k}")
     check_encoder(rank, encoder)
     lang = infer_lang(dictionary, texts) if lang is None else lang
+    form = read_form(lang, stopwords, fold_accents)
     loaded = load_dictionary(dictionary)
     dense = None if encoder is None else encoder_scores(loaded, lang, encoder)
     lookup = DictionaryLookup(loaded, lang, rank=rank, weight=weight, dense=dense,
-                              encoder_weight=encoder_weight)
+                              encoder_weight=encoder_weight, form=form)
     names = display_names(loaded)
     keys = [normalize_string(text, lang) for text in texts]
     distinct = list(dict.fromkeys(key for key in keys if key))

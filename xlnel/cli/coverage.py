@@ -30,6 +30,12 @@ EncoderOpt = Annotated[str | None, typer.Option(
          "multilingual-e5-small).")]
 EncoderWeightOpt = Annotated[float, typer.Option(
     min=0.0, help="Weight of the encoder cosine in --rank hybrid.")]
+StopwordsOpt = Annotated[Path | None, typer.Option(
+    help="Stop-word file (one word a line, e.g. an 'xlnel adapt' folder's stopwords.txt) "
+         "whose words names and texts are compared without.")]
+FoldAccentsOpt = Annotated[bool, typer.Option(
+    "--fold-accents", help="Compare names and texts with the accents of Latin letters "
+                           "folded (é -> e).")]
 
 
 def coverage_cli(
@@ -48,6 +54,8 @@ def coverage_cli(
              "to current ones in the gold.")] = None,
     encoder: EncoderOpt = None,
     encoder_weight: EncoderWeightOpt = 8.0,
+    stopwords: StopwordsOpt = None,
+    fold_accents: FoldAccentsOpt = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Share of GOLD texts found in DICTIONARY exactly and fuzzily, and lookup accuracy."""
@@ -55,7 +63,7 @@ def coverage_cli(
 
     try:
         report = coverage(dictionary, gold, lang, threshold, k, rank, weight, kb, encoder,
-                          encoder_weight)
+                          encoder_weight, stopwords, fold_accents)
     except (XlnelError, FileNotFoundError, ValueError) as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(1) from e

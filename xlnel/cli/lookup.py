@@ -17,8 +17,10 @@ from xlnel.cli.coverage import (
     DictionaryArg,
     EncoderOpt,
     EncoderWeightOpt,
+    FoldAccentsOpt,
     LangOpt,
     RankOpt,
+    StopwordsOpt,
     WeightOpt,
 )
 from xlnel.errors import FormatError, XlnelError
@@ -57,6 +59,8 @@ def lookup_cli(
     weight: WeightOpt = 0.1,
     encoder: EncoderOpt = None,
     encoder_weight: EncoderWeightOpt = 8.0,
+    stopwords: StopwordsOpt = None,
+    fold_accents: FoldAccentsOpt = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list.")] = False,
 ) -> None:
     """Best concepts of TERMS (and of --file's lines): term, rank, concept, score, name."""
@@ -66,7 +70,8 @@ def lookup_cli(
         texts = list(terms or []) + (read_terms(file) if file is not None else [])
         if not texts:
             raise ValueError("give terms as arguments or with --file")
-        found = lookup_terms(dictionary, texts, lang, k, rank, weight, encoder, encoder_weight)
+        found = lookup_terms(dictionary, texts, lang, k, rank, weight, encoder, encoder_weight,
+                             stopwords, fold_accents)
     except (XlnelError, FileNotFoundError, ValueError) as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(1) from e

@@ -1,0 +1,110 @@
+"""The form in which the lookup compares names and texts, chosen on development rows.
+
+A :class:`xlnel.analysis.lookup.LookupForm` can fold the accents of Latin letters and drop stop
+words (those of the build's ``stopwords.txt``) on both sides before TF-IDF compares a text with
+a built dictionary's names. This benchmark scores accuracy@1/@10 of the four forms (as they
+are, accents folded, stop words dropped, both) under the ``cosine`` ranking, and of the plain
+and both forms under the ``hybrid`` ranking, on development rows: for each language
+(``--langs``, default ``fr ja``) the seeded rows outside those ``adapt_new_language.py``
+scores (:func:`benchmarks.hybrid_weight.dev_rows`, same options). Each form is paired with the
+plain one (paired bootstrap of accuracy@1). The dictionaries are those
+``adapt_new_language.py`` built (``--work``, default ``dictionary/built``: ``adapt-L``).
+
+    python -m benchmarks lookup_forms [--langs fr ja]
+
+Writes ``benchmarks/results/lookup_forms.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import time
+from typing import Any
+
+from benchmarks._common import write_result
+from benchmarks.adapt_new_language import DATA, E5, K, ranking_accuracy
+from benchmarks.hybrid_weight import add_dev_row_arguments, dev_rows
+from xlnel.analysis.coverage import DictionaryLookup, gold_items, read_gold_tsv
+from xlnel.analysis.encoder_lookup import encoder_scores
+from xlnel.analysis.gold import resolve_gold
+from xlnel.analysis.lookup import LookupForm, read_form
+from xlnel.dictionary.dictionary import Dictionary
+from xlnel.evaluation.bootstrap import paired_bootstrap_shares
+from xlnel.io import load_kb
+from xlnel.io.kb_history import kb_id_history
+
+logger = logging.getLogger("lookup_forms")
+
+#: Form name -> (drop the build's stop words, fold Latin accents).
+FORMS = {"plain": (False, False), "fold_accents": (False, True), "stopwords": (True, False),
+         "both": (True, True)}
+#: Forms also scored under the hybrid ranking.
+HYBRID_FORMS = ("plain", "both")
+
+
+def paired(plain: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+    """Paired bootstrap of accuracy@1, ``other`` minus ``plain`` (same rows)."""
+    out = paired_bootstrap_shares([int(x) for x in plain["hits@1"]],
+                                  [int(x) for x in other["hits@1"]], seed=0)
+    return {k: [round(x, 4) for x in v] if k == "delta_ci" else
+            round(v, 4) if isinstance(v, float) else v for k, v in out.items()}
+
+
+def score_language(lang: str, args: argparse.Namespace, english: Dictionary) -> dict[str, Any]:
+    """Accuracy of every form on one language's development rows."""
+    rows, resolved = resolve_gold(read_gold_tsv(DATA / f"hpo_translations/{lang}.tsv"),
+                                  kb_id_history("hpo"))
+    dev = dev_rows(rows, args)
+    folder = args.work / f"adapt-{lang}"
+    built = Dictionary.load(folder / "dictionary.tsv")
+    stopwords = read_form(lang, folder / "stopwords.txt").stopwords
+    dense = None if args.no_e5 else encoder_scores(english, lang, E5)
+    items = gold_items(dev, lang)
+    out: dict[str, Any] = {"rows": len(rows), "dev_rows": len(dev), "retired_ids_resolved":
+                           resolved, "dictionary": str(folder), "stopwords": len(stopwords),
+                           "cosine": {}, "hybrid": {}}
+    for name, (drop, fold) in FORMS.items():
+        t0 = time.perf_counter()
+        form = LookupForm(stopwords if drop else frozenset(), fold)
+        lookup = DictionaryLookup(built, lang, dense=dense, form=form)
+        out["cosine"][name] = {**form.to_dict(), "names": len(lookup.keys),
+                               **ranking_accuracy(lookup, items, "cosine", t0)}
+        if dense is not None and name in HYBRID_FORMS:
+            t0 = time.perf_counter()
+            out["hybrid"][name] = {**form.to_dict(), "encoder": E5,
+                                   "encoder_weight": lookup.encoder_weight,
+                                   **ranking_accuracy(lookup, items, "hybrid", t0)}
+        logger.info("%s %s: accuracy@1 %.4f", lang, name,
+                    out["cosine"][name]["accuracy@1"])
+    for ranking in ("cosine", "hybrid"):
+        scored = out[ranking]
+        for name in scored:
+            if name != "plain":
+                scored[name]["paired_with_plain"] = paired(scored["plain"], scored[name])
+    return out
+
+
+def main() -> None:
+    """Score every form on every language's development rows, write the results file."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--langs", nargs="+", default=["fr", "ja"])
+    parser.add_argument("--no-e5", action="store_true", help="Skip the hybrid ranking.")
+    add_dev_row_arguments(parser)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    english = Dictionary.from_concepts(load_kb("hpo"))
+    results = {lang: score_language(lang, args, english) for lang in args.langs}
+    write_result("lookup_forms", {"benchmark": "lookup_forms", "k": K, "languages": results},
+                 settings={"langs": args.langs, "no_e5": args.no_e5, "dev_rows": args.dev_rows,
+                           "dev_seed": args.dev_seed, "limit": args.limit,
+                           "whole_up_to": args.whole_up_to, "seed": args.seed,
+                           "work": str(args.work)})
+    for lang, r in results.items():
+        line = ", ".join(f"{name} {s['accuracy@1']:.3f}" for name, s in r["cosine"].items())
+        hybrid = ", ".join(f"{name} {s['accuracy@1']:.3f}" for name, s in r["hybrid"].items())
+        print(f"{lang}: tf-idf {line}; hybrid {hybrid}")
+
+
+if __name__ == "__main__":
+    main()
