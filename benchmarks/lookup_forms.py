@@ -7,7 +7,9 @@ are, accents folded, stop words dropped, both) under the ``cosine`` ranking, and
 and both forms under the ``hybrid`` ranking, on development rows: for each language
 (``--langs``, default ``fr ja``) the seeded rows outside those ``adapt_new_language.py``
 scores (:func:`benchmarks.hybrid_weight.dev_rows`, same options). Each form is paired with the
-plain one (paired bootstrap of accuracy@1). The dictionaries are those
+plain one (paired bootstrap of accuracy@1). Under ``unaccented_labels``, the plain and folded
+forms again on the same labels written without accents (their Latin combining marks removed),
+as terms typed on a keyboard without them come. The dictionaries are those
 ``adapt_new_language.py`` built (``--work``, default ``dictionary/built``: ``adapt-L``).
 
     python -m benchmarks lookup_forms [--langs fr ja]
@@ -33,6 +35,7 @@ from xlnel.dictionary.dictionary import Dictionary
 from xlnel.evaluation.bootstrap import paired_bootstrap_shares
 from xlnel.io import load_kb
 from xlnel.io.kb_history import kb_id_history
+from xlnel.normalization import fold_latin_marks
 
 logger = logging.getLogger("lookup_forms")
 
@@ -77,6 +80,18 @@ def score_language(lang: str, args: argparse.Namespace, english: Dictionary) -> 
                                    **ranking_accuracy(lookup, items, "hybrid", t0)}
         logger.info("%s %s: accuracy@1 %.4f", lang, name,
                     out["cosine"][name]["accuracy@1"])
+    unaccented = [(fold_latin_marks(key), ids) for key, ids in items]
+    out["unaccented_labels"] = {"changed": sum(a != b for (a, _), (b, _) in zip(
+        items, unaccented, strict=True))}
+    for name in ("plain", "fold_accents"):
+        t0 = time.perf_counter()
+        drop, fold = FORMS[name]
+        form = LookupForm(stopwords if drop else frozenset(), fold)
+        lookup = DictionaryLookup(built, lang, form=form)
+        out["unaccented_labels"][name] = {**form.to_dict(), **ranking_accuracy(
+            lookup, unaccented, "cosine", t0)}
+    scored = out["unaccented_labels"]
+    scored["fold_accents"]["paired_with_plain"] = paired(scored["plain"], scored["fold_accents"])
     for ranking in ("cosine", "hybrid"):
         scored = out[ranking]
         for name in scored:
@@ -103,7 +118,9 @@ def main() -> None:
     for lang, r in results.items():
         line = ", ".join(f"{name} {s['accuracy@1']:.3f}" for name, s in r["cosine"].items())
         hybrid = ", ".join(f"{name} {s['accuracy@1']:.3f}" for name, s in r["hybrid"].items())
-        print(f"{lang}: tf-idf {line}; hybrid {hybrid}")
+        bare = r["unaccented_labels"]
+        print(f"{lang}: tf-idf {line}; hybrid {hybrid}; labels without accents: plain "
+              f"{bare['plain']['accuracy@1']:.3f}, folded {bare['fold_accents']['accuracy@1']:.3f}")
 
 
 if __name__ == "__main__":

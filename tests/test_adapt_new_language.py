@@ -1,4 +1,4 @@
-"""The paired comparison of two runs of benchmarks/adapt_new_language.py on hand-made results."""
+"""benchmarks/adapt_new_language.py on hand-made results: pairing two runs, scoring a form."""
 
 from __future__ import annotations
 
@@ -6,7 +6,10 @@ from typing import Any
 
 import pytest
 
-from benchmarks.adapt_new_language import paired_with, with_intervals
+from benchmarks.adapt_new_language import paired_with, score_dictionary, with_intervals
+from xlnel.analysis.coverage import GoldItem
+from xlnel.analysis.lookup import LookupForm
+from xlnel.dictionary.dictionary import Dictionary, Entry
 
 SETTINGS = {"limit": 500, "whole_up_to": 1000, "seed": 0, "kb_concepts": None}
 
@@ -56,3 +59,16 @@ def test_paired_with_refuses_other_rows(change: Any, message: str) -> None:
     change(old)
     with pytest.raises(ValueError, match=message):
         paired_with(as_read(old), new, "old")
+
+
+def test_score_dictionary_scores_the_form_beside_the_plain_lookup() -> None:
+    built = Dictionary([Entry("enurese nocturne", "C1", "composed", 0.9),
+                        Entry("enuresie diurne", "C2", "composed", 0.9)])
+    gold = [GoldItem("énurésie nocturne", ("C1",)), GoldItem("énurésie diurne", ("C2",))]
+    out = score_dictionary("fr", gold, built, form=LookupForm(fold_accents=True))
+    forms = out["forms"]
+    assert forms["ranking"] == "cosine" and forms["fold_accents"] and forms["stopwords"] == 0
+    assert forms["items"] == out["items"] == 2 and len(forms["hits@1"]) == 2
+    assert forms["linked_at_1"] >= out["linked_at_1"]
+    assert "hybrid" not in forms  # no encoder given
+    assert "forms" not in score_dictionary("fr", gold, built)
