@@ -12,9 +12,10 @@ miss them; its cosines spread over a much narrower range than TF-IDF's, hence a 
 above 1.
 
 A :class:`LookupForm` can put names and texts into a looser form before they are compared
-(both sides alike): the accents of Latin letters folded, and stop words dropped. It suits
-built dictionaries, whose renderings get accents and function words less right than
-content words; the default compares the normalised strings as they are.
+(both sides alike): the accents of Latin letters folded, and stop words dropped, for texts
+or names whose accents and function words are unreliable (terms typed without accents). On
+the official HPO labels it gains nothing (docs/dictionary.md), so the default compares the
+normalised strings as they are.
 
 Only the ``link_names`` (100) nearest names with a cosine of at least ``min_score`` (0.1) are
 ranked; a text with no such name is linked to nothing. The first 10 concepts are exact unless
