@@ -36,6 +36,9 @@ def test_form_drops_stop_words_and_folds() -> None:
     assert LookupForm().plain and not form.plain
     assert form.to_dict() == {"stopwords": 2, "fold_accents": True}
     assert LookupForm()("de l épaule") == "de l épaule"
+    # folded, a stop word also drops its unaccented spelling; unfolded, it does not
+    assert LookupForm(frozenset({"à"}), fold_accents=True)("mal a la tete") == "mal la tete"
+    assert LookupForm(frozenset({"à"}))("mal a la tête") == "mal a la tête"
 
 
 def test_lookup_compares_forms_on_both_sides() -> None:

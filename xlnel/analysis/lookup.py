@@ -28,6 +28,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -62,19 +63,28 @@ class LookupForm:
         stopwords: Normalised words dropped from both (a string made of stop words only is
             kept whole), e.g. the ``stopwords.txt`` that ``xlnel adapt`` writes.
         fold_accents: Drop the combining marks of Latin letters
-            (:func:`~xlnel.normalization.fold_latin_marks`).
+            (:func:`~xlnel.normalization.fold_latin_marks`), of the stop words too: *a* is
+            then dropped where *à* is a stop word.
     """
 
     stopwords: frozenset[str] = field(default_factory=frozenset)
     fold_accents: bool = False
 
+    @cached_property
+    def _dropped(self) -> frozenset[str]:
+        if not self.fold_accents:
+            return self.stopwords
+        return frozenset(fold_latin_marks(w) for w in self.stopwords)
+
     def __call__(self, key: str) -> str:
         """The form of a normalised string."""
+        if self.fold_accents:
+            key = fold_latin_marks(key)
         if self.stopwords:
-            words = [w for w in key.split() if w not in self.stopwords]
+            words = [w for w in key.split() if w not in self._dropped]
             if words:
                 key = " ".join(words)
-        return fold_latin_marks(key) if self.fold_accents else key
+        return key
 
     @property
     def plain(self) -> bool:
