@@ -16,7 +16,7 @@ For each language L (``--langs``, default ``fr de it ja``; any language with
    (:class:`xlnel.analysis.lookup.DictionaryLookup`, the encoder of step 3); and under
    ``forms``, both rankings again with names and labels compared in the lookup's looser form
    (:class:`xlnel.analysis.lookup.LookupForm`: the build's ``stopwords.txt`` dropped, Latin
-   accents folded; chosen on development rows by ``lookup_forms.py``);
+   accents folded; not the default: see ``lookup_forms.py``);
 3. the same scorer on two baselines: a dictionary of the untranslated English names, and the
    offline multilingual encoder (multilingual-e5-small, ``query: `` prefix as the project's
    dense linker): each label's nearest English names by cosine, their concepts ranked; the
@@ -248,8 +248,8 @@ def score_dictionary(lang: str, gold: list[GoldItem], dictionary: Dictionary,
     return out
 
 
-def ranking_accuracy(lookup: DictionaryLookup, items: list[tuple[str, tuple[str, ...]]], rank: str,
-              t0: float) -> dict[str, Any]:
+def ranking_accuracy(lookup: DictionaryLookup, items: list[tuple[str, tuple[str, ...]]],
+                     rank: str, t0: float) -> dict[str, Any]:
     """One ranking's accuracy with intervals (timed from ``t0``)."""
     lookup.search([key for key, _ in items])  # one batch, not one search a text
     if rank == "hybrid":

@@ -1,4 +1,4 @@
-"""The form in which the lookup compares names and texts, chosen on development rows.
+"""The form in which the lookup compares names and texts, measured on development rows.
 
 A :class:`xlnel.analysis.lookup.LookupForm` can fold the accents of Latin letters and drop stop
 words (those of the build's ``stopwords.txt``) on both sides before TF-IDF compares a text with
