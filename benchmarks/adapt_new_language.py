@@ -68,6 +68,7 @@ from xlnel.analysis.coverage import (
 from xlnel.analysis.encoder_lookup import DenseScores, encoder_scores
 from xlnel.analysis.gold import resolve_gold
 from xlnel.analysis.lookup import read_form
+from xlnel.dictionary.adapt import STOPWORDS_FILE
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.evaluation.bootstrap import bootstrap_shares, paired_bootstrap_shares
 from xlnel.io import load_kb
@@ -199,11 +200,17 @@ def paired_with(other: dict[str, Any], payload: dict[str, Any], name: str) -> No
             if "hits@1" not in a:
                 raise ValueError(f"{name}: {lang} {entry} has no per-item hits (hits@1); "
                                  "score it again")
-            out = paired_bootstrap_shares([int(x) for x in a["hits@1"]],
-                                          [int(x) for x in b["hits@1"]], seed=0)
-            paired[entry] = {k: [round(x, 4) for x in v] if k == "delta_ci" else
-                             round(v, 4) if isinstance(v, float) else v for k, v in out.items()}
+            paired[entry] = paired_hits(a, b)
         mine["paired"] = paired
+
+
+def paired_hits(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """Paired bootstrap of accuracy@1, ``b`` minus ``a``, from their per-item hits (``hits@1``
+    of :func:`with_intervals`, same rows), rounded for a results file."""
+    out = paired_bootstrap_shares([int(x) for x in a["hits@1"]], [int(x) for x in b["hits@1"]],
+                                  seed=0)
+    return {k: [round(x, 4) for x in v] if k == "delta_ci" else
+            round(v, 4) if isinstance(v, float) else v for k, v in out.items()}
 
 
 def score_dictionary(lang: str, gold: list[GoldItem], dictionary: Dictionary,
@@ -219,23 +226,16 @@ def score_dictionary(lang: str, gold: list[GoldItem], dictionary: Dictionary,
     lookup = DictionaryLookup(dictionary, lang, dense=dense, encoder_weight=encoder_weight)
     scores = score_items(lookup, gold, k=K)
     items = gold_items(gold, lang)
-    hits = item_hits(lambda keys: [lookup.ranked_concepts(key, K) for key in keys], items, K)
-    out = {"ranking": "cosine", **scores.to_dict(),
-           **with_intervals(hits, time.perf_counter() - t0), "names": len(lookup.keys)}
+    out = {**scores.to_dict(), **ranking_accuracy(lookup, items, "cosine", t0),
+           "names": len(lookup.keys)}
     if weight is not None:
         t0 = time.perf_counter()
         lookup.weight = weight
-        weighted = item_hits(lambda keys: [lookup.ranked_concepts(key, K, rank="weighted")
-                                           for key in keys], items, K)
-        out["weighted"] = {"ranking": "weighted", "weight": weight,
-                           **with_intervals(weighted, time.perf_counter() - t0)}
+        out["weighted"] = {"weight": weight, **ranking_accuracy(lookup, items, "weighted", t0)}
     if dense is not None:
         t0 = time.perf_counter()
-        lookup.dense_search([key for key, _ in items])
-        hybrid = item_hits(lambda keys: [lookup.ranked_concepts(key, K, rank="hybrid")
-                                         for key in keys], items, K)
-        out["hybrid"] = {"ranking": "hybrid", "encoder": E5, "encoder_weight": encoder_weight,
-                         **with_intervals(hybrid, time.perf_counter() - t0)}
+        out["hybrid"] = {"encoder": E5, "encoder_weight": encoder_weight,
+                         **ranking_accuracy(lookup, items, "hybrid", t0)}
     if form is not None:
         t0 = time.perf_counter()
         loose = DictionaryLookup(dictionary, lang, dense=dense, encoder_weight=encoder_weight,
@@ -368,7 +368,7 @@ def main() -> None:
             built = Dictionary.load(target_dir(lang, args) / "dictionary.tsv")
             dense = None if args.no_e5 else encoder_side(concepts, lang, scorers)
             form = None if args.no_forms else read_form(
-                lang, target_dir(lang, args) / "stopwords.txt", fold_accents=True)
+                lang, target_dir(lang, args) / STOPWORDS_FILE, fold_accents=True)
             results[lang]["adapted"] = {**score_dictionary(lang, gold[lang], built, args.weight,
                                                            dense, args.encoder_weight, form),
                                         "build": build}

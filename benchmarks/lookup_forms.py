@@ -25,17 +25,18 @@ import time
 from typing import Any
 
 from benchmarks._common import write_result
-from benchmarks.adapt_new_language import DATA, E5, K, ranking_accuracy
+from benchmarks.adapt_new_language import DATA, E5, K, paired_hits, ranking_accuracy
 from benchmarks.hybrid_weight import add_dev_row_arguments, dev_rows
 from xlnel.analysis.coverage import DictionaryLookup, gold_items, read_gold_tsv
 from xlnel.analysis.encoder_lookup import encoder_scores
 from xlnel.analysis.gold import resolve_gold
-from xlnel.analysis.lookup import LookupForm, read_form
+from xlnel.analysis.lookup import LookupForm
+from xlnel.dictionary.adapt import STOPWORDS_FILE
 from xlnel.dictionary.dictionary import Dictionary
-from xlnel.evaluation.bootstrap import paired_bootstrap_shares
 from xlnel.io import load_kb
 from xlnel.io.kb_history import kb_id_history
 from xlnel.normalization import fold_latin_marks
+from xlnel.stopwords import read_stopword_file
 
 logger = logging.getLogger("lookup_forms")
 
@@ -44,14 +45,8 @@ FORMS = {"plain": (False, False), "fold_accents": (False, True), "stopwords": (T
          "both": (True, True)}
 #: Forms also scored under the hybrid ranking.
 HYBRID_FORMS = ("plain", "both")
-
-
-def paired(plain: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
-    """Paired bootstrap of accuracy@1, ``other`` minus ``plain`` (same rows)."""
-    out = paired_bootstrap_shares([int(x) for x in plain["hits@1"]],
-                                  [int(x) for x in other["hits@1"]], seed=0)
-    return {k: [round(x, 4) for x in v] if k == "delta_ci" else
-            round(v, 4) if isinstance(v, float) else v for k, v in out.items()}
+#: Forms also scored on the labels written without accents.
+UNACCENTED_FORMS = ("plain", "fold_accents")
 
 
 def score_language(lang: str, args: argparse.Namespace, english: Dictionary) -> dict[str, Any]:
@@ -61,12 +56,15 @@ def score_language(lang: str, args: argparse.Namespace, english: Dictionary) -> 
     dev = dev_rows(rows, args)
     folder = args.work / f"adapt-{lang}"
     built = Dictionary.load(folder / "dictionary.tsv")
-    stopwords = read_form(lang, folder / "stopwords.txt").stopwords
+    stopwords = read_stopword_file(folder / STOPWORDS_FILE, lang)
     dense = None if args.no_e5 else encoder_scores(english, lang, E5)
     items = gold_items(dev, lang)
+    unaccented = [(fold_latin_marks(key), ids) for key, ids in items]
     out: dict[str, Any] = {"rows": len(rows), "dev_rows": len(dev), "retired_ids_resolved":
                            resolved, "dictionary": str(folder), "stopwords": len(stopwords),
-                           "cosine": {}, "hybrid": {}}
+                           "cosine": {}, "hybrid": {}, "unaccented_labels": {
+                               "changed": sum(a != b for (a, _), (b, _) in zip(
+                                   items, unaccented, strict=True))}}
     for name, (drop, fold) in FORMS.items():
         t0 = time.perf_counter()
         form = LookupForm(stopwords if drop else frozenset(), fold)
@@ -78,25 +76,16 @@ def score_language(lang: str, args: argparse.Namespace, english: Dictionary) -> 
             out["hybrid"][name] = {**form.to_dict(), "encoder": E5,
                                    "encoder_weight": lookup.encoder_weight,
                                    **ranking_accuracy(lookup, items, "hybrid", t0)}
+        if name in UNACCENTED_FORMS:
+            t0 = time.perf_counter()
+            out["unaccented_labels"][name] = {**form.to_dict(), **ranking_accuracy(
+                lookup, unaccented, "cosine", t0)}
         logger.info("%s %s: accuracy@1 %.4f", lang, name,
                     out["cosine"][name]["accuracy@1"])
-    unaccented = [(fold_latin_marks(key), ids) for key, ids in items]
-    out["unaccented_labels"] = {"changed": sum(a != b for (a, _), (b, _) in zip(
-        items, unaccented, strict=True))}
-    for name in ("plain", "fold_accents"):
-        t0 = time.perf_counter()
-        drop, fold = FORMS[name]
-        form = LookupForm(stopwords if drop else frozenset(), fold)
-        lookup = DictionaryLookup(built, lang, form=form)
-        out["unaccented_labels"][name] = {**form.to_dict(), **ranking_accuracy(
-            lookup, unaccented, "cosine", t0)}
-    scored = out["unaccented_labels"]
-    scored["fold_accents"]["paired_with_plain"] = paired(scored["plain"], scored["fold_accents"])
-    for ranking in ("cosine", "hybrid"):
-        scored = out[ranking]
-        for name in scored:
-            if name != "plain":
-                scored[name]["paired_with_plain"] = paired(scored["plain"], scored[name])
+    for scored in (out["cosine"], out["hybrid"], out["unaccented_labels"]):
+        for name, entry in scored.items():
+            if name not in ("plain", "changed"):
+                entry["paired_with_plain"] = paired_hits(scored["plain"], entry)
     return out
 
 
