@@ -42,27 +42,22 @@ def adapt_table(name: str) -> str:
                          _with_ci(r, "accuracy@1"), _with_ci(r, f"accuracy@{k}"),
                          num(build["wall_seconds"]) if "wall_seconds" in build else "",
                          mib(build["peak_rss_mib"]) if "peak_rss_mib" in build else ""])
-            if "weighted" in r:  # the same dictionary, concepts ranked by the weighted score
+            extra = {}  # the same dictionary ranked otherwise: accuracies only
+            if "weighted" in r:
                 w = r["weighted"]
-                rows.append([lang, num(data["gold"][lang]["rows_evaluated"]),
-                             f"{label}, weighted ranking (score^{w['weight']:g})", "", "",
-                             _with_ci(w, "accuracy@1"), _with_ci(w, f"accuracy@{k}"), "", ""])
-            if "hybrid" in r:  # the same dictionary, plus the encoder's cosine
+                extra[f"{label}, weighted ranking (score^{w['weight']:g})"] = w
+            if "hybrid" in r:
                 h = r["hybrid"]
-                rows.append([lang, num(data["gold"][lang]["rows_evaluated"]),
-                             f"{label} + {h['encoder']} (hybrid, weight "
-                             f"{h['encoder_weight']:g})", "", "",
-                             _with_ci(h, "accuracy@1"), _with_ci(h, f"accuracy@{k}"), "", ""])
-            forms = r.get("forms", {})
-            # the same dictionary, names and labels compared without stop words and accents
-            for f in [forms, forms.get("hybrid", {})] if forms else []:
-                if not f:
-                    continue
-                hybrid = f" + {f['encoder']} (hybrid)" if "encoder" in f else ""
-                rows.append([lang, num(data["gold"][lang]["rows_evaluated"]),
-                             f"{label}{hybrid}, lookup form (stop words dropped, accents "
-                             "folded)", "", "",
-                             _with_ci(f, "accuracy@1"), _with_ci(f, f"accuracy@{k}"), "", ""])
+                extra[f"{label} + {h['encoder']} (hybrid, weight {h['encoder_weight']:g})"] = h
+            if "forms" in r:  # names and labels without stop words and accents
+                f = r["forms"]
+                form = ", lookup form (stop words dropped, accents folded)"
+                extra[f"{label}{form}"] = f
+                if "hybrid" in f:
+                    extra[f"{label} + {f['hybrid']['encoder']} (hybrid){form}"] = f["hybrid"]
+            rows.extend([lang, num(data["gold"][lang]["rows_evaluated"]), text, "", "",
+                         _with_ci(e, "accuracy@1"), _with_ci(e, f"accuracy@{k}"), "", ""]
+                        for text, e in extra.items())
     header = ["language", "gold rows", "dictionary", "concept exact", "concept fuzzy", "acc@1",
               f"acc@{k}", "build s", "build peak memory"]
     if not any(row[-1] for row in rows):  # no build in this file
