@@ -194,7 +194,7 @@ class DictionaryLookup:
         todo = list(dict.fromkeys(k for k in keys if k not in self._found))
         if todo:
             logger.info("looking up %d texts among %d names", len(todo), len(self.keys))
-            forms = todo if self.form.plain else [self.form(k) for k in todo]
+            forms = [self.form(k) for k in todo]
             self._found.update(zip(todo, self.matcher.search(forms), strict=True))
         return [self._found[k] for k in keys]
 
