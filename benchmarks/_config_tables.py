@@ -26,6 +26,12 @@ _GBDT_OPTIONS = {
     "max_leaf_nodes": "Leaves per tree.",
     "l2_regularization": "L2 penalty on leaf values.",
     "seed": "Seed of the model.",
+    "bag": ("Models averaged (their log-odds), seeded `seed` to `seed + bag - 1`; they differ in "
+            "the rows early stopping (on above 10,000 rows) holds out; training takes `bag` "
+            "times longer."),
+    "negatives": ("Share of the negative rows each model is fitted on (every positive row, and "
+                  "negatives drawn by the model's seed, each weighing 1/share); below 1, "
+                  "training is faster and, with `bag`, the models differ in their negatives."),
     "unit": "``span``: one row per span (its best name); ``pair``: one per candidate; "
             "``auto``: by ``filter.select_level``.",
     "window": "Words each side (Ws) whose gold-span rates become two features; 0 adds none.",

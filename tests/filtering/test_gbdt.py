@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sklearn.ensemble import HistGradientBoostingClassifier
 
 from tests.conftest import make_documents
 from xlnel.candidates.tfidf_generator import TfidfCandidateGenerator
@@ -68,6 +69,29 @@ def test_bad_options():
         GradientBoostingFilter(FilterConfig(options={"depth": 3}), "en")
     with pytest.raises(ValueError, match="unit"):
         GradientBoostingFilter(FilterConfig(options={"unit": "doc"}), "en")
+    with pytest.raises(ValueError, match="bag"):
+        GradientBoostingFilter(FilterConfig(options={"bag": 0}), "en")
+    for share in (0, 1.5):
+        with pytest.raises(ValueError, match="negatives"):
+            GradientBoostingFilter(FilterConfig(options={"negatives": share}), "en")
+
+
+def test_bag_averages_the_seeded_models(tmp_path, docs_and_candidates):
+    docs, cands = docs_and_candidates
+    one = {"folds": 2, "max_iter": 20}
+    f = GradientBoostingFilter(FilterConfig(options={**one, "bag": 2}), "en").fit(docs, cands)
+    g = GradientBoostingFilter(FilterConfig(options=one), "en").fit(docs, cands)
+    assert f.model is not None and g.model is not None
+    assert len(f.model.tree_starts) == 2 * len(g.model.tree_starts)
+    # seeds 0 and 1: the tiny data is under early stopping's 10,000 rows, so the two models
+    # are alike and their average is the single model
+    for a, b in zip(f.score_batch(docs, cands), g.score_batch(docs, cands), strict=True):
+        np.testing.assert_allclose(a, b)
+    f.save(tmp_path / "f")
+    loaded = GradientBoostingFilter.load(tmp_path / "f", FilterConfig(options={**one, "bag": 2}),
+                                         "en")
+    for a, b in zip(f.score_batch(docs, cands), loaded.score_batch(docs, cands), strict=True):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_window_adds_context_features_and_round_trips(tmp_path, docs_and_candidates):
@@ -507,3 +531,25 @@ def test_kind_column_counts_close_matches_and_gold_spans():
     plain = FeatureExtractor("en", frozenset()).transform(
         doc, [Candidate(Span(0, 8, "leukemia"), "C5", "leukemia", 1.0)], priors)
     np.testing.assert_array_equal(rows[:, :-1], plain)
+
+
+def test_negatives_draws_each_models_negatives_by_its_seed(docs_and_candidates, monkeypatch):
+    docs, cands = docs_and_candidates
+    seen: list[tuple[int, int, float]] = []
+    fit = HistGradientBoostingClassifier.fit
+
+    def spy(model, x, y, sample_weight=None):
+        weights = np.ones(len(y)) if sample_weight is None else sample_weight
+        seen.append((len(y), int(y.sum()), float(weights[~y.astype(bool)].max())))
+        return fit(model, x, y, sample_weight=sample_weight)
+
+    monkeypatch.setattr(HistGradientBoostingClassifier, "fit", spy)
+    options = {"folds": 2, "max_iter": 20, "bag": 2, "negatives": 0.5, "unit": "pair"}
+    f = GradientBoostingFilter(FilterConfig(options=options), "en").fit(docs, cands)
+    y = np.concatenate([label_candidates(d, c) for d, c in zip(docs, cands, strict=True)])
+    final = seen[-2:]  # the last two fits are the bag of the final model, on every document
+    assert all(pos == int(y.sum()) and weight == 2.0 for _, pos, weight in final)
+    assert all(rows < len(y) for rows, _, _ in final)
+    assert final[0][0] != final[1][0]  # seeds 0 and 1 draw other negatives
+    pooled = np.concatenate(f.score_batch(docs, cands))
+    assert pooled[y].mean() > pooled[~y].mean()

@@ -87,3 +87,24 @@ def test_load_refuses_a_child_in_another_tree(tmp_path):
              **{**arrays, "tree_starts": arrays["tree_starts"][::-1]})
     with pytest.raises(ArtifactError, match="valid trees"):
         TreeEnsemble.load(tmp_path / "starts.npz")
+
+
+def test_average_is_the_mean_of_the_raw_scores(tmp_path):
+    rng = np.random.default_rng(7)
+    x = _data(rng, 1200, 0.1)
+    y = np.nan_to_num(x[:, 0]) - np.nan_to_num(x[:, 3]) > 0.3
+    models = [TreeEnsemble.from_sklearn(HistGradientBoostingClassifier(
+        max_iter=n, max_leaf_nodes=7, random_state=0).fit(x, y)) for n in (5, 12, 9)]
+    mean = TreeEnsemble.average(models)
+    test = _data(rng, 800, 0.2)
+    expected = np.mean([m.raw_predict(test) for m in models], axis=0)
+    np.testing.assert_allclose(mean.raw_predict(test), expected, rtol=0, atol=1e-12)
+    mean.save(tmp_path / "mean.npz")  # the joined arrays still form valid trees
+    np.testing.assert_array_equal(TreeEnsemble.load(tmp_path / "mean.npz").raw_predict(test),
+                                  mean.raw_predict(test))
+    assert TreeEnsemble.average(models[:1]) is models[0]
+    with pytest.raises(ValueError, match="no ensembles"):
+        TreeEnsemble.average([])
+    other = TreeEnsemble.from_sklearn(HistGradientBoostingClassifier(max_iter=2).fit(x[:, :3], y))
+    with pytest.raises(ValueError, match="feature counts"):
+        TreeEnsemble.average([models[0], other])

@@ -19,7 +19,7 @@ gives the same values, several times slower.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -101,6 +101,34 @@ class TreeEnsemble:
             baseline=float(np.asarray(model._baseline_prediction).ravel()[0]),
             n_features=int(model.n_features_in_),
         )
+
+    @classmethod
+    def average(cls, ensembles: Sequence[TreeEnsemble]) -> TreeEnsemble:
+        """One ensemble whose raw score is the mean of the raw scores (log-odds) of
+        ``ensembles``: their trees end to end, each leaf value divided by their number.
+
+        Raises:
+            ValueError: If ``ensembles`` is empty or they expect different numbers of features.
+        """
+        if not ensembles:
+            raise ValueError("no ensembles to average")
+        if len({e.n_features for e in ensembles}) != 1:
+            raise ValueError("cannot average ensembles of different feature counts")
+        if len(ensembles) == 1:
+            return ensembles[0]
+        n = len(ensembles)
+        offsets = np.cumsum([0] + [len(e.feature) for e in ensembles[:-1]]).tolist()
+
+        def joined(name: str, shift: bool = False) -> np.ndarray:
+            return np.concatenate([getattr(e, name) + (o if shift else 0)
+                                   for e, o in zip(ensembles, offsets, strict=True)])
+
+        return cls(feature=joined("feature"), threshold=joined("threshold"),
+                   missing_left=joined("missing_left"), left=joined("left", True),
+                   right=joined("right", True), is_leaf=joined("is_leaf"),
+                   value=joined("value") / n, tree_starts=joined("tree_starts", True),
+                   baseline=float(np.mean([e.baseline for e in ensembles])),
+                   n_features=ensembles[0].n_features)
 
     def raw_predict(self, x: np.ndarray) -> np.ndarray:
         """Raw scores (log-odds) of the rows of ``x``.

@@ -28,7 +28,7 @@ import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any
 
 import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier
@@ -54,13 +54,13 @@ _PCA = "encoder_pca.npz"
 _NGRAMS = "ngram_priors.npz"
 _KINDS = "kind_prior.npz"
 _TAGGER = "span_tagger.crfsuite"
-_Model: TypeAlias = "TreeEnsemble | HistGradientBoostingClassifier"
 
 #: Options a saved filter may not list, with the value its features were computed with.
 _ABSENT = {"provenance": False, "concepts": False, "name_prior": "all", "lexical": False,
            "ngrams": False, "kinds": False, "tagger": False}
 _DEFAULTS = {"folds": 5, "max_iter": 300, "learning_rate": 0.08, "max_leaf_nodes": 31,
-             "l2_regularization": 1.0, "seed": 0, "unit": "auto",
+             "l2_regularization": 1.0, "seed": 0, "bag": 1, "negatives": 1.0,
+             "unit": "auto",
              "window": 0, "extended": False, "provenance": False, "concepts": False,
              "name_prior": "all", "lexical": False, "ngrams": False, "kinds": False,
              "tagger": False, "encoder": None,
@@ -97,6 +97,11 @@ class GradientBoostingFilter(CandidateFilter):
             raise ValueError(f"unknown option(s) for {self.registered_name}: "
                              f"{', '.join(sorted(unknown))}; allowed: {', '.join(_DEFAULTS)}")
         self.options = {**_DEFAULTS, **config.options}
+        if int(self.options["bag"]) < 1:
+            raise ValueError(f"option bag must be at least 1, got {self.options['bag']!r}")
+        if not 0.0 < float(self.options["negatives"]) <= 1.0:
+            raise ValueError(f"option negatives must lie in (0, 1], got "
+                             f"{self.options['negatives']!r}")
         if self.options["unit"] not in ("auto", "span", "pair"):
             raise ValueError(f"option unit must be auto, span or pair, got "
                              f"{self.options['unit']!r}")
@@ -150,12 +155,31 @@ class GradientBoostingFilter(CandidateFilter):
             parts.append(tagger.columns(document, candidates, tagger_attributes))
         return parts[0] if len(parts) == 1 else np.hstack(parts)
 
-    def _new_model(self) -> HistGradientBoostingClassifier:
+    def _fit_trees(self, x: np.ndarray, y: np.ndarray) -> TreeEnsemble:
+        """Trees fitted on rows ``x`` with labels ``y``.
+
+        With option ``bag`` n, the average (of log-odds) of n models seeded ``seed`` to
+        ``seed + n - 1``; with option ``negatives`` s < 1, each model is fitted on every
+        positive row and a share s of the negative rows, drawn by its seed, each weighing 1/s
+        (so the models see the classes in their proportions, and differ in their negatives).
+        """
         o = self.options
-        return HistGradientBoostingClassifier(
-            max_iter=int(o["max_iter"]), learning_rate=float(o["learning_rate"]),
-            max_leaf_nodes=int(o["max_leaf_nodes"]),
-            l2_regularization=float(o["l2_regularization"]), random_state=int(o["seed"]))
+        share = float(o["negatives"])
+        models = []
+        for i in range(int(o["bag"])):
+            seed = int(o["seed"]) + i
+            rows, weight = np.arange(len(y)), None
+            if share < 1.0:
+                keep = y.astype(bool) | (np.random.default_rng(seed).random(len(y)) < share)
+                rows = np.flatnonzero(keep)
+                weight = np.where(y[rows], 1.0, 1.0 / share)
+            model = HistGradientBoostingClassifier(
+                max_iter=int(o["max_iter"]), learning_rate=float(o["learning_rate"]),
+                max_leaf_nodes=int(o["max_leaf_nodes"]),
+                l2_regularization=float(o["l2_regularization"]), random_state=seed)
+            models.append(TreeEnsemble.from_sklearn(model.fit(x[rows], y[rows],
+                                                              sample_weight=weight)))
+        return TreeEnsemble.average(models)
 
     def fit(self, documents: Sequence[Document], candidates: Sequence[Sequence[Candidate]],
             progress: bool = False) -> GradientBoostingFilter:
@@ -192,9 +216,8 @@ class GradientBoostingFilter(CandidateFilter):
         if self.options["tagger"]:
             self.span_tagger = SpanTagger().fit(documents, candidates, attributes)
         xs, ys = self._rows(oof_x, labels, candidates)
-        fitted = self._new_model().fit(np.concatenate(xs), np.concatenate(ys))
         # Scored from here on by the same code as after loading, so fit and load agree.
-        self.model = TreeEnsemble.from_sklearn(fitted)
+        self.model = self._fit_trees(np.concatenate(xs), np.concatenate(ys))
         return self
 
     def _rows(self, xs: Sequence[np.ndarray], labels: Sequence[np.ndarray],
@@ -207,7 +230,7 @@ class GradientBoostingFilter(CandidateFilter):
         return [x[t] for x, t in zip(xs, tops, strict=True)], \
             [y[t] for y, t in zip(labels, tops, strict=True)]
 
-    def _predict(self, model: _Model, x: np.ndarray,
+    def _predict(self, model: TreeEnsemble, x: np.ndarray,
                  candidates: Sequence[Candidate]) -> np.ndarray:
         """Per-candidate scores; per span, every candidate gets its span's score."""
         if not self.per_span or len(candidates) == 0:
@@ -255,7 +278,7 @@ class GradientBoostingFilter(CandidateFilter):
                 for k in held_out:
                     scores[k] = np.full(len(labels[k]), float(y.mean()) if y.size else 0.0)
                 continue
-            model = self._new_model().fit(np.concatenate([rows_x[i] for i in train]), y)
+            model = self._fit_trees(np.concatenate([rows_x[i] for i in train]), y)
             for k in held_out:
                 scores[k] = self._predict(model, xs[k], candidates[k])
         return scores
@@ -350,9 +373,5 @@ def _with_absent_options(config: FilterConfig, saved: dict[str, Any]) -> FilterC
     return config.model_copy(update={"options": {**config.options, **absent}})
 
 
-def _positive_proba(model: _Model, x: np.ndarray) -> np.ndarray:
-    if len(x) == 0:
-        return np.zeros(0)
-    if isinstance(model, TreeEnsemble):
-        return model.predict_positive(x)
-    return np.asarray(model.predict_proba(x)[:, 1], dtype=np.float64)
+def _positive_proba(model: TreeEnsemble, x: np.ndarray) -> np.ndarray:
+    return model.predict_positive(x) if len(x) else np.zeros(0)
