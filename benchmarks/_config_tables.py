@@ -30,8 +30,8 @@ _GBDT_OPTIONS = {
             "the rows early stopping (on above 10,000 rows) holds out; training takes `bag` "
             "times longer."),
     "negatives": ("Share of the negative rows each model is fitted on (every positive row, and "
-                  "negatives drawn by the model's seed, each weighing 1/share); below 1, "
-                  "training is faster and, with `bag`, the models differ in their negatives."),
+                  "negatives drawn by the model's seed, each weighing 1/share); below 1, each "
+                  "fit reads fewer rows and, with `bag`, the models differ in their negatives."),
     "unit": "``span``: one row per span (its best name); ``pair``: one per candidate; "
             "``auto``: by ``filter.select_level``.",
     "window": "Words each side (Ws) whose gold-span rates become two features; 0 adds none.",
