@@ -553,3 +553,7 @@ def test_negatives_draws_each_models_negatives_by_its_seed(docs_and_candidates, 
     assert final[0][0] != final[1][0]  # seeds 0 and 1 draw other negatives
     pooled = np.concatenate(f.score_batch(docs, cands))
     assert pooled[y].mean() > pooled[~y].mean()
+    # a share so small that a draw holds no negative still fits on both classes
+    tiny = GradientBoostingFilter(FilterConfig(options={**options, "negatives": 1e-9}), "en")
+    assert tiny._fit_trees(np.zeros((4, 3)), np.array([True, False, False, True])) is not None
+    assert seen[-1][:2] == (3, 2)

@@ -170,7 +170,10 @@ class GradientBoostingFilter(CandidateFilter):
             seed = int(o["seed"]) + i
             rows, weight = np.arange(len(y)), None
             if share < 1.0:
-                keep = y.astype(bool) | (np.random.default_rng(seed).random(len(y)) < share)
+                negative = ~y.astype(bool)
+                keep = ~negative | (np.random.default_rng(seed).random(len(y)) < share)
+                if negative.any() and not keep[negative].any():
+                    keep[np.flatnonzero(negative)[0]] = True  # a draw without one: both classes
                 rows = np.flatnonzero(keep)
                 weight = np.where(y[rows], 1.0, 1.0 / share)
             model = HistGradientBoostingClassifier(
