@@ -26,9 +26,9 @@ _GBDT_OPTIONS = {
     "max_leaf_nodes": "Leaves per tree.",
     "l2_regularization": "L2 penalty on leaf values.",
     "seed": "Seed of the model.",
-    "bag": ("Models averaged (their log-odds), seeded `seed` to `seed + bag - 1`; they differ in "
-            "the rows early stopping (on above 10,000 rows) holds out; training takes `bag` "
-            "times longer."),
+    "bag": ("Models averaged (their log-odds), seeded `seed` to `seed + bag - 1`, each a fit of "
+            "its own; they differ in the rows early stopping (on above 10,000 rows) holds out "
+            "and, with `negatives`, in their negatives."),
     "negatives": ("Share of the negative rows each model is fitted on (every positive row, and "
                   "negatives drawn by the model's seed, each weighing 1/share); below 1, each "
                   "fit reads fewer rows and, with `bag`, the models differ in their negatives."),
