@@ -162,3 +162,37 @@ def test_crossfit_enters_the_keys_only_when_on(tiny_config):
     r0 = {"dft.R": 0.0, "dft.crossfit": 2}
     assert (step_keys(load_config(tiny_config, {**r0, "dft.seed": 1}))["candidates"]
             != step_keys(load_config(tiny_config, r0))["candidates"])
+
+
+def test_select_by_linker_enters_the_filter_key_with_the_linker_section(tiny_config):
+    keys = step_keys(load_config(tiny_config))
+    assert "select_by" not in config_parts(load_config(tiny_config))["filter"]
+    # on spans the linker section does not touch the filter
+    assert step_keys(load_config(tiny_config, {"linker.consistency": True})) == keys
+    on = {"filter.select_by": "linker"}
+    linker = step_keys(load_config(tiny_config, on))
+    assert linker["filter"] != keys["filter"] and linker["candidates"] == keys["candidates"]
+    changed = step_keys(load_config(tiny_config, {**on, "linker.consistency": True}))
+    assert changed["filter"] != linker["filter"]
+
+
+def test_select_by_linker_picks_the_threshold_on_the_linker_decisions(tiny_config):
+    from xlnel.linkers.decide import choose_linker_threshold
+
+    config = load_config(tiny_config, {"filter.select_by": "linker",
+                                       "linker.consistency": True, "dft.R": 0.0})
+    run = CellStages(config, StageCache(None), TrainingData())
+    filt = run.filter()
+    docs = run.dictionary().filter_documents
+    expected, _ = choose_linker_threshold(docs, run.candidates().filter, filt.oof_scores,
+                                          filt.oof_folds, config.linker, "en")
+    assert filt.threshold == pytest.approx(expected)
+    assert sorted(set(filt.oof_folds)) == [0, 1]
+
+
+def test_select_by_linker_refuses_a_filter_without_out_of_fold_scores(tiny_config):
+    config = load_config(tiny_config, {"filter.select_by": "linker",
+                                       "filter.name": "xlnel.similarity.v1",
+                                       "filter.options": {}})
+    with pytest.raises(ConfigError, match="out-of-fold scores"):
+        CellStages(config, StageCache(None), TrainingData()).filter()

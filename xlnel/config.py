@@ -188,12 +188,18 @@ class FilterConfig(_Section):
         threshold: Keep candidates scoring at least this; ``None`` = choose it on the
             filter's training documents (best F1 at ``select_level``).
         select_level: Evaluation level whose F1 picks the threshold.
+        select_by: Which links the threshold is picked on: ``spans``, each span's best
+            candidate with overlaps resolved; ``linker``, the links the ``linker`` section
+            makes (lexicon, abbreviations, repeats, composites, release), each training
+            document decided with the lexicon of the other folds' documents. ``linker``
+            needs a filter with out-of-fold scores (``xlnel.gbdt.v1``).
         options: Settings specific to the chosen filter.
     """
 
     name: str = "xlnel.similarity.v1"
     threshold: float | None = None
     select_level: Literal["span", "concept"] = "span"
+    select_by: Literal["spans", "linker"] = "spans"
     options: dict[str, Any] = Field(default_factory=dict)
 
 

@@ -283,7 +283,7 @@ class Pipeline(Linker):
 
 LINK_TIME_SECTIONS = ("candidates", "filter", "linker")
 """Config sections whose keys may change when a trained pipeline is loaded."""
-_FIXED_BY_TRAINING = {"candidates": ("generator",), "filter": ("name", "select_level")}
+_FIXED_BY_TRAINING = {"candidates": ("generator",), "filter": ("name", "select_level", "select_by")}
 
 
 def check_link_overrides(overrides: Mapping[str, Any],

@@ -5,7 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xlnel.linkers.decide import choose_threshold, decide
+from xlnel.config import LinkerConfig
+from xlnel.linkers.decide import choose_linker_threshold, choose_threshold, decide
 from xlnel.types import Candidate, Document, Link, Span
 
 TEXT = "type 2 diabetes mellitus"
@@ -130,3 +131,45 @@ def test_alternatives_leave_out_every_id_of_a_composite_link():
     # a link whose span has no candidate (an abbreviation) gets none
     (bare,) = with_alternatives([Link(0, 4, "type", ("C9",))], cands, np.ones(3), 5)
     assert bare.alternatives == ()
+
+
+FLU = "flu and flu"
+
+
+def _flu(s: int, cid: str, score: float) -> Candidate:
+    return Candidate(Span(s, s + 3, "flu"), cid, "flu", score)
+
+
+def test_linker_threshold_follows_the_linker_decisions():
+    """Consistency links the second 'flu' from the first: with it, the highest threshold that
+    keeps both is the first one's score; on spans alone, only the lower score keeps both."""
+    gold = Document("d", FLU, (Link(0, 3, "flu", ("C1",)), Link(8, 11, "flu", ("C1",))))
+    cands, scores = [[_flu(0, "C1", 0.9), _flu(8, "C1", 0.3)]], [np.array([0.9, 0.3])]
+    t_spans, _ = choose_threshold([gold], cands, scores)
+    t_linker, f1 = choose_linker_threshold([gold], cands, scores, [0],
+                                           LinkerConfig(consistency=True), "en")
+    assert t_spans == pytest.approx(0.3)
+    assert t_linker == pytest.approx(0.9) and f1 == pytest.approx(1.0)
+    # without the consistency step the linker decides as the spans do
+    assert choose_linker_threshold([gold], cands, scores, [0], LinkerConfig(), "en")[0] == \
+        pytest.approx(0.3)
+
+
+def test_linker_threshold_decides_a_document_with_the_other_folds_lexicon():
+    """The lexicon puts C1 above C2 at 'flu' only where another fold's document annotates it
+    so: a document's own annotation never decides it."""
+    gold = Document("a", "flu", (Link(0, 3, "flu", ("C1",)),))
+    cold = Document("b", "cold", (Link(0, 4, "cold", ("C7",)),))
+    flu = Document("c", "flu", (Link(0, 3, "flu", ("C1",)),))
+    linker = LinkerConfig(lexicon=True)
+
+    def f1(docs: list[Document], folds: list[int]) -> float:
+        cands = [[_flu(0, "C2", 0.9), _flu(0, "C1", 0.5)] if d.id == "a" else [] for d in docs]
+        scores = [np.array([0.9, 0.5]) if d.id == "a" else np.zeros(0) for d in docs]
+        return choose_linker_threshold(docs, cands, scores, folds, linker, "en", "concept")[1]
+
+    assert f1([gold, cold], [0, 1]) == pytest.approx(0.0)
+    assert f1([gold, flu], [0, 1]) == pytest.approx(2 / 3)  # a right, c missed
+    assert f1([gold, flu], [0, 0]) == pytest.approx(0.0)  # one fold: no other document
+    with pytest.raises(ValueError, match="1 fold numbers for 2 documents"):
+        choose_linker_threshold([gold, cold], [[], []], [np.zeros(0)] * 2, [0], linker, "en")

@@ -131,6 +131,8 @@ class GradientBoostingFilter(CandidateFilter):
         #: Out-of-fold scores of the training candidates (set by :meth:`fit`): each document
         #: scored by a model that did not see it, as a cascade's next stage needs them.
         self.oof_scores: list[np.ndarray] = []
+        #: The fold of each training document under which :attr:`oof_scores` were computed.
+        self.oof_folds: list[int] = []
 
     @property
     def feature_names(self) -> tuple[str, ...]:
@@ -211,6 +213,7 @@ class GradientBoostingFilter(CandidateFilter):
         oof_x = self._out_of_fold_features(documents, candidates, labels, fold_of, attributes)
         oof_scores = self._cross_val_scores(oof_x, labels, candidates, fold_of)
         self.oof_scores = oof_scores
+        self.oof_folds = [int(f) for f in fold_of]
         if self.config.threshold is None:
             self.threshold, f1 = choose_threshold(documents, candidates, oof_scores, level)
             logger.info("filter threshold %.3f (out-of-fold %s F1 %.4f)", self.threshold,

@@ -212,13 +212,9 @@ def choose_threshold(documents: Sequence[Document], candidates: Sequence[Sequenc
     Thresholds tried are ``steps`` quantiles of the scores plus ``steps`` evenly spaced values
     in [0, 1]; among equal F1s the highest threshold wins, as it keeps fewer links.
     """
-    pooled = np.concatenate([np.asarray(s, dtype=np.float64) for s in scores] or [np.zeros(0)])
-    if pooled.size == 0:
+    grid = _threshold_grid(scores, steps)
+    if grid.size == 0:
         return 0.5, 0.0
-    # quantiles alone leave the sparse high-score range (where positives sit) nearly unsampled
-    grid = np.unique(np.concatenate([np.quantile(pooled, np.linspace(0, 1, steps)),
-                                     np.linspace(0.0, 1.0, steps)]))
-    grid = grid[(grid >= pooled.min()) & (grid <= pooled.max())]
     best_t, best_f1 = float(grid[-1]), -1.0
     # the best candidate per span and the resolution order do not depend on the threshold
     ordered = [_ordered(best_per_span(c, s), overlap)
@@ -226,6 +222,68 @@ def choose_threshold(documents: Sequence[Document], candidates: Sequence[Sequenc
     for t in grid[::-1]:
         pred = [replace(d, entities=tuple(_resolve(o, float(t), overlap)))
                 for d, o in zip(documents, ordered, strict=True)]
+        f1 = evaluate(list(documents), pred, level).f1
+        if f1 > best_f1 + 1e-12:
+            best_t, best_f1 = float(t), f1
+    return best_t, best_f1
+
+
+def _threshold_grid(scores: Sequence[np.ndarray], steps: int) -> np.ndarray:
+    """Thresholds to try: ``steps`` quantiles of the scores and ``steps`` evenly spaced values
+    in [0, 1], within the scores' range, ascending (empty without scores)."""
+    pooled = np.concatenate([np.asarray(s, dtype=np.float64) for s in scores] or [np.zeros(0)])
+    if pooled.size == 0:
+        return pooled
+    # quantiles alone leave the sparse high-score range (where positives sit) nearly unsampled
+    grid = np.unique(np.concatenate([np.quantile(pooled, np.linspace(0, 1, steps)),
+                                     np.linspace(0.0, 1.0, steps)]))
+    return grid[(grid >= pooled.min()) & (grid <= pooled.max())]
+
+
+def choose_linker_threshold(documents: Sequence[Document],
+                            candidates: Sequence[Sequence[Candidate]],
+                            scores: Sequence[np.ndarray], folds: Sequence[int],
+                            linker: LinkerConfig, lang: str, level: str = "span",
+                            lexicon_documents: Sequence[Document] | None = None,
+                            steps: int = 41) -> tuple[float, float]:
+    """The threshold whose links, as the ``linker`` section decides them, score the best F1.
+
+    :func:`choose_threshold` scores each span's best candidate with overlaps resolved; the
+    linker also lets the training annotations choose concepts (``lexicon``), links
+    abbreviations, repeats and composites, and drops newer concepts, which moves the best
+    threshold. Here every document is decided as the linker would, with the annotation
+    lexicon of the documents outside its fold, so that its own annotations never decide it.
+
+    Args:
+        documents: Annotated documents.
+        candidates: Their candidates.
+        scores: Out-of-fold filter scores, one array per document.
+        folds: The fold of each document under which ``scores`` were computed.
+        linker: The decisions (a ``linker`` config section).
+        lang: Language of the lexicon's normalisation.
+        level: Evaluation level whose F1 is maximised.
+        lexicon_documents: The documents the lexicon learns from (default ``documents``);
+            those with the id of a document of a fold are left out of that fold's lexicon.
+        steps: As in :func:`choose_threshold` (same grid; ties go to the highest threshold).
+
+    Returns:
+        The threshold and its F1.
+    """
+    if len(folds) != len(documents):
+        raise ValueError(f"{len(folds)} fold numbers for {len(documents)} documents")
+    grid = _threshold_grid(scores, steps)
+    if grid.size == 0:
+        return 0.5, 0.0
+    pool = list(documents if lexicon_documents is None else lexicon_documents)
+    lexicons: dict[int, AnnotationLexicon | None] = {}
+    for fold in set(folds):
+        held = {d.id for d, f in zip(documents, folds, strict=True) if f == fold}
+        lexicons[fold] = (AnnotationLexicon.fit([d for d in pool if d.id not in held], lang)
+                          if linker.lexicon else None)
+    best_t, best_f1 = float(grid[-1]), -1.0
+    for t in grid[::-1]:
+        pred = [decide_as(d, c, s, float(t), linker, lexicons[f])
+                for d, c, s, f in zip(documents, candidates, scores, folds, strict=True)]
         f1 = evaluate(list(documents), pred, level).f1
         if f1 > best_f1 + 1e-12:
             best_t, best_f1 = float(t), f1

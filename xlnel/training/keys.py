@@ -70,7 +70,8 @@ def config_parts(config: PipelineConfig) -> dict[str, Any]:
     cross-fitting) and ``crossfit`` when it is off (so configs without it keep their keys);
     ``candidates`` drops ``compound_words`` when it is off, for the same reason;
     ``filter`` leaves out the threshold (a fixed one is applied to the finished pipeline, see
-    :mod:`xlnel.training.recipe`).
+    :mod:`xlnel.training.recipe`) and ``select_by`` when it is ``spans``; with ``linker`` it
+    holds the ``linker`` section, whose decisions then pick the threshold.
     """
     c = config.model_dump(mode="json")
     dft = dict(c["dft"])
@@ -98,8 +99,17 @@ def config_parts(config: PipelineConfig) -> dict[str, Any]:
         "dft": dft,
         "ner": c["ner"],
         "candidates": candidates,
-        "filter": {k: v for k, v in c["filter"].items() if k != "threshold"},
+        "filter": _filter_part(c),
     }
+
+
+def _filter_part(c: dict[str, Any]) -> dict[str, Any]:
+    """The ``filter`` part of :func:`config_parts` from the config's JSON dump ``c``."""
+    part = {k: v for k, v in c["filter"].items() if k not in ("threshold", "select_by")}
+    if c["filter"]["select_by"] != "spans":  # configs picking it on spans keep their keys
+        part["select_by"] = c["filter"]["select_by"]
+        part["linker"] = c["linker"]
+    return part
 
 
 def content_hash(*parts: Any) -> str:

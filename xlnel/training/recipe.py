@@ -182,7 +182,7 @@ def _load_candidates(run: TrainingRun, d: Path) -> StepCandidates:
 
 def _make_filter(run: TrainingRun) -> CandidateFilter:
     return steps.fit_filter(run.config, run.dictionary().filter_documents,
-                            run.candidates().filter, run.progress)
+                            run.candidates().filter, run.progress, run.documents()[0])
 
 
 def _load_filter(run: TrainingRun, d: Path) -> CandidateFilter:

@@ -18,6 +18,7 @@ from xlnel.evaluation.folds import fold_split
 from xlnel.filtering.base import CandidateFilter, filter_class
 from xlnel.io import load_kb, read_documents
 from xlnel.io.kb_history import kb_ids_history, resolve_documents
+from xlnel.linkers.decide import choose_linker_threshold
 from xlnel.ner.base import SpanTagger, tagger_class
 from xlnel.runtime import candidates_of
 from xlnel.types import Candidate, Document
@@ -235,9 +236,30 @@ def crossfit_candidates(config: PipelineConfig, base: Dictionary,
 
 
 def fit_filter(config: PipelineConfig, documents: Sequence[Document],
-               candidates: Sequence[Sequence[Candidate]],
-               progress: bool = False) -> CandidateFilter:
-    """The config's filter fitted on ``documents``, its threshold chosen (left open)."""
+               candidates: Sequence[Sequence[Candidate]], progress: bool = False,
+               lexicon_documents: Sequence[Document] | None = None) -> CandidateFilter:
+    """The config's filter fitted on ``documents``, its threshold chosen (left open).
+
+    With ``filter.select_by: linker`` the threshold is then chosen again on the filter's
+    out-of-fold scores with the linker's decisions
+    (:func:`~xlnel.linkers.decide.choose_linker_threshold`), its annotation lexicon learning
+    from ``lexicon_documents`` (all training documents; default ``documents``).
+
+    Raises:
+        ConfigError: If ``select_by`` is ``linker`` and the filter keeps no out-of-fold scores.
+    """
     open_config = config.filter.model_copy(update={"threshold": None})
     filt = filter_class(config.filter.name)(open_config, config.lang)
-    return filt.fit(documents, candidates, progress=progress)
+    filt.fit(documents, candidates, progress=progress)
+    if config.filter.select_by == "linker":
+        scores, folds = getattr(filt, "oof_scores", None), getattr(filt, "oof_folds", None)
+        if not scores or not folds:
+            raise ConfigError(f"filter.select_by: linker needs a filter that keeps out-of-fold "
+                              f"scores of its training documents (xlnel.gbdt.v1); "
+                              f"{config.filter.name} does not")
+        filt.threshold, f1 = choose_linker_threshold(
+            documents, candidates, scores, folds, config.linker, config.lang,
+            config.filter.select_level, lexicon_documents)
+        logger.info("filter threshold %.3f chosen on the linker's decisions (out-of-fold %s "
+                    "F1 %.4f)", filt.threshold, config.filter.select_level, f1)
+    return filt
