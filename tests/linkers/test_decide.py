@@ -173,3 +173,31 @@ def test_linker_threshold_decides_a_document_with_the_other_folds_lexicon():
     assert f1([gold, flu], [0, 0]) == pytest.approx(0.0)  # one fold: no other document
     with pytest.raises(ValueError, match="1 fold numbers for 2 documents"):
         choose_linker_threshold([gold, cold], [[], []], [np.zeros(0)] * 2, [0], linker, "en")
+
+
+def test_linker_threshold_equals_deciding_each_document_at_each_threshold():
+    """The search drops the newer concepts' candidates once, not at every threshold: the F1 it
+    reports must be that of :func:`decide_as` with the whole linker section."""
+    import random
+
+    from xlnel.evaluation import evaluate
+    from xlnel.linkers.decide import decide_as
+    from xlnel.linkers.lexicon import AnnotationLexicon
+
+    rng = random.Random(1)
+    docs = [Document(f"d{i}", TEXT, (Link(7, 15, "diabetes", (f"D00{1 + i % 2}",)),
+                                     Link(16, 24, "mellitus", ("D003",))))
+            for i in range(4)]
+    spans = [(0, 4), (7, 15), (7, 24), (16, 24)]
+    cands = [[Candidate(Span(s, e, TEXT[s:e]), f"D00{rng.randint(1, 5)}", TEXT[s:e],
+                        rng.random()) for s, e in spans * 3] for _ in docs]
+    scores = [np.array([rng.random() for _ in c]) for c in cands]
+    folds = [0, 1, 0, 1]
+    linker = LinkerConfig(lexicon=True, lexicon_rate=0.5, annotated_release=True,
+                          consistency=True, alternatives=2)
+    t, f1 = choose_linker_threshold(docs, cands, scores, folds, linker, "en", "concept")
+    lexicons = [AnnotationLexicon.fit([d for d, f in zip(docs, folds, strict=True) if f != k],
+                                      "en") for k in (0, 1)]
+    pred = [decide_as(d, c, s, t, linker, lexicons[f])
+            for d, c, s, f in zip(docs, cands, scores, folds, strict=True)]
+    assert f1 == pytest.approx(evaluate(docs, pred, "concept").f1)

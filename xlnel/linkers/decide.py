@@ -280,10 +280,19 @@ def choose_linker_threshold(documents: Sequence[Document],
         held = {d.id for d, f in zip(documents, folds, strict=True) if f == fold}
         lexicons[fold] = (AnnotationLexicon.fit([d for d in pool if d.id not in held], lang)
                           if linker.lexicon else None)
+    # the release filter does not depend on the threshold: applied once, not at every step
+    kept = []
+    for c, s, f in zip(candidates, scores, folds, strict=True):
+        lexicon = lexicons[f]
+        if linker.annotated_release and linker.lexicon and lexicon is not None:
+            keep = older_only(c, lexicon)
+            c, s = [x for x, k in zip(c, keep.tolist(), strict=True) if k], np.asarray(s)[keep]
+        kept.append((c, s))
+    step = linker.model_copy(update={"annotated_release": False, "alternatives": 0})
     best_t, best_f1 = float(grid[-1]), -1.0
     for t in grid[::-1]:
-        pred = [decide_as(d, c, s, float(t), linker, lexicons[f])
-                for d, c, s, f in zip(documents, candidates, scores, folds, strict=True)]
+        pred = [decide_as(d, c, s, float(t), step, lexicons[f])
+                for d, (c, s), f in zip(documents, kept, folds, strict=True)]
         f1 = evaluate(list(documents), pred, level).f1
         if f1 > best_f1 + 1e-12:
             best_t, best_f1 = float(t), f1
