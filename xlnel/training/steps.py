@@ -250,13 +250,14 @@ def fit_filter(config: PipelineConfig, documents: Sequence[Document],
     """
     open_config = config.filter.model_copy(update={"threshold": None})
     filt = filter_class(config.filter.name)(open_config, config.lang)
+    by_linker = config.filter.select_by == "linker"
+    if by_linker and not hasattr(filt, "oof_folds"):  # refused before the fit, not after
+        raise ConfigError(f"filter.select_by: linker needs a filter that keeps out-of-fold "
+                          f"scores of its training documents (xlnel.gbdt.v1); "
+                          f"{config.filter.name} does not")
     filt.fit(documents, candidates, progress=progress)
-    if config.filter.select_by == "linker":
-        scores, folds = getattr(filt, "oof_scores", None), getattr(filt, "oof_folds", None)
-        if not scores or not folds:
-            raise ConfigError(f"filter.select_by: linker needs a filter that keeps out-of-fold "
-                              f"scores of its training documents (xlnel.gbdt.v1); "
-                              f"{config.filter.name} does not")
+    if by_linker:
+        scores, folds = filt.oof_scores, filt.oof_folds  # type: ignore[attr-defined]
         filt.threshold, f1 = choose_linker_threshold(
             documents, candidates, scores, folds, config.linker, config.lang,
             config.filter.select_level, lexicon_documents)
