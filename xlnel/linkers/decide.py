@@ -281,10 +281,11 @@ def choose_linker_threshold(documents: Sequence[Document],
         lexicons[fold] = (AnnotationLexicon.fit([d for d in pool if d.id not in held], lang)
                           if linker.lexicon else None)
     # the release filter does not depend on the threshold: applied once, not at every step
+    # (the config holds annotated_release only with the lexicon on)
     kept = []
     for c, s, f in zip(candidates, scores, folds, strict=True):
         lexicon = lexicons[f]
-        if linker.annotated_release and linker.lexicon and lexicon is not None:
+        if linker.annotated_release and lexicon is not None:
             keep = older_only(c, lexicon)
             c, s = [x for x, k in zip(c, keep.tolist(), strict=True) if k], np.asarray(s)[keep]
         kept.append((c, s))
