@@ -66,6 +66,13 @@ _GBDT_OPTIONS = {
              "logistic regression fitted out of fold, each (concept, name) weighing one; for "
              "knowledge bases that hold kinds of concepts the corpus does not annotate; saved "
              "as `kind_prior.npz` (a filter saved without it loads with false).",
+    "edits": "Add two features: the share of gold spans among the training spans whose best "
+             "name differed from them by the same edit (what is left of span and name once "
+             "their common beginning and ending are taken away, with where it happens: an "
+             "attached article, an ending, a spelling letter; differences of more than four "
+             "characters share one key), and log1p of their number; for texts the training "
+             "documents never showed that are near a known name (a filter saved without them "
+             "loads with false).",
     "tagger": "Add four span features from a linear-chain CRF (CRFsuite) that tags the "
               "document's words as beginning, inside or outside a mention (typed by the gold "
               "entity type), from the words, their shapes, affixes and neighbours and the "

@@ -22,6 +22,8 @@ levels span, concept and document (1,000 resamples, two-sided p).
   kind the training documents annotate); ``kinds+ngrams``: with ``ngrams`` too;
 - ``tagger``: ``filter.options.tagger`` (marginals of a CRF tagging the words as mention
   beginnings, insides and outsides);
+- ``edits``: ``filter.options.edits`` (the prior of the edit between the span and its name:
+  an attached article, an ending, a spelling letter);
 - ``encoder``: ``filter.options.encoder`` multilingual-e5-small (frozen-encoder cosines of the
   span's sentence piece, the span and the candidate's name, embeddings stored per text);
   ``encoder+pca8``: with the first 8 principal components of the span embedding too;
@@ -81,6 +83,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "kinds": {"kinds": True},
     "kinds+ngrams": {"kinds": True, "ngrams": True},
     "tagger": {"tagger": True},
+    "edits": {"edits": True},
     "encoder": {"encoder": "multilingual-e5-small"},
     "encoder+pca8": {"encoder": "multilingual-e5-small", "encoder_pca": 8},
     # the trees' own settings (defaults: learning rate 0.08, 300 iterations with early stopping,

@@ -339,6 +339,8 @@ def test_concept_features_hand_worked():
     ({"lexical": True, "ngrams": True}, "name_ngram", "lexical"),
     ({"kinds": True}, "concept_kind", "kind"),
     ({"ngrams": True, "kinds": True}, "concept_kind", "mention"),
+    ({"edits": True}, "edit_seen", "edit"),
+    ({"edits": True, "concepts": True, "kinds": True}, "concept_kind", "edit"),
 ])
 def test_option_priors_round_trip(tmp_path, docs_and_candidates, options, last, table):
     docs, cands = docs_and_candidates

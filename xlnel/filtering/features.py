@@ -37,6 +37,11 @@ With ``ngrams``, the last two columns are :data:`~xlnel.filtering.ngram_priors.N
 the mention and name priors predicted from the character n-grams of the span's text and of the
 name, which reach texts the training documents never showed.
 
+With ``edits``, two columns after the pair features are
+:data:`~xlnel.filtering.edit_features.EDIT_FEATURES`: the prior of the edit between the span and
+the candidate's name (an attached article, an ending, a spelling letter), learned over the spans
+whose best name differed from them by the same edit.
+
 With ``kinds``, the last column is :data:`~xlnel.filtering.concept_kinds.KIND_FEATURES`: the
 predicted chance that the candidate's name stands for a concept of a kind the training documents
 annotate (a disease or a chemical rather than an organ or an occupation).
@@ -59,6 +64,7 @@ from xlnel.filtering.concept_kinds import (
     kind_key,
     kind_table,
 )
+from xlnel.filtering.edit_features import EDIT_FEATURES, edit_columns, edit_key
 from xlnel.filtering.entry_features import (
     CONCEPT_FEATURES,
     PROVENANCE_FEATURES,
@@ -100,8 +106,9 @@ NAME_PRIORS = ("all", "best")
 @dataclass
 class Priors:
     """Counts of (positive, seen) per normalised mention text, name, previous word, word of
-    the context window, concept, (``lexical``) last word or ending of a span and (``kinds``)
-    concept and name (:func:`~xlnel.filtering.concept_kinds.kind_key`)."""
+    the context window, concept, (``lexical``) last word or ending of a span, (``kinds``)
+    concept and name (:func:`~xlnel.filtering.concept_kinds.kind_key`) and (``edits``) edit
+    between a span and its best name (:func:`~xlnel.filtering.edit_features.edit_key`)."""
 
     mention: dict[str, list[int]] = field(default_factory=dict)
     name: dict[str, list[int]] = field(default_factory=dict)
@@ -110,6 +117,7 @@ class Priors:
     concept: dict[str, list[int]] = field(default_factory=dict)
     lexical: dict[str, list[int]] = field(default_factory=dict)
     kind: dict[str, list[int]] = field(default_factory=dict)
+    edit: dict[str, list[int]] = field(default_factory=dict)
     #: Bumped by every :meth:`add`, so caches of looked-up rates know when they are stale.
     version: int = field(default=0, init=False, repr=False, compare=False)
 
@@ -132,7 +140,8 @@ class FeatureExtractor:
     def __init__(self, lang: str, stopwords: frozenset[str], window: int = 0,
                  extended: bool = False, provenance: bool = False,
                  concepts: bool = False, name_prior: str = "all",
-                 lexical: bool = False, ngrams: bool = False, kinds: bool = False) -> None:
+                 lexical: bool = False, ngrams: bool = False, kinds: bool = False,
+                 edits: bool = False) -> None:
         if window < 0:
             raise ValueError(f"window must be at least 0 words, got {window}")
         if name_prior not in NAME_PRIORS:
@@ -148,6 +157,7 @@ class FeatureExtractor:
         self.lexical = lexical
         self.ngrams = ngrams
         self.kinds = kinds
+        self.edits = edits
         # the n-gram models of the priors they were fitted on (identity and version), and
         # their predictions per text
         self._ngram_of: tuple[Priors, int] | None = None
@@ -176,6 +186,7 @@ class FeatureExtractor:
         """Names of the columns :meth:`transform` returns."""
         return (SPAN_FEATURES + (WINDOW_FEATURES if self.window else ())
                 + (EXTENDED_FEATURES if self.extended else ()) + PAIR_FEATURES
+                + (EDIT_FEATURES if self.edits else ())
                 + (PROVENANCE_FEATURES if self.provenance else ())
                 + (CONCEPT_FEATURES if self.concepts else ())
                 + (LEXICAL_FEATURES if self.lexical else ())
@@ -243,6 +254,12 @@ class FeatureExtractor:
             for key, cid in dict.fromkeys((key, c.concept_id)
                                           for key, c in _at_span_best(candidates)):
                 priors.add("concept", cid, span_pos[key])
+        if self.edits:
+            # an edit counts once per span, from the span's best names
+            for key, edit in dict.fromkeys(
+                    (key, edit_key(self.norm(c.span.text), self.norm(c.name)))
+                    for key, c in _at_span_best(candidates)):
+                priors.add("edit", edit, span_pos[key])
         for (s, e), y in span_pos.items():
             norm = self.norm(document.text[s:e])
             priors.add("mention", norm, y)
@@ -298,7 +315,8 @@ class FeatureExtractor:
         n_kind = len(KIND_FEATURES) if self.kinds else 0
         n_last = ((len(PROVENANCE_FEATURES) if self.provenance else 0) + n_concept + n_lexical
                   + n_ngram + n_kind)
-        n_span = len(self.feature_names) - len(PAIR_FEATURES) - n_last
+        n_edit = len(EDIT_FEATURES) if self.edits else 0
+        n_span = len(self.feature_names) - len(PAIR_FEATURES) - n_edit - n_last
         n_own = n_span - (len(EXTENDED_FEATURES) if self.extended else 0)
         span_rows = np.array(
             [self._span_features(document.text, candidates[i], int(sizes[g]),
@@ -312,6 +330,11 @@ class FeatureExtractor:
         rows[:, :n_span] = span_rows[group]
         rows[:, n_span:n_span + len(PAIR_FEATURES)] = self._pair_columns(
             candidates, group, scores, better, best, span_norms, priors)
+        if self.edits:
+            start = n_span + len(PAIR_FEATURES)
+            rows[:, start:start + n_edit] = edit_columns(
+                [edit_key(span_norms[g], self.norm(c.name))
+                 for c, g in zip(candidates, group.tolist(), strict=True)], priors)
         end = rows.shape[1] - n_lexical - n_ngram - n_kind
         if self.provenance:
             rows[:, end - n_concept - len(PROVENANCE_FEATURES):end - n_concept] = \

@@ -16,7 +16,9 @@ ending and whether the document defines it as an abbreviation
 and name priors predicted from character n-grams, for texts the training documents never
 showed (:mod:`xlnel.filtering.ngram_priors`, saved as ``ngram_priors.npz``); option ``kinds``
 adds whether the candidate's name stands for a concept of a kind the training documents
-annotate (:mod:`xlnel.filtering.concept_kinds`, saved as ``kind_prior.npz``); option ``tagger``
+annotate (:mod:`xlnel.filtering.concept_kinds`, saved as ``kind_prior.npz``); option ``edits``
+adds the prior of the edit between the span and its name (:mod:`xlnel.filtering.edit_features`);
+option ``tagger``
 adds the marginals of a CRF that tags the document's words as mention beginnings, insides and
 outsides (:mod:`xlnel.filtering.span_tagger`, saved as ``span_tagger.crfsuite``). The saved
 ``filter.json`` lists the features; a filter saved without an option loads with it off.
@@ -57,13 +59,13 @@ _TAGGER = "span_tagger.crfsuite"
 
 #: Options a saved filter may not list, with the value its features were computed with.
 _ABSENT = {"provenance": False, "concepts": False, "name_prior": "all", "lexical": False,
-           "ngrams": False, "kinds": False, "tagger": False}
+           "ngrams": False, "kinds": False, "tagger": False, "edits": False}
 _DEFAULTS = {"folds": 5, "max_iter": 300, "learning_rate": 0.08, "max_leaf_nodes": 31,
              "l2_regularization": 1.0, "seed": 0, "bag": 1, "negatives": 1.0,
              "unit": "auto",
              "window": 0, "extended": False, "provenance": False, "concepts": False,
              "name_prior": "all", "lexical": False, "ngrams": False, "kinds": False,
-             "tagger": False, "encoder": None,
+             "edits": False, "tagger": False, "encoder": None,
              "encoder_pca": 0,
              "encoder_context_words": 24}
 
@@ -116,7 +118,8 @@ class GradientBoostingFilter(CandidateFilter):
                                           str(self.options["name_prior"]),
                                           bool(self.options["lexical"]),
                                           bool(self.options["ngrams"]),
-                                          bool(self.options["kinds"]))
+                                          bool(self.options["kinds"]),
+                                          bool(self.options["edits"]))
         #: Frozen-encoder columns (option ``encoder``: a model name, hub id or folder).
         self.encoder_features: EncoderFeatures | None = None
         if self.options["encoder"]:
@@ -310,7 +313,7 @@ class GradientBoostingFilter(CandidateFilter):
         priors = {"mention": self.priors.mention, "name": self.priors.name,
                   "context": self.priors.context, "window": self.priors.window,
                   "concept": self.priors.concept, "lexical": self.priors.lexical,
-                  "kind": self.priors.kind}
+                  "kind": self.priors.kind, "edit": self.priors.edit}
         (directory / "priors.json").write_text(json.dumps(priors, ensure_ascii=False),
                                                encoding="utf-8")
         if self.encoder_features is not None:
@@ -358,7 +361,8 @@ class GradientBoostingFilter(CandidateFilter):
             f.encoder_features.load(directory / _PCA)
         raw = json.loads((directory / "priors.json").read_text(encoding="utf-8"))
         f.priors = Priors(raw["mention"], raw["name"], raw["context"], raw.get("window", {}),
-                          raw.get("concept", {}), raw.get("lexical", {}), raw.get("kind", {}))
+                          raw.get("concept", {}), raw.get("lexical", {}), raw.get("kind", {}),
+                          raw.get("edit", {}))
         if f.extractor.ngrams:
             f.extractor.set_ngram_models(f.priors, load_ngram_priors(directory / _NGRAMS))
         if f.extractor.kinds:
