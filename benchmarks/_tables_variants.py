@@ -172,6 +172,12 @@ def filter_variants_camoni_extra_encoder() -> str:
     return _filter_variants_camoni_table("filter_variants_camoni_extra_encoder.json")
 
 
+def filter_variants_camoni_edits() -> str:
+    """The edit prior between a span and its name on Camoni by 5-fold CV, the other
+    communities' posts training."""
+    return _filter_variants_camoni_table("filter_variants_camoni_edits.json")
+
+
 def filter_variants_camoni_extra_trees() -> str:
     """The gradient-boosted trees' settings on Camoni by 5-fold CV, the other communities'
     posts training."""
@@ -232,7 +238,8 @@ TABLES = (decision_variants, decision_variants_bc5cdr_train, decision_variants_b
           filter_variants_camoni, filter_variants_camoni_trees, filter_variants_camoni_extra,
           filter_variants_camoni_concepts, filter_variants_camoni_extra_more,
           filter_variants_camoni_extra_tagger, filter_variants_camoni_extra_encoder,
-          filter_variants_camoni_extra_trees, filter_variants_ngrams,
+          filter_variants_camoni_extra_trees, filter_variants_camoni_edits,
+          filter_variants_ngrams,
           filter_variants_camoni_ngrams, filter_variants_kinds, filter_variants_camoni_kinds,
           filter_variants_kinds_ngrams, filter_variants_camoni_kinds_ngrams,
           filter_variants_mesh_concepts, filter_variants_tagger, filter_variants_camoni_tagger,
