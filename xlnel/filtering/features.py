@@ -49,7 +49,6 @@ annotate (a disease or a chemical rather than an organ or an occupation).
 
 from __future__ import annotations
 
-import bisect
 import math
 import re
 from collections import Counter
@@ -73,6 +72,12 @@ from xlnel.filtering.entry_features import (
 )
 from xlnel.filtering.lexical_features import LEXICAL_FEATURES, lexical_columns, lexical_keys
 from xlnel.filtering.ngram_priors import NGRAM_FEATURES, NGRAM_TABLES, NgramPrior
+from xlnel.filtering.span_geometry import (
+    inside_better_span,
+    overlaps_better_span,
+    scores_above,
+    second_best,
+)
 from xlnel.normalization import normalize_string
 from xlnel.types import Candidate, Document
 
@@ -304,10 +309,10 @@ class FeatureExtractor:
         group = np.fromiter((groups.setdefault((c.span.start, c.span.end), len(groups))
                              for c in candidates), dtype=np.int64, count=n)
         scores = np.fromiter((c.score for c in candidates), dtype=np.float64, count=n)
-        better, best = _scores_above(group, scores, len(groups))
+        better, best = scores_above(group, scores, len(groups))
         sizes = np.bincount(group, minlength=len(groups))
         first = np.unique(group, return_index=True)[1]  # each span's first candidate
-        better_inside = _inside_better_span({key: float(best[g]) for key, g in groups.items()})
+        better_inside = inside_better_span({key: float(best[g]) for key, g in groups.items()})
         span_norms = [self.norm(candidates[i].span.text) for i in first.tolist()]
         n_concept = len(CONCEPT_FEATURES) if self.concepts else 0
         n_lexical = len(LEXICAL_FEATURES) if self.lexical else 0
@@ -359,8 +364,8 @@ class FeatureExtractor:
         """The :data:`EXTENDED_FEATURES` columns of each span, in float64."""
         out = np.zeros((len(groups), len(EXTENDED_FEATURES)))
         repeats = Counter(span_norms)
-        second = _second_best(group, scores, len(groups))
-        overlapping = _overlaps_better_span({key: float(best[g]) for key, g in groups.items()})
+        second = second_best(group, scores, len(groups))
+        overlapping = overlaps_better_span({key: float(best[g]) for key, g in groups.items()})
         for g, i in enumerate(first.tolist()):
             span = candidates[i].span
             word_start = span.start - len(span.stripped_prefix)
@@ -441,39 +446,8 @@ def _cached_predictions(model: NgramPrior, cache: dict[str, float],
     return np.fromiter((cache[t] for t in texts), dtype=np.float64, count=len(texts))
 
 
-def _scores_above(group: np.ndarray, scores: np.ndarray, n_groups: int
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """For each candidate, how many candidates of its span score strictly higher; and each
-    span's best score."""
-    order = np.lexsort((scores, group))  # by span, then ascending score
-    g, s = group[order], scores[order]
-    n = len(order)
-    group_end = np.searchsorted(g, np.arange(n_groups), side="right")
-    # the end of each run of equal scores in a span: candidates above it score higher
-    run_start = np.ones(n, dtype=bool)
-    run_start[1:] = (g[1:] != g[:-1]) | (s[1:] != s[:-1])
-    run = np.cumsum(run_start) - 1
-    run_end = np.append(np.flatnonzero(run_start)[1:], n)
-    above = np.empty(n, dtype=np.float64)
-    above[order] = group_end[g] - run_end[run]
-    best = s[group_end - 1]
-    return above, best
 
 
-def _inside_better_span(best: dict[tuple[int, int], float]) -> set[tuple[int, int]]:
-    """Spans lying inside a longer span whose best candidate scores higher; a longer, better
-    match usually wins the overlap."""
-    keys = sorted(best)
-    starts = [k[0] for k in keys]
-    out: set[tuple[int, int]] = set()
-    for s, e in keys:
-        # spans have at most a few words, so a container starts shortly before
-        lo = bisect.bisect_left(starts, s - 80)
-        hi = bisect.bisect_right(starts, s)
-        if any(keys[j][1] >= e and keys[j] != (s, e) and best[keys[j]] > best[(s, e)]
-               for j in range(lo, hi)):
-            out.add((s, e))
-    return out
 
 
 def _at_span_best(candidates: Sequence[Candidate]
@@ -489,27 +463,8 @@ def _at_span_best(candidates: Sequence[Candidate]
             yield key, c
 
 
-def _second_best(group: np.ndarray, scores: np.ndarray, n_groups: int) -> np.ndarray:
-    """Each span's second-best matcher score (0 when it has one candidate)."""
-    order = np.lexsort((-scores, group))  # by span, then descending score
-    g, s = group[order], scores[order]
-    starts = np.searchsorted(g, np.arange(n_groups), side="left")
-    ends = np.searchsorted(g, np.arange(n_groups), side="right")
-    return np.where(ends - starts > 1, s[np.minimum(starts + 1, len(s) - 1)], 0.0)
 
 
-def _overlaps_better_span(best: dict[tuple[int, int], float]) -> set[tuple[int, int]]:
-    """Spans sharing a character with another span whose best candidate scores higher."""
-    keys = sorted(best)
-    starts = [k[0] for k in keys]
-    out: set[tuple[int, int]] = set()
-    for s, e in keys:
-        lo = bisect.bisect_left(starts, s - 80)
-        hi = bisect.bisect_left(starts, e)
-        if any(keys[j][1] > s and keys[j] != (s, e) and best[keys[j]] > best[(s, e)]
-               for j in range(lo, hi)):
-            out.add((s, e))
-    return out
 
 
 def count_priors(extractor: FeatureExtractor, documents: Sequence[Document],
