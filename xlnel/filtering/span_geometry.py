@@ -32,17 +32,7 @@ def scores_above(group: np.ndarray, scores: np.ndarray, n_groups: int
 def inside_better_span(best: dict[tuple[int, int], float]) -> set[tuple[int, int]]:
     """Spans lying inside a longer span whose best candidate scores higher; a longer, better
     match usually wins the overlap."""
-    keys = sorted(best)
-    starts = [k[0] for k in keys]
-    out: set[tuple[int, int]] = set()
-    for s, e in keys:
-        # spans have at most a few words, so a container starts shortly before
-        lo = bisect.bisect_left(starts, s - 80)
-        hi = bisect.bisect_right(starts, s)
-        if any(keys[j][1] >= e and keys[j] != (s, e) and best[keys[j]] > best[(s, e)]
-               for j in range(lo, hi)):
-            out.add((s, e))
-    return out
+    return _beaten(best, inside=True)
 
 
 def second_best(group: np.ndarray, scores: np.ndarray, n_groups: int) -> np.ndarray:
@@ -56,13 +46,19 @@ def second_best(group: np.ndarray, scores: np.ndarray, n_groups: int) -> np.ndar
 
 def overlaps_better_span(best: dict[tuple[int, int], float]) -> set[tuple[int, int]]:
     """Spans sharing a character with another span whose best candidate scores higher."""
+    return _beaten(best, inside=False)
+
+
+def _beaten(best: dict[tuple[int, int], float], inside: bool) -> set[tuple[int, int]]:
+    """Spans with a better-scoring span around them (``inside``) or overlapping them."""
     keys = sorted(best)
     starts = [k[0] for k in keys]
     out: set[tuple[int, int]] = set()
     for s, e in keys:
+        # spans have at most a few words, so a container or an overlap starts shortly before
         lo = bisect.bisect_left(starts, s - 80)
-        hi = bisect.bisect_left(starts, e)
-        if any(keys[j][1] > s and keys[j] != (s, e) and best[keys[j]] > best[(s, e)]
-               for j in range(lo, hi)):
+        hi = bisect.bisect_right(starts, s) if inside else bisect.bisect_left(starts, e)
+        if any((keys[j][1] >= e if inside else keys[j][1] > s) and keys[j] != (s, e)
+               and best[keys[j]] > best[(s, e)] for j in range(lo, hi)):
             out.add((s, e))
     return out
