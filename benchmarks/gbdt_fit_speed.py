@@ -69,18 +69,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     positive = int(sum(label_candidates(d, c, level).sum()
                        for d, c in zip(documents, candidates, strict=True)))
     rows = int(sum(len(c) for c in candidates))
-    fits: dict[str, dict[str, float]] = {"1.0": fit_seconds(config, documents, candidates, 1.0)}
-    for share in args.negatives:
-        fits[str(share)] = fit_seconds(config, documents, candidates, share)
-    full = fits["1.0"]["seconds"]
-    for share, fit in fits.items():
+    fits = [{"negatives": share, **fit_seconds(config, documents, candidates, share)}
+            for share in (1.0, *args.negatives)]
+    full = fits[0]["seconds"]
+    for fit in fits:
         fit["speedup"] = round(full / fit["seconds"], 2) if fit["seconds"] else float(np.inf)
-        print(f"negatives {share}: {fit['seconds']} s, {fit['speedup']}x", flush=True)
+        print(f"negatives {fit['negatives']}: {fit['seconds']} s, {fit['speedup']}x", flush=True)
     write_result(args.name, {
         "config": config_path, "cell": f"{CELL} fold 0 (held-out abstracts)",
         "documents": len(documents), "candidates": rows, "positive_candidates": positive,
         "filter_options": dict(config.filter.options), "threads": args.threads,
-        "fits": fits,
+        "fits": fits,  # every negative first, then each share of --negatives
     })
 
 
