@@ -38,7 +38,8 @@ def test_edit_priors_count_best_names_once_per_span_and_fill_their_columns():
                    Candidate(and_, "C3", "an", 0.6), Candidate(colds, "C4", "cold", 0.9)]
     priors = Priors()
     ex.count(priors, train, train_cands, np.array([1, 1, 1, 0, 0], dtype=bool))
-    # "fevers" counts its edit once although two concepts share its best name
+    # "fevers" (gold) and "colds" share the edit end:s>; "fevers" counts once although two
+    # concepts share its best name
     assert priors.edit == {"end:s>": [1, 2], "end:d>": [0, 1]}
     doc = Document(id="d", text="chills and rash")
     chills, rash = Span(0, 6, "chills"), Span(11, 15, "rash")
