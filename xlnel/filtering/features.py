@@ -52,8 +52,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -108,6 +108,10 @@ NEXT = "\u2192"
 NAME_PRIORS = ("all", "best")
 
 
+#: Prior tables that every saved filter holds (the others came with options).
+REQUIRED_TABLES = ("mention", "name", "context")
+
+
 @dataclass
 class Priors:
     """Counts of (positive, seen) per normalised mention text, name, previous word, word of
@@ -137,6 +141,21 @@ class Priors:
         """Smoothed share of positive occurrences and the number seen."""
         pos, seen = getattr(self, table).get(key, (0, 0))
         return (pos + 0.1 * alpha) / (seen + alpha), seen
+
+    def tables(self) -> dict[str, dict[str, list[int]]]:
+        """Every table by name, as a saved filter's ``priors.json`` holds them."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.init}
+
+    @classmethod
+    def from_tables(cls, tables: Mapping[str, dict[str, list[int]]]) -> Priors:
+        """Priors from :meth:`tables`; the tables of options newer than the saved filter are
+        empty.
+
+        Raises:
+            KeyError: ``tables`` lacks one of :data:`REQUIRED_TABLES`.
+        """
+        return cls(**{f.name: tables[f.name] if f.name in REQUIRED_TABLES
+                      else tables.get(f.name, {}) for f in fields(cls) if f.init})
 
 
 class FeatureExtractor:
@@ -335,11 +354,13 @@ class FeatureExtractor:
         rows[:, :n_span] = span_rows[group]
         rows[:, n_span:n_span + len(PAIR_FEATURES)] = self._pair_columns(
             candidates, group, scores, better, best, span_norms, priors)
+        name_norms = ([self.norm(c.name) for c in candidates]
+                      if self.edits or self.ngrams or self.kinds else [])
         if self.edits:
             start = n_span + len(PAIR_FEATURES)
             rows[:, start:start + n_edit] = edit_columns(
-                [edit_key(span_norms[g], self.norm(c.name))
-                 for c, g in zip(candidates, group.tolist(), strict=True)], priors)
+                [edit_key(span_norms[g], name)
+                 for name, g in zip(name_norms, group.tolist(), strict=True)], priors)
         end = rows.shape[1] - n_lexical - n_ngram - n_kind
         if self.provenance:
             rows[:, end - n_concept - len(PROVENANCE_FEATURES):end - n_concept] = \
@@ -349,7 +370,6 @@ class FeatureExtractor:
         if self.lexical:
             rows[:, end:end + n_lexical] = lexical_columns(document.text, list(groups),
                                                            span_norms, priors)[group]
-        name_norms = [self.norm(c.name) for c in candidates] if self.ngrams or self.kinds else []
         if self.ngrams:
             rows[:, -n_kind - 2] = self._ngram_values(0, span_norms, priors)[group]
             rows[:, -n_kind - 1] = self._ngram_values(1, name_norms, priors)

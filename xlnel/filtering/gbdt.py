@@ -18,10 +18,10 @@ showed (:mod:`xlnel.filtering.ngram_priors`, saved as ``ngram_priors.npz``); opt
 adds whether the candidate's name stands for a concept of a kind the training documents
 annotate (:mod:`xlnel.filtering.concept_kinds`, saved as ``kind_prior.npz``); option ``edits``
 adds the prior of the edit between the span and its name (:mod:`xlnel.filtering.edit_features`);
-option ``tagger``
-adds the marginals of a CRF that tags the document's words as mention beginnings, insides and
-outsides (:mod:`xlnel.filtering.span_tagger`, saved as ``span_tagger.crfsuite``). The saved
-``filter.json`` lists the features; a filter saved without an option loads with it off.
+option ``tagger`` adds the marginals of a CRF that tags the document's words as mention
+beginnings, insides and outsides (:mod:`xlnel.filtering.span_tagger`, saved as
+``span_tagger.crfsuite``). The saved ``filter.json`` lists the features; a filter saved without
+an option loads with it off.
 """
 
 from __future__ import annotations
@@ -310,12 +310,8 @@ class GradientBoostingFilter(CandidateFilter):
             raise RuntimeError("cannot save an unfitted filter")
         directory.mkdir(parents=True, exist_ok=True)
         self.model.save(directory / _TREES)
-        priors = {"mention": self.priors.mention, "name": self.priors.name,
-                  "context": self.priors.context, "window": self.priors.window,
-                  "concept": self.priors.concept, "lexical": self.priors.lexical,
-                  "kind": self.priors.kind, "edit": self.priors.edit}
-        (directory / "priors.json").write_text(json.dumps(priors, ensure_ascii=False),
-                                               encoding="utf-8")
+        (directory / "priors.json").write_text(
+            json.dumps(self.priors.tables(), ensure_ascii=False), encoding="utf-8")
         if self.encoder_features is not None:
             self.encoder_features.save(directory / _PCA)
         if self.extractor.ngrams:
@@ -360,9 +356,7 @@ class GradientBoostingFilter(CandidateFilter):
         if f.encoder_features is not None:
             f.encoder_features.load(directory / _PCA)
         raw = json.loads((directory / "priors.json").read_text(encoding="utf-8"))
-        f.priors = Priors(raw["mention"], raw["name"], raw["context"], raw.get("window", {}),
-                          raw.get("concept", {}), raw.get("lexical", {}), raw.get("kind", {}),
-                          raw.get("edit", {}))
+        f.priors = Priors.from_tables(raw)
         if f.extractor.ngrams:
             f.extractor.set_ngram_models(f.priors, load_ngram_priors(directory / _NGRAMS))
         if f.extractor.kinds:
