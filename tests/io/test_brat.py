@@ -9,6 +9,7 @@ import pytest
 
 from xlnel.errors import FormatError
 from xlnel.io import read_brat, read_brat_document, write_brat
+from xlnel.io.documents import read_annotated_documents
 from xlnel.types import Document, Link
 
 TEXT = "Patient has diabetes mellitus.\nTreated with insulin and\r\nmetformin."
@@ -46,12 +47,31 @@ def test_read(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     assert "discontinuous" in caplog.text
 
 
-def test_missing_ann_means_no_entities(tmp_path: Path) -> None:
+def test_missing_ann_means_no_entities(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     folder = _folder(tmp_path)
     (folder / "doc2.txt").write_text("plain", encoding="utf-8")
-    docs = read_brat(folder)
+    with caplog.at_level(logging.WARNING, logger="xlnel.io.brat"):
+        docs = read_brat(folder)
     assert [d.id for d in docs] == ["doc1", "doc2"]
     assert docs[1].entities == ()
+    # beside annotated texts, a missing .ann is worth a warning
+    assert "doc2.txt has no annotation file" in caplog.text
+
+
+def test_folder_of_plain_texts(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for name in ("a", "b", "c"):
+        (folder / f"{name}.txt").write_text(f"note {name}\n", encoding="utf-8")
+    with caplog.at_level(logging.INFO, logger="xlnel.io.brat"):
+        docs = read_brat(folder)
+    assert [(d.id, d.text, d.entities) for d in docs] == [
+        ("a", "note a\n", ()), ("b", "note b\n", ()), ("c", "note c\n", ())]
+    # texts to link: one line for the folder, no warning per file
+    assert [r.levelname for r in caplog.records] == ["INFO", "INFO"]
+    assert "holds no .ann file: reading its 3 texts without entities" in caplog.text
+    with pytest.raises(ValueError, match="folder of texts without any BRAT .ann file"):
+        read_annotated_documents(folder, "gold")
 
 
 def test_ann_without_txt(tmp_path: Path) -> None:

@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from xlnel.errors import FormatError
+from xlnel.evaluation.files import evaluate_files
 from xlnel.io import guess_format, read_documents, write_documents
+from xlnel.io.documents import read_annotated_documents
 from xlnel.types import Document, Link
 
 DOCS = [
@@ -36,10 +39,42 @@ def test_guess_format(tmp_path: Path) -> None:
     assert guess_format(tmp_path / "folder", for_writing=True) == "brat"
     plain = tmp_path / "notes.txt"
     plain.write_text("just text\n", encoding="utf-8")
+    assert guess_format(plain) == "text"
+    (tmp_path / "notes.csv").write_text("a,b\n", encoding="utf-8")
     with pytest.raises(ValueError, match="cannot tell the corpus format"):
-        guess_format(plain)
+        guess_format(tmp_path / "notes.csv")
     with pytest.raises(FileNotFoundError, match="absent.jsonl"):
         read_documents(tmp_path / "absent.jsonl")
+
+
+@pytest.mark.parametrize(("name", "doc_id"), [
+    ("note.txt", "note"), ("note.txt.gz", "note"), ("visit.2024.TXT", "visit.2024"),
+])
+def test_plain_text_file_is_one_document(tmp_path: Path, name: str, doc_id: str) -> None:
+    text = "\ufeffFever since Monday.\r\n\r\nNo rash.\n"  # kept as it is: offsets count all
+    path = tmp_path / name
+    data = text.encode("utf-8")
+    path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    assert read_documents(path) == [Document(doc_id, text)]
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    assert read_documents(empty) == [Document("empty", "")]
+    (tmp_path / "latin1.txt").write_bytes("cafe\nfi\xe8vre".encode("latin-1"))
+    with pytest.raises(FormatError, match=r"latin1\.txt:2: not valid UTF-8"):
+        read_documents(tmp_path / "latin1.txt")
+
+
+def test_plain_text_is_read_only_and_not_a_gold_corpus(tmp_path: Path) -> None:
+    plain = tmp_path / "notes.txt"
+    plain.write_text("Fever.\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="text is a format for reading plain texts"):
+        write_documents(tmp_path / "out.data", DOCS, format="text")
+    with pytest.raises(ValueError, match=r"gold .*notes.txt is a plain-text file"):
+        read_annotated_documents(plain, "gold")
+    with pytest.raises(ValueError, match="plain-text file"):
+        evaluate_files(plain, plain)
+    write_documents(tmp_path / "c.txt", DOCS)  # a .txt written is PubTator, and reads back
+    assert read_annotated_documents(tmp_path / "c.txt")[0].entities == DOCS[0].entities
 
 
 def test_explicit_format(tmp_path: Path) -> None:

@@ -76,15 +76,15 @@ def read_gold(path: str | Path) -> list[GoldItem]:
     Raises:
         FileNotFoundError: If the path does not exist.
         FormatError: If the file does not follow its format.
-        ValueError: If the corpus format cannot be told.
+        ValueError: If the corpus format cannot be told, or it is a plain-text file.
     """
-    from xlnel.io import read_documents
+    from xlnel.io.documents import read_annotated_documents
 
     suffixes = [s.lower() for s in Path(path).suffixes if s.lower() != ".gz"]
     if suffixes and suffixes[-1] == ".tsv":
         return read_gold_tsv(path)
-    return [GoldItem(e.text, tuple(e.concept_ids)) for doc in read_documents(path)
-            for e in doc.entities]
+    return [GoldItem(e.text, tuple(e.concept_ids))
+            for doc in read_annotated_documents(path, "gold") for e in doc.entities]
 
 
 def load_dictionary(spec: str | Path) -> Dictionary:

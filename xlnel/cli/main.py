@@ -95,7 +95,9 @@ def train_cli(
 @app.command("link")
 def link_cli(
     pipeline: Annotated[str, typer.Argument(help="Pipeline folder, or 'default' (HPO).")],
-    source: Annotated[Path | None, typer.Argument(help="JSONL or PubTator documents.")] = None,
+    source: Annotated[Path | None, typer.Argument(
+        help="JSONL or PubTator documents, a plain .txt (one document) or a folder of .txt "
+             "(BRAT) files.")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output (default stdout).")]
     = None,
     text: Annotated[str | None, typer.Option("--text", help="Link this text instead.")] = None,

@@ -23,7 +23,7 @@ from xlnel.corpus.shards import (
 )
 from xlnel.corpus.stream import link_batches_into, link_file, link_stream, open_linker
 from xlnel.evaluation.hrm import hrm_recall
-from xlnel.io import read_documents
+from xlnel.io.documents import read_annotated_documents
 from xlnel.io.kb_history import kb_ids_history, resolve_documents
 from xlnel.runtime import (
     PipelineSource,
@@ -83,7 +83,7 @@ def candidate_recall(pipeline: PipelineSource, gold: str | Path,
     them (:func:`xlnel.io.kb_history.kb_ids_history`).
     """
     pipe = open_pipeline(pipeline)
-    docs = read_documents(gold)
+    docs = read_annotated_documents(gold, "gold")
     history = kb_ids_history(pipe.config.dictionary.kb, missing_ok=True)
     if history:
         docs = resolve_documents(docs, history)[0]

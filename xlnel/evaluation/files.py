@@ -8,7 +8,7 @@ from pathlib import Path
 
 from xlnel.evaluation.metrics import Scores, evaluate
 from xlnel.evaluation.report import LevelReport, evaluate_report
-from xlnel.io import read_documents
+from xlnel.io.documents import read_annotated_documents
 from xlnel.io.kb_history import kb_id_history, resolve_documents
 from xlnel.types import Document
 
@@ -29,8 +29,8 @@ def read_corpus(path: str | Path, role: str = "corpus") -> list[Document]:
 
     Raises:
         FileNotFoundError: When ``path`` does not exist.
-        ValueError: For a folder without ``.txt`` / ``.ann`` files, or a format that cannot be
-            told.
+        ValueError: For a folder without ``.txt`` / ``.ann`` files, a plain-text file, or a
+            format that cannot be told.
         FormatError: When the file does not follow its format.
     """
     path = Path(path)
@@ -39,7 +39,7 @@ def read_corpus(path: str | Path, role: str = "corpus") -> list[Document]:
             f"{role} {path} is a folder without BRAT .txt/.ann files; give a JSONL or PubTator "
             "file, or a BRAT folder"
         )
-    return read_documents(path)
+    return read_annotated_documents(path, role)
 
 
 def evaluate_files(gold: str | Path, pred: str | Path, level: str = "span") -> Scores:

@@ -123,13 +123,15 @@ def _read_ann(path: Path, text: str) -> _Annotations:
     return found
 
 
-def read_brat_document(txt_path: str | Path, ann_path: str | Path | None = None) -> Document:
+def read_brat_document(txt_path: str | Path, ann_path: str | Path | None = None,
+                       warn_missing: bool = True) -> Document:
     """Read one BRAT document.
 
     Args:
         txt_path: The text file; its stem is the document id.
         ann_path: The annotation file; by default ``txt_path`` with the suffix ``.ann``. A
             missing annotation file means no annotations.
+        warn_missing: Log a warning when the annotation file is missing.
 
     Returns:
         The document with its entities sorted by offsets.
@@ -143,7 +145,9 @@ def read_brat_document(txt_path: str | Path, ann_path: str | Path | None = None)
     ann = txt_path.with_suffix(".ann") if ann_path is None else Path(ann_path)
     text = read_text(txt_path)  # "\r\n" stays two characters: BRAT offsets count both
     if not ann.exists():
-        logger.warning("%s has no annotation file %s; reading it without entities", txt_path, ann)
+        if warn_missing:
+            logger.warning("%s has no annotation file %s; reading it without entities",
+                           txt_path, ann)
         return Document(txt_path.stem, text)
     found = _read_ann(ann, text)
     entities = []
@@ -161,7 +165,9 @@ def read_brat(folder: str | Path) -> list[Document]:
         folder: Folder of BRAT files (not searched recursively).
 
     Returns:
-        One document per ``.txt`` file, its id the file stem.
+        One document per ``.txt`` file, its id the file stem. A ``.txt`` file without its
+        ``.ann`` is read without entities, with a warning; a folder without any ``.ann`` file
+        (plain texts to link) is read so with one log line.
 
     Raises:
         FileNotFoundError: When ``folder`` is not an existing folder.
@@ -174,10 +180,15 @@ def read_brat(folder: str | Path) -> list[Document]:
     texts = {p.stem for p in folder.glob("*.txt")}
     if not texts:
         raise FormatError(NO_BRAT_FILES, folder)
-    for ann in sorted(folder.glob("*.ann")):
+    anns = sorted(folder.glob("*.ann"))
+    for ann in anns:
         if ann.stem not in texts:
             raise FormatError(f"annotation file has no text file {ann.stem}.txt", ann)
-    docs = [read_brat_document(path) for path in sorted(folder.glob("*.txt"))]
+    if not anns:
+        logger.info("%s holds no .ann file: reading its %d texts without entities", folder,
+                    len(texts))
+    docs = [read_brat_document(path, warn_missing=bool(anns))
+            for path in sorted(folder.glob("*.txt"))]
     logger.info("read %d documents from %s", len(docs), folder)
     return docs
 

@@ -1,8 +1,10 @@
 """Read and write corpora in any supported format, chosen by name or from the path.
 
 Formats: ``jsonl`` (``.jsonl``, ``.json``), ``pubtator`` (``.pubtator``, or a ``.txt`` file whose
-first line is a PubTator title line) and ``brat`` (a folder of ``.txt`` + ``.ann`` files). Files
-may be gzip-compressed (``corpus.jsonl.gz``).
+first line is a PubTator title line), ``brat`` (a folder of ``.txt`` + ``.ann`` files) and, for
+reading only, ``text`` (any other ``.txt`` file: its whole text is one document without
+annotations, its id the file name without extensions, as a BRAT text is). Files may be
+gzip-compressed (``corpus.jsonl.gz``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from xlnel.errors import FormatError
-from xlnel.io._atomic import iter_lines
+from xlnel.io._atomic import iter_lines, read_text
 from xlnel.io.brat import NO_BRAT_FILES, read_brat, write_brat
 from xlnel.io.jsonl import iter_jsonl, write_jsonl
 from xlnel.io.pubtator import iter_pubtator, write_pubtator
@@ -21,10 +23,12 @@ from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["FORMATS", "check_source", "guess_format", "iter_documents", "read_documents",
-           "write_documents"]
+__all__ = ["FORMATS", "READ_ONLY_FORMATS", "check_source", "guess_format", "iter_documents",
+           "read_annotated_documents", "read_documents", "write_documents"]
 
-FORMATS = ("jsonl", "pubtator", "brat")
+FORMATS = ("jsonl", "pubtator", "brat", "text")
+#: Formats that can only be read: they hold no annotations.
+READ_ONLY_FORMATS = ("text",)
 _EXTENSIONS = {".jsonl": "jsonl", ".json": "jsonl", ".pubtator": "pubtator"}
 _PUBTATOR_TITLE = re.compile(r"^[^\t|]+\|t\|")
 
@@ -42,7 +46,8 @@ def guess_format(path: str | Path, for_writing: bool = False) -> str:
     Args:
         path: Corpus file or BRAT folder. A ``.gz`` suffix is looked through.
         for_writing: The path may not exist yet: a path without an extension is then taken
-            as a BRAT folder, and a ``.txt`` file as PubTator.
+            as a BRAT folder, and a ``.txt`` file as PubTator. When reading, a ``.txt`` file
+            whose first line is not a PubTator title line is ``text``.
 
     Returns:
         One of :data:`FORMATS`.
@@ -62,11 +67,11 @@ def guess_format(path: str | Path, for_writing: bool = False) -> str:
         return _EXTENSIONS[ext]
     if for_writing and ext == "":
         return "brat"
-    if ext == ".txt" and (for_writing or _looks_like_pubtator(path)):
-        return "pubtator"
+    if ext == ".txt":
+        return "pubtator" if for_writing or _looks_like_pubtator(path) else "text"
     raise ValueError(
         f"cannot tell the corpus format of {path}: give format= one of {FORMATS}, or use the "
-        f"extension .jsonl, .json or .pubtator (optionally .gz), or a BRAT folder"
+        f"extension .jsonl, .json, .pubtator or .txt (optionally .gz), or a BRAT folder"
     )
 
 
@@ -96,8 +101,7 @@ def read_documents(path: str | Path, format: str | None = None) -> list[Document
 
     Args:
         path: Corpus file (optionally ``.gz``) or BRAT folder.
-        format: ``jsonl``, ``pubtator`` or ``brat``; ``None`` guesses it with
-            :func:`guess_format`.
+        format: One of :data:`FORMATS`; ``None`` guesses it with :func:`guess_format`.
 
     Returns:
         The documents.
@@ -112,6 +116,29 @@ def read_documents(path: str | Path, format: str | None = None) -> list[Document
     return docs
 
 
+def read_annotated_documents(path: str | Path, role: str = "corpus") -> list[Document]:
+    """Read a corpus that should hold annotations (gold, training documents, predictions).
+
+    Args:
+        path: Corpus file (optionally ``.gz``) or BRAT folder.
+        role: What the corpus is (``gold``, ``data.train``), for messages.
+
+    Raises:
+        FileNotFoundError: When ``path`` does not exist.
+        ValueError: When the format cannot be guessed, or ``path`` is a plain-text file or a
+            BRAT folder without any ``.ann`` file.
+        FormatError: When the file does not follow its format.
+    """
+    fmt = guess_format(path)
+    if fmt in READ_ONLY_FORMATS:
+        raise ValueError(f"{role} {path} is a plain-text file, which holds no annotations; give "
+                         "a JSONL or PubTator file (optionally .gz) or a BRAT folder")
+    if fmt == "brat" and any(Path(path).glob("*.txt")) and not any(Path(path).glob("*.ann")):
+        raise ValueError(f"{role} {path} is a folder of texts without any BRAT .ann file, "
+                         "which holds no annotations")
+    return read_documents(path, fmt)
+
+
 def iter_documents(path: str | Path, format: str | None = None) -> Iterator[Document]:
     """Stream a corpus one document at a time, so memory does not grow with the corpus.
 
@@ -120,8 +147,7 @@ def iter_documents(path: str | Path, format: str | None = None) -> Iterator[Docu
 
     Args:
         path: Corpus file (optionally ``.gz``) or BRAT folder.
-        format: ``jsonl``, ``pubtator`` or ``brat``; ``None`` guesses it with
-            :func:`guess_format`.
+        format: One of :data:`FORMATS`; ``None`` guesses it with :func:`guess_format`.
 
     Yields:
         The documents, in file order.
@@ -138,7 +164,19 @@ def iter_documents(path: str | Path, format: str | None = None) -> Iterator[Docu
         return iter_jsonl(path)
     if fmt == "pubtator":
         return iter_pubtator(path)
+    if fmt == "text":
+        return iter([_read_plain_text(Path(path))])
     return iter(read_brat(path))
+
+
+def _read_plain_text(path: Path) -> Document:
+    """A plain-text file as one document, its id the file name without extensions."""
+    name = path.name
+    for suffix in reversed(path.suffixes):
+        if suffix.lower() not in (".gz", ".txt"):
+            break
+        name = name[:-len(suffix)]
+    return Document(name or path.name, read_text(path))
 
 
 def write_documents(path: str | Path, docs: Iterable[Document], format: str | None = None) -> None:
@@ -151,10 +189,13 @@ def write_documents(path: str | Path, docs: Iterable[Document], format: str | No
             :func:`guess_format` (an existing folder or a name without extension is BRAT).
 
     Raises:
-        ValueError: When the format is unknown or cannot be guessed, or a document cannot be
-            written (see the format's writer).
+        ValueError: When the format is unknown, read-only (``text``) or cannot be guessed, or
+            a document cannot be written (see the format's writer).
     """
     fmt = guess_format(path, for_writing=True) if format is None else _check_format(format)
+    if fmt in READ_ONLY_FORMATS:
+        raise ValueError(f"{fmt} is a format for reading plain texts; write {path} as one of "
+                         f"{tuple(f for f in FORMATS if f not in READ_ONLY_FORMATS)}")
     logger.debug("writing %s as %s", path, fmt)
     if fmt == "jsonl":
         write_jsonl(path, docs)

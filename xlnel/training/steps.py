@@ -16,7 +16,8 @@ from xlnel.dictionary.dictionary import Dictionary
 from xlnel.errors import ConfigError
 from xlnel.evaluation.folds import fold_split
 from xlnel.filtering.base import CandidateFilter, filter_class
-from xlnel.io import load_kb, read_documents
+from xlnel.io import load_kb
+from xlnel.io.documents import read_annotated_documents
 from xlnel.io.kb_history import kb_ids_history, resolve_documents
 from xlnel.linkers.decide import choose_linker_threshold
 from xlnel.ner.base import SpanTagger, tagger_class
@@ -58,7 +59,7 @@ def load_training_documents(config: PipelineConfig) -> tuple[list[Document], lis
                           f"({data.test_fraction}) both name the test documents; give one")
     docs: list[Document] = []
     if data.train is not None:
-        docs = read_documents(data.train)
+        docs = read_annotated_documents(data.train, "data.train")
         if not docs:
             raise ConfigError(f"data.train: no documents in {data.train}; give an annotated "
                               "corpus file (JSONL, PubTator) or BRAT folder")
@@ -71,7 +72,7 @@ def load_training_documents(config: PipelineConfig) -> tuple[list[Document], lis
             raise ConfigError(f"data.test_fraction={data.test_fraction} leaves no "
                               f"training documents of the {len(test)} in {data.train}")
     elif data.test is not None:
-        test = read_documents(data.test)
+        test = read_annotated_documents(data.test, "data.test")
     # before mapping ids: documents cut are never read
     docs = keep_documents(docs, data.max_documents, data.subset_seed)
     docs += extra_training_documents(data.extra_train, {d.id for d in docs + test})
@@ -107,7 +108,7 @@ def extra_training_documents(paths: Sequence[str], taken: set[str]) -> list[Docu
     """
     out: list[Document] = []
     for i, path in enumerate(paths):
-        docs = read_documents(path)
+        docs = read_annotated_documents(path, f"data.extra_train[{i}]")
         if not docs:
             raise ConfigError(f"data.extra_train[{i}]: no documents in {path}")
         for d in docs:
