@@ -46,6 +46,9 @@ def adapt_table(name: str) -> str:
             if "weighted" in r:
                 w = r["weighted"]
                 extra[f"{label}, weighted ranking (score^{w['weight']:g})"] = w
+            if "words" in r:
+                w = r["words"]
+                extra[f"{label}, words ranking (+{w['words_weight']:g} word overlap)"] = w
             if "hybrid" in r:
                 h = r["hybrid"]
                 extra[f"{label} + {h['encoder']} (hybrid, weight {h['encoder_weight']:g})"] = h

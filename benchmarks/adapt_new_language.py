@@ -11,7 +11,10 @@ For each language L (``--langs``, default ``fr de it ja``; any language with
    :func:`xlnel.analysis.coverage.coverage_of`: concept-level exact and fuzzy coverage
    (TF-IDF cosine >= 0.8) and lookup accuracy@1/@10, concepts ranked by their best name's
    cosine (the headline, ``"ranking": "cosine"``); under ``weighted``, by that cosine
-   times the entry's builder score to the power ``--weight``; under ``hybrid``, by that cosine
+   times the entry's builder score to the power ``--weight``; under ``words``, by that cosine
+   plus 0.25 times the name's word overlap with the label (the ``words`` ranking of
+   :class:`xlnel.analysis.lookup.DictionaryLookup`), paired with the cosine ranking on the
+   same rows (``paired_with_cosine``); under ``hybrid``, by that cosine
    plus ``--encoder-weight`` times the concept's best encoder cosine among the English names
    (:class:`xlnel.analysis.lookup.DictionaryLookup`, the encoder of step 3); and under
    ``forms``, both rankings again with names and labels compared in the lookup's looser form
@@ -218,7 +221,8 @@ def score_dictionary(lang: str, gold: list[GoldItem], dictionary: Dictionary,
                      encoder_weight: float = ENCODER_WEIGHT,
                      form: LookupForm | None = None) -> dict[str, Any]:
     """Coverage and lookup accuracy (with intervals) of a dictionary on one language's rows,
-    concepts ranked by cosine; with a ``weight``, also the accuracy of the weighted ranking
+    concepts ranked by cosine, and by cosine plus word overlap under ``words`` (paired with
+    the cosine ranking); with a ``weight``, also the accuracy of the weighted ranking
     (cosine times the entry's builder score to that power) under ``weighted``; with ``dense``
     encoder cosines, the hybrid ranking's under ``hybrid``; with a ``form``, the cosine and
     hybrid rankings again in that form under ``forms``."""
@@ -228,6 +232,10 @@ def score_dictionary(lang: str, gold: list[GoldItem], dictionary: Dictionary,
     items = gold_items(gold, lang)
     out = {**scores.to_dict(), **ranking_accuracy(lookup, items, "cosine", t0),
            "names": len(lookup.keys)}
+    t0 = time.perf_counter()
+    out["words"] = {"words_weight": lookup.words_weight,
+                    **ranking_accuracy(lookup, items, "words", t0)}
+    out["words"]["paired_with_cosine"] = paired_hits(out, out["words"])
     if weight is not None:
         t0 = time.perf_counter()
         lookup.weight = weight

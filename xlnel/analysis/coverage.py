@@ -252,6 +252,8 @@ def coverage_of(dictionary: Dictionary, gold: Sequence[tuple[str, Sequence[GoldI
                           files, total, {"k": k, "min_score": min_score,
                                          "link_names": lookup.config.top_m, "rank": rank,
                                          **({"weight": weight} if rank == "weighted" else {}),
+                                         **({"words_weight": lookup.words_weight}
+                                            if rank == "words" else {}),
                                          **({"encoder_weight": encoder_weight}
                                             if rank == "hybrid" else {}),
                                          **({} if lookup.form.plain

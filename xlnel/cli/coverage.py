@@ -21,7 +21,8 @@ LangOpt = Annotated[str | None, typer.Option(
     help="Normalisation language (default: the adapt report's, else he/en by script).")]
 RankOpt = Annotated[str, typer.Option(
     help="Concept ranking: 'cosine' (best name's cosine), 'weighted' (times the entry's "
-         "builder score to the power --weight) or 'hybrid' (plus --encoder-weight times the "
+         "builder score to the power --weight), 'words' (plus 0.25 times the name's IDF-"
+         "weighted word overlap with the text) or 'hybrid' (plus --encoder-weight times the "
          "--encoder cosine among the KB names).")]
 WeightOpt = Annotated[float, typer.Option(
     min=0.0, help="Exponent of the builder score in the weighted ranking.")]
