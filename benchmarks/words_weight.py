@@ -4,7 +4,8 @@ labels.
 The ``words`` ranking (:class:`xlnel.analysis.lookup.DictionaryLookup`, ``rank="words"``) adds
 a weighted word overlap (:class:`xlnel.analysis.word_overlap.WordOverlap`) between the label
 and each name to the TF-IDF cosine among a built dictionary's names. This benchmark scores
-accuracy@1/@10 of each weight (``--weights``; weight 0 is the cosine ranking) on the
+accuracy@1/@10 of each weight (``--weights``, listed in their order in the results file, so
+that the docs can quote them by index; weight 0 is the cosine ranking) on the
 development rows of :mod:`benchmarks.hybrid_weight` (same options: rows of
 ``hpo_translations/L.tsv`` outside those ``adapt_new_language.py`` scores, so German and
 Italian, scored whole there, have none), with the dictionaries ``adapt_new_language.py``
@@ -45,15 +46,15 @@ def score_language(lang: str, args: argparse.Namespace) -> dict[str, Any]:
     lookup.search([key for key, _ in items])
     out: dict[str, Any] = {"rows": len(rows), "dev_rows": len(dev), "retired_ids_resolved":
                            resolved, "dictionary": str(args.work / f"adapt-{lang}"),
-                           "search_seconds": round(time.perf_counter() - t0, 1), "weights": {}}
+                           "search_seconds": round(time.perf_counter() - t0, 1), "weights": []}
     for weight in args.weights:
         lookup.words_weight = weight
         t0 = time.perf_counter()
-        out["weights"][f"{weight:g}"] = with_intervals(item_hits(
+        scores = with_intervals(item_hits(
             lambda ks: [lookup.ranked_concepts(k, K, rank="words") for k in ks], items, K),
             time.perf_counter() - t0)
-        logger.info("%s weight %g: accuracy@1 %.4f", lang, weight,
-                    out["weights"][f"{weight:g}"]["accuracy@1"])
+        out["weights"].append({"weight": weight, **scores})
+        logger.info("%s weight %g: accuracy@1 %.4f", lang, weight, scores["accuracy@1"])
     return out
 
 
@@ -73,7 +74,7 @@ def main() -> None:
                            "limit": args.limit, "whole_up_to": args.whole_up_to,
                            "seed": args.seed, "work": str(args.work)})
     for lang, r in results.items():
-        line = ", ".join(f"{w} {s['accuracy@1']:.3f}" for w, s in r["weights"].items())
+        line = ", ".join(f"{s['weight']:g} {s['accuracy@1']:.3f}" for s in r["weights"])
         print(f"{lang}: {line}")
 
 
