@@ -4,12 +4,11 @@ ranking of :class:`~xlnel.analysis.lookup.DictionaryLookup`).
 The TF-IDF cosine of character n-grams compares two strings as wholes: a name that shares long
 stretches of letters with the text (*volume diminution de lip* for *diminution du volume
 testiculaire*) can beat the name that renders each of its words, loosely or in another order
-(*taille testiculaire diminution*). :class:`WordOverlap`
-scores a (text, name) pair by word: each word of one side is matched to its most similar word
-of the other (the Dice coefficient of their character bigrams and trigrams, with word
-boundaries), and the two sides' shares, weighted by the words' inverse document frequency
-among the dictionary's names so that function words count little, are combined into an F1.
-Nothing in it is specific to a language.
+(*taille testiculaire diminution*). :class:`WordOverlap` scores a (text, name) pair by word:
+each word of one side is matched to its most similar word of the other (the Dice coefficient
+of their character bigrams and trigrams, with word boundaries), and the two sides' shares,
+weighted by the words' inverse document frequency among the dictionary's names so that
+function words count little, are combined into an F1. Nothing in it is specific to a language.
 """
 
 from __future__ import annotations
