@@ -18,7 +18,7 @@ logger = logging.getLogger(__name__)
 
 
 def read_corpus(path: str | Path, role: str = "corpus") -> list[Document]:
-    """Read documents for evaluation, refusing a folder that holds no BRAT files.
+    """Read documents for evaluation, refusing input that holds no annotations.
 
     Args:
         path: JSONL or PubTator file (optionally ``.gz``), or a BRAT folder.
@@ -29,16 +29,10 @@ def read_corpus(path: str | Path, role: str = "corpus") -> list[Document]:
 
     Raises:
         FileNotFoundError: When ``path`` does not exist.
-        ValueError: For a folder without ``.txt`` / ``.ann`` files, a plain-text file, or a
-            format that cannot be told.
+        ValueError: For a folder without ``.ann`` files, a plain-text file, or a format that
+            cannot be told.
         FormatError: When the file does not follow its format.
     """
-    path = Path(path)
-    if path.is_dir() and not any(path.glob("*.txt")) and not any(path.glob("*.ann")):
-        raise ValueError(
-            f"{role} {path} is a folder without BRAT .txt/.ann files; give a JSONL or PubTator "
-            "file, or a BRAT folder"
-        )
     return read_annotated_documents(path, role)
 
 

@@ -125,15 +125,18 @@ def read_annotated_documents(path: str | Path, role: str = "corpus") -> list[Doc
 
     Raises:
         FileNotFoundError: When ``path`` does not exist.
-        ValueError: When the format cannot be guessed, or ``path`` is a plain-text file or a
-            BRAT folder without any ``.ann`` file.
+        ValueError: When the format cannot be guessed, or ``path`` is a plain-text file, a
+            folder without BRAT ``.txt``/``.ann`` files or one without any ``.ann`` file.
         FormatError: When the file does not follow its format.
     """
     fmt = guess_format(path)
     if fmt in READ_ONLY_FORMATS:
         raise ValueError(f"{role} {path} is a plain-text file, which holds no annotations; give "
                          "a JSONL or PubTator file (optionally .gz) or a BRAT folder")
-    if fmt == "brat" and any(Path(path).glob("*.txt")) and not any(Path(path).glob("*.ann")):
+    if fmt == "brat" and not any(Path(path).glob("*.ann")):
+        if not any(Path(path).glob("*.txt")):
+            raise ValueError(f"{role} {path} is a folder without BRAT .txt/.ann files; give a "
+                             "JSONL or PubTator file, or a BRAT folder")
         raise ValueError(f"{role} {path} is a folder of texts without any BRAT .ann file, "
                          "which holds no annotations")
     return read_documents(path, fmt)
