@@ -173,12 +173,12 @@ def iter_documents(path: str | Path, format: str | None = None) -> Iterator[Docu
 
 
 def _read_plain_text(path: Path) -> Document:
-    """A plain-text file as one document, its id the file name without extensions."""
+    """A plain-text file (``.txt``, optionally ``.gz``) as one document, its id the file name
+    without those extensions."""
     name = path.name
-    for suffix in reversed(path.suffixes):
-        if suffix.lower() not in (".gz", ".txt"):
-            break
-        name = name[:-len(suffix)]
+    for suffix in (".gz", ".txt"):
+        if name.lower().endswith(suffix):
+            name = name[:-len(suffix)]
     return Document(name or path.name, read_text(path))
 
 
