@@ -56,12 +56,13 @@ class WordOverlap:
         for name in names:
             n += 1
             df.update(set(name.split()))
-        self._df = df
-        self._n = n
+        # looked up for every word of every (text, name) pair: computed once per word
+        self._idf = {word: math.log((n + 1) / (count + 1)) + 1.0 for word, count in df.items()}
+        self._unseen = math.log(n + 1) + 1.0
 
     def idf(self, word: str) -> float:
         """Smoothed inverse document frequency of a word among the names (at least 1)."""
-        return math.log((self._n + 1) / (self._df.get(word, 0) + 1)) + 1.0
+        return self._idf.get(word, self._unseen)
 
     def __call__(self, text: str, name: str) -> float:
         """The overlap of ``text`` and ``name`` in ``[0, 1]``; 0 when either has no word.
