@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TypeVar
 
+from xlnel.io._atomic import iter_lines
 from xlnel.io.documents import guess_format, iter_documents
 
 logger = logging.getLogger(__name__)
@@ -165,9 +166,13 @@ def _frequent(shares: Mapping[K, tuple[float, int]], min_share: float, min_words
 def corpus_texts(paths: Iterable[str | Path]) -> Iterator[str]:
     """The texts of plain-text or document files (annotations ignored).
 
+    A plain-text file gives one text per line; it may be gzip-compressed (``.gz``), as the
+    document formats may.
+
     Raises:
         FileNotFoundError: If a file does not exist.
-        FormatError: On a malformed document file, naming the file and line.
+        FormatError: On a malformed document file, or a line that is not UTF-8 or a damaged
+            ``.gz`` file, naming the file and line.
     """
     for path in map(Path, paths):
         if not path.is_file():
@@ -177,8 +182,8 @@ def corpus_texts(paths: Iterable[str | Path]) -> Iterator[str]:
         except ValueError:
             fmt = "text"
         if fmt == "text":
-            with open(path, encoding="utf-8") as f:
-                yield from f
+            for _, line in iter_lines(path):
+                yield line
         else:
             for doc in iter_documents(path, fmt):
                 yield doc.text
