@@ -46,12 +46,13 @@ def align_cli(
     dictionary: DictOpt = None,
     model: ModelOpt = "multilingual-e5-small",
     pooling: PoolingOpt = None, prefix: PrefixOpt = None, lang: LangOpt = "en",
-    epochs: Annotated[int, typer.Option(min=1)] = 1,
-    batch_size: Annotated[int, typer.Option(min=2)] = 64,
-    lr: Annotated[float, typer.Option()] = 2e-5,
+    epochs: Annotated[int, typer.Option(min=1, help="Passes over the pairs.")] = 1,
+    batch_size: Annotated[int, typer.Option(
+        min=2, help="Names per batch (the loss compares those of one batch).")] = 64,
+    lr: Annotated[float, typer.Option(help="Learning rate (AdamW).")] = 2e-5,
     max_pairs: Annotated[int | None, typer.Option(help="Most (name, concept) pairs.")] = None,
     max_steps: Annotated[int | None, typer.Option(help="Most batches.")] = None,
-    seed: Annotated[int, typer.Option()] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the pair sampling and of torch.")] = 0,
     device: DeviceOpt = "auto",
 ) -> None:
     """Fine-tune an encoder so that synonyms of a concept embed together; save it to OUT."""
@@ -77,7 +78,7 @@ def evaluate_cli(
     pooling: PoolingOpt = None, prefix: PrefixOpt = None, lang: LangOpt = "en",
     k: Annotated[int, typer.Option(min=1, help="Second cut-off (accuracy@k).")] = 5,
     device: DeviceOpt = "auto",
-    batch_size: Annotated[int, typer.Option(min=1)] = 128,
+    batch_size: Annotated[int, typer.Option(min=1, help="Texts per encoder pass.")] = 128,
 ) -> None:
     """Accuracy@1/@k of linking GOLD mentions (text only) to their concept by nearest name."""
     from xlnel.linkers.align import evaluate_encoder

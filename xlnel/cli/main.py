@@ -101,7 +101,7 @@ def link_cli(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output (default stdout).")]
     = None,
     text: Annotated[str | None, typer.Option("--text", help="Link this text instead.")] = None,
-    batch_size: Annotated[int, typer.Option(min=1)] = 64,
+    batch_size: Annotated[int, typer.Option(min=1, help="Documents per batch.")] = 64,
     workers: Annotated[int, typer.Option(min=1, help="Processes (or Ray actors).")] = 1,
     shards: Annotated[bool, typer.Option(
         "--shards", help="SOURCE is a folder or glob of shard files, OUT a folder; one output "
