@@ -151,6 +151,12 @@ def test_load_dictionary_and_infer_lang(tmp_path: Path, dictionary: Dictionary) 
     assert infer_lang(names, ["diabetes"]) == "en"
 
 
+@pytest.mark.parametrize("spec", ["missing/dictionary.tsv", "missing.tsv", "runs/adapt-fr"])
+def test_load_dictionary_names_a_missing_path(tmp_path: Path, spec: str) -> None:
+    with pytest.raises(FileNotFoundError, match="no such dictionary file or folder"):
+        load_dictionary(tmp_path / spec)
+
+
 def test_hebrew_normalisation(tmp_path: Path) -> None:
     d = Dictionary([Entry("סוכרת", "C1")])
     # final letter and niqqud differ, the normalised texts agree

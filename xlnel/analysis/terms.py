@@ -75,7 +75,7 @@ def lookup_terms(dictionary: str | Path, texts: Sequence[str], lang: str | None 
         texts: Terms; one that normalises to nothing gets no concept.
         lang: Normalisation language; ``None`` infers it (the adapt report's, else by script).
         k: Concepts per term.
-        rank: ``cosine``, ``weighted`` or ``hybrid`` (see :class:`DictionaryLookup`).
+        rank: ``cosine``, ``weighted``, ``words`` or ``hybrid`` (see :class:`DictionaryLookup`).
         weight: Exponent of the builder score in the ``weighted`` ranking.
         encoder: Multilingual encoder of the ``hybrid`` ranking; needed by it, refused by the
             others.
