@@ -44,7 +44,6 @@ def test_resumed_reuses_a_summary_only_for_the_same_key(tmp_path: Path) -> None:
     assert saved == {"key": {"folds": 3}, "result": {"f1": 2}}
 
 
-
 def test_summary_key_follows_the_config_not_the_worker_count(tmp_path: Path) -> None:
     cfg = tmp_path / "c.yaml"
     cfg.write_text("filter:\n  threshold: 0.5\n", encoding="utf-8")

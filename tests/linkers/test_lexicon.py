@@ -81,7 +81,6 @@ def test_decide_with_lexicon_links_the_annotated_concept() -> None:
     assert [e.concept_ids for e in rescued.entities] == [("C1",)]
 
 
-
 def test_decide_as_uses_the_lexicon_only_when_the_config_says_so() -> None:
     lex = AnnotationLexicon.fit(TRAIN)
     doc = Document("d", "cocaine")

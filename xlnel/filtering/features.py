@@ -466,10 +466,6 @@ def _cached_predictions(model: NgramPrior, cache: dict[str, float],
     return np.fromiter((cache[t] for t in texts), dtype=np.float64, count=len(texts))
 
 
-
-
-
-
 def _at_span_best(candidates: Sequence[Candidate]
                   ) -> Iterator[tuple[tuple[int, int], Candidate]]:
     """Each candidate with its span's best matcher score, with the span's (start, end)."""
@@ -481,10 +477,6 @@ def _at_span_best(candidates: Sequence[Candidate]
         key = (c.span.start, c.span.end)
         if c.score >= best[key]:
             yield key, c
-
-
-
-
 
 
 def count_priors(extractor: FeatureExtractor, documents: Sequence[Document],
