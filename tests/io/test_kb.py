@@ -262,3 +262,8 @@ def test_load_kb_errors(tmp_path: Path) -> None:
         load_kb(f"obo:{tmp_path / 'missing.obo'}")
     with pytest.raises(ValueError, match="cannot tell the knowledge-base format"):
         load_kb(_write(tmp_path, "kb.csv", "x"))
+    # a path without a known extension that does not exist is missing, whatever its format
+    with pytest.raises(FileNotFoundError, match="knowledge-base file not found"):
+        load_kb(tmp_path / "missing")
+    with pytest.raises(ValueError, match="cannot tell the knowledge-base format"):
+        load_kb("hpoo")

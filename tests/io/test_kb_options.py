@@ -171,7 +171,7 @@ def test_kb_files_of_a_spec_with_options(tmp_path: Path) -> None:
     path = _file(tmp_path, "kb.tsv", TSV)
     assert kb_files(f"tsv:{path}?types=Disease") == kb_files(path) == [path]
     assert kb_files("hpo?types=Phenotypic abnormality") == kb_files("hpo") == []
-    assert kb_files(tmp_path / "missing.tsv") == []
+    assert kb_files(tmp_path / "missing.tsv") == kb_files(tmp_path / "missing") == []
     obo = _file(tmp_path, "hp.obo", OBO)  # an HPO release of one's own is read, so counted
     assert kb_files(f"hpo:{obo}?types=Phenotypic abnormality") == [obo]
 

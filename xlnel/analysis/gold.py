@@ -108,10 +108,10 @@ def load_dictionary(spec: str | Path) -> Dictionary:
             return Dictionary.load(path)
     elif Path(spec).is_dir():
         raise FileNotFoundError(f"no dictionary.tsv in {spec}")
-    elif ":" not in str(spec) and (len(path.parts) > 1 or path.suffix):
-        # a path (not a KB name such as 'hpo' or a 'format:PATH' spec) that does not exist
-        raise FileNotFoundError(f"no such dictionary file or folder: {spec}")
-    return Dictionary.from_concepts(load_kb(spec))
+    try:
+        return Dictionary.from_concepts(load_kb(spec))
+    except FileNotFoundError as e:
+        raise FileNotFoundError(f"no such dictionary file or folder: {spec} ({e})") from None
 
 
 def infer_lang(dictionary: str | Path, texts: Iterable[str]) -> str:

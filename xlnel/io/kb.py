@@ -399,7 +399,7 @@ def kb_files(spec: str | Path) -> list[Path]:
     spec names no existing file), so callers can fingerprint a knowledge base's content."""
     try:
         fmt, path, _ = _parse_spec(str(spec))
-    except ValueError:
+    except (ValueError, FileNotFoundError):
         return []
     if fmt == "mesh" and path is not None and path.exists():
         try:
@@ -416,6 +416,7 @@ def _parse_spec(spec: str) -> tuple[str, Path | None, KbOptions]:
     """The format, file (``None`` for the bundled HPO) and options of a spec.
 
     Raises:
+        FileNotFoundError: When the spec is a path without a known format that does not exist.
         ValueError: When the format cannot be told or an option is malformed.
     """
     base, options = split_options(spec, Path(spec.partition(":")[2] or spec).is_file())
@@ -428,6 +429,9 @@ def _parse_spec(spec: str) -> tuple[str, Path | None, KbOptions]:
     suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
     ext = suffixes[-1] if suffixes else ""
     if ext not in _EXTENSIONS:
+        if not path.exists() and (len(path.parts) > 1 or path.suffix):
+            # a path, not a misspelt name such as 'hpo': its format matters only once it exists
+            raise FileNotFoundError(f"knowledge-base file not found: {base}")
         raise ValueError(
             f"cannot tell the knowledge-base format of {base!r}: use a prefix such as "
             f"'tsv:PATH' (formats: {', '.join(_LOADERS)}) or an extension "
