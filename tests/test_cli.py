@@ -50,3 +50,26 @@ def test_link_text_and_errors(tmp_path, tiny_config):
     assert r.exit_code != 0
     r = runner.invoke(app, ["train", str(tiny_config), "--out", str(pipe), "--set", "dft.R=7"])
     assert r.exit_code != 0 and "dft.R" in str(r.exception)
+
+
+def test_link_and_evaluate_bioc(tmp_path, tiny_config):
+    """A BioC corpus is linked into BioC and scored as its JSONL twin is."""
+    from xlnel.io import read_documents, write_documents
+
+    pipe = tmp_path / "pipe"
+    r = runner.invoke(app, ["train", str(tiny_config), "--out", str(pipe),
+                            "--set", "filter.name=xlnel.similarity.v1", "--set",
+                            "filter.options={}"])
+    assert r.exit_code == 0, r.output
+    gold = tmp_path / "gold.bioc.xml"
+    write_documents(gold, read_documents(pipe / "test.jsonl"))
+    scores = []
+    for src, out in ((pipe / "test.jsonl", tmp_path / "p.jsonl"), (gold, tmp_path / "p.xml")):
+        r = runner.invoke(app, ["link", str(pipe), str(src), "--out", str(out)])
+        assert r.exit_code == 0, r.output
+        r = runner.invoke(app, ["evaluate", str(src), str(out), "--level", "concept", "--json",
+                                "--no-ci"])
+        assert r.exit_code == 0, r.output
+        scores.append(json.loads(r.stdout.strip().splitlines()[-1])["concept"]["scores"])
+    assert scores[0] == scores[1] and scores[0]["tp"] > 0
+    assert "<annotation" in (tmp_path / "p.xml").read_text(encoding="utf-8")

@@ -21,7 +21,7 @@ __all__ = ["CORPUS_EXTENSIONS", "check_disjoint", "check_output_folder", "check_
 
 #: Output extensions (before an optional ``.gz``) and the corpus format each writes.
 CORPUS_EXTENSIONS = {".jsonl": "jsonl", ".json": "jsonl", ".pubtator": "pubtator",
-                     ".txt": "pubtator"}
+                     ".txt": "pubtator", ".xml": "bioc", ".bioc": "bioc"}
 
 
 def target_path(path: str | Path) -> Path:

@@ -26,6 +26,7 @@ from xlnel.dictionary.pairs import KINDS, load_pairs, read_pairs
 from xlnel.errors import XlnelError
 from xlnel.io import (
     document_to_dict,
+    read_bioc,
     read_brat,
     read_jsonl,
     read_kb_tsv,
@@ -35,6 +36,7 @@ from xlnel.io import (
     read_obo,
     read_pubtator,
     read_term_to_cui,
+    write_bioc,
     write_brat,
     write_documents,
     write_jsonl,
@@ -143,6 +145,24 @@ def _brat_valid(draw: st.DrawFn) -> tuple[Files, Any]:
     doc = Document("d1", text, links)
     files = _written(lambda p, d: write_brat(p.parent, d), [doc], "d1")
     return files, _comparable([doc])
+
+
+@st.composite
+def _bioc_valid(draw: st.DrawFn) -> tuple[Files, Any]:
+    """Documents written as one passage, or as a title and an abstract passage."""
+    docs = []
+    for doc in draw(_documents()):
+        title = doc.text.split(" ")[0]
+        if " " in doc.text and draw(st.booleans()):
+            passages = [{"offset": 0, "length": len(title), "infons": {"type": "title"}},
+                        {"offset": len(title) + 1, "length": len(doc.text) - len(title) - 1,
+                         "infons": {"type": "abstract"}}]
+            metadata: dict[str, Any] = {"bioc_passages": passages, "title": title}
+        else:
+            metadata = {"bioc_passages": [{"offset": 0, "length": len(doc.text),
+                                           "infons": {}}]}
+        docs.append(replace(doc, metadata=metadata))
+    return _written(write_bioc, docs, "c.xml"), _comparable(docs)
 
 
 def _read_docs(reader: Callable[[Path], list[Document]], name: str) -> Callable[[Path], Any]:
@@ -355,6 +375,9 @@ CASES: dict[str, ReaderCase] = {c.name: c for c in [
                _docs_roundtrip(write_pubtator, _read_docs(read_pubtator, "rt.pubtator"),
                                "rt.pubtator", _tabs_as_spaces),
                _convert("c.pubtator")),
+    ReaderCase("bioc", _bioc_valid(), _read_docs(read_bioc, "c.xml"),
+               _docs_roundtrip(write_bioc, _read_docs(read_bioc, "rt.xml"), "rt.xml"),
+               _convert("c.xml")),
     ReaderCase("brat", _brat_valid(), lambda folder: _comparable(read_brat(folder)),
                _docs_roundtrip(lambda p, docs: write_brat(p, docs),
                                lambda folder: _comparable(read_brat(folder / "rt")), "rt")),

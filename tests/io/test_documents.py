@@ -20,7 +20,8 @@ DOCS = [
 
 
 @pytest.mark.parametrize(
-    "name", ["c.jsonl", "c.json", "c.jsonl.gz", "c.pubtator", "c.pubtator.gz", "c.txt", "brat"]
+    "name", ["c.jsonl", "c.json", "c.jsonl.gz", "c.pubtator", "c.pubtator.gz", "c.txt", "c.xml",
+             "c.bioc.xml.gz", "c.bioc", "brat"]
 )
 def test_write_then_read_every_format(tmp_path: Path, name: str) -> None:
     path = tmp_path / name
@@ -37,6 +38,7 @@ def test_guess_format(tmp_path: Path) -> None:
     assert guess_format(tmp_path) == "brat"
     assert guess_format(tmp_path / "x.JSONL.gz", for_writing=True) == "jsonl"
     assert guess_format(tmp_path / "folder", for_writing=True) == "brat"
+    assert guess_format(tmp_path / "x.BioC.XML", for_writing=True) == "bioc"
     plain = tmp_path / "notes.txt"
     plain.write_text("just text\n", encoding="utf-8")
     assert guess_format(plain) == "text"

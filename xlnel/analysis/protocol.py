@@ -367,7 +367,7 @@ def galperin2022_pipeline(pipeline: str | Path | Pipeline,
 
     Args:
         pipeline: A pipeline folder or a loaded :class:`~xlnel.pipeline.Pipeline`.
-        gold: Gold documents, or a JSONL / PubTator file of them.
+        gold: Gold documents, or a JSONL, PubTator or BioC file of them.
         seed: Seed of the negative sampling.
         level: ``span`` or ``concept``; ``None`` = the filter's ``select_level``.
         negatives_per_positive: Negatives drawn per positive.

@@ -96,8 +96,8 @@ def train_cli(
 def link_cli(
     pipeline: Annotated[str, typer.Argument(help="Pipeline folder, or 'default' (HPO).")],
     source: Annotated[Path | None, typer.Argument(
-        help="JSONL or PubTator documents, a plain .txt (one document) or a folder of .txt "
-             "(BRAT) files.")] = None,
+        help="JSONL, PubTator or BioC XML documents, a plain .txt (one document) or a folder "
+             "of .txt (BRAT) files.")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output (default stdout).")]
     = None,
     text: Annotated[str | None, typer.Option("--text", help="Link this text instead.")] = None,
@@ -114,7 +114,7 @@ def link_cli(
         "run: key.path=value under candidates, filter or linker (e.g. "
         "candidates.workers=4, filter.options.inference_dtype=bfloat16).")] = None,
 ) -> None:
-    """Link documents (or --text) and write JSONL (or PubTator for a .pubtator output).
+    """Link documents (or --text) and write JSONL (PubTator for .pubtator, BioC for .xml).
 
     The input is streamed and OUT written atomically (.gz in and out by name).
     """

@@ -1,6 +1,6 @@
 """Sharded corpus linking as a Ray Data job (``xlnel link --ray``); needs ``xlnel[distributed]``.
 
-The input is a set of shard files (JSONL or PubTator, optionally ``.gz``). The job is a Ray
+The input is a set of shard files (JSONL, PubTator or BioC, optionally ``.gz``). The job is a Ray
 dataset with one row per shard still to do, mapped by a pool of actors that each load the saved
 pipeline once and link a whole shard per call, streaming it into its output file (same name, in
 the output folder) through a temporary file that is renamed at the end. A shard's output thus

@@ -41,7 +41,7 @@ __all__ = ["candidate_recall", "link", "link_documents", "link_shards"]
 
 def link(pipeline: PipelineSource, source: str | Path, out: str | Path,
          batch_size: int = 64, progress: bool = False, workers: int = 1) -> int:
-    """Link the documents of ``source`` and write them (JSONL or PubTator, by extension).
+    """Link the documents of ``source`` and write them (JSONL, PubTator or BioC, by extension).
 
     Streams: the input is read lazily and the output written batch by batch to a temporary
     file that replaces ``out`` only at the end (see :func:`xlnel.corpus.stream.link_file`), so
@@ -51,7 +51,7 @@ def link(pipeline: PipelineSource, source: str | Path, out: str | Path,
     Args:
         pipeline: A loaded pipeline, or its folder (a folder when ``workers > 1``), optionally
             with load-time overrides (:class:`SavedPipeline`).
-        source: JSONL or PubTator file, optionally ``.gz``.
+        source: JSONL, PubTator or BioC file, optionally ``.gz``.
         out: Output file; the format follows its extension.
         batch_size: Documents per batch.
         progress: Show a progress bar.

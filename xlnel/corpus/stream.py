@@ -135,7 +135,7 @@ def link_file(pipeline: PipelineSource, source: str | Path, out: str | Path,
 
     Args:
         pipeline: A loaded pipeline or its folder (a folder for ``workers > 1``).
-        source: JSONL or PubTator file, optionally ``.gz`` (BRAT folders are read whole).
+        source: JSONL, PubTator or BioC file, optionally ``.gz`` (BRAT folders are read whole).
         out: Output file; the format follows its extension, ``.gz`` compresses it.
         batch_size: Documents per batch.
         workers: Processes (see :func:`link_stream`).
@@ -177,9 +177,9 @@ def link_batches_into(linker: BatchLinker, source: str | Path, out: str | Path, 
     docs = watch_script(iter_documents(source), lang)
     write_documents(out, count(_linked(linker, docs, batch_size, progress)))
     logger.info("linked %d documents from %s into %s", count.n, source, out)
-    if count.name_ids and guess_format(out, for_writing=True) != "jsonl":
+    if count.name_ids and guess_format(out, for_writing=True) not in ("jsonl", "bioc"):
         logger.warning("%d of the %d links in %s have a dictionary name as concept id (the "
                        "dictionary gave those names no id), which this format cannot mark; "
-                       "write .jsonl to get each link's id_kind", count.name_ids, count.links,
+                       "write .jsonl or .xml to get each link's id_kind", count.name_ids, count.links,
                        out)
     return count.n

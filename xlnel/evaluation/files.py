@@ -21,7 +21,7 @@ def read_corpus(path: str | Path, role: str = "corpus") -> list[Document]:
     """Read documents for evaluation, refusing input that holds no annotations.
 
     Args:
-        path: JSONL or PubTator file (optionally ``.gz``), or a BRAT folder.
+        path: JSONL, PubTator or BioC file (optionally ``.gz``), or a BRAT folder.
         role: What the corpus is (``gold``, ``predictions``), for messages.
 
     Returns:
@@ -39,7 +39,7 @@ def read_corpus(path: str | Path, role: str = "corpus") -> list[Document]:
 def evaluate_files(gold: str | Path, pred: str | Path, level: str = "span") -> Scores:
     """Precision, recall and F1 of the predictions in ``pred`` against ``gold``.
 
-    Both files may be JSONL or PubTator (by extension); documents are matched by id.
+    Both files may be JSONL, PubTator or BioC (by extension); documents are matched by id.
     """
     return evaluate(read_corpus(gold, "gold"), read_corpus(pred, "predictions"), level)
 

@@ -1,4 +1,5 @@
-"""Corpus and knowledge-base formats: PubTator, JSON Lines, BRAT, TSV, MRCONSO, OBO and lists.
+"""Corpus and knowledge-base formats: PubTator, JSON Lines, BioC XML, BRAT, TSV, MRCONSO, OBO and
+lists.
 
 Readers raise :class:`~xlnel.errors.FormatError` naming the file, line and bad value; writers
 replace their target atomically, so a failed write never leaves a partial file.
@@ -7,6 +8,7 @@ replace their target atomically, so a failed write never leaves a partial file.
 from __future__ import annotations
 
 from xlnel.io._atomic import atomic_path, atomic_write
+from xlnel.io.bioc import iter_bioc, read_bioc, write_bioc
 from xlnel.io.brat import read_brat, read_brat_document, write_brat
 from xlnel.io.documents import FORMATS, guess_format, read_documents, write_documents
 from xlnel.io.jsonl import document_to_dict, iter_jsonl, read_jsonl, write_jsonl
@@ -38,11 +40,13 @@ __all__ = [
     "format_concept_ids",
     "guess_format",
     "hpo_default_path",
+    "iter_bioc",
     "iter_jsonl",
     "iter_pubtator",
     "load_kb",
     "normalize_concept_id",
     "parse_concept_ids",
+    "read_bioc",
     "read_brat",
     "read_brat_document",
     "read_documents",
@@ -55,6 +59,7 @@ __all__ = [
     "read_obo",
     "read_pubtator",
     "read_term_to_cui",
+    "write_bioc",
     "write_brat",
     "write_documents",
     "write_jsonl",

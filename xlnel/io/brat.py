@@ -27,7 +27,7 @@ __all__ = ["NO_BRAT_FILES", "read_brat", "read_brat_document", "write_brat"]
 
 #: Why a folder read as a BRAT corpus was refused: it holds no ``.txt`` file.
 NO_BRAT_FILES = ("a folder without BRAT .txt files; give a corpus file (.jsonl, .json, .pubtator, "
-                 "optionally .gz) or a folder of BRAT .txt + .ann files")
+                 ".xml, optionally .gz) or a folder of BRAT .txt + .ann files")
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """Read and write corpora in any supported format, chosen by name or from the path.
 
 Formats: ``jsonl`` (``.jsonl``, ``.json``), ``pubtator`` (``.pubtator``, or a ``.txt`` file whose
-first line is a PubTator title line), ``brat`` (a folder of ``.txt`` + ``.ann`` files) and, for
+first line is a PubTator title line), ``bioc`` (BioC XML: ``.xml``, ``.bioc``), ``brat`` (a folder
+of ``.txt`` + ``.ann`` files) and, for
 reading only, ``text`` (any other ``.txt`` file: its whole text is one document without
 annotations, its id the file name without extensions, as a BRAT text is). Files may be
 gzip-compressed (``corpus.jsonl.gz``).
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from xlnel.errors import FormatError
 from xlnel.io._atomic import iter_lines, read_text
+from xlnel.io.bioc import iter_bioc, write_bioc
 from xlnel.io.brat import NO_BRAT_FILES, read_brat, write_brat
 from xlnel.io.jsonl import iter_jsonl, write_jsonl
 from xlnel.io.pubtator import iter_pubtator, write_pubtator
@@ -26,10 +28,11 @@ logger = logging.getLogger(__name__)
 __all__ = ["FORMATS", "READ_ONLY_FORMATS", "check_source", "guess_format", "iter_documents",
            "read_annotated_documents", "read_documents", "write_documents"]
 
-FORMATS = ("jsonl", "pubtator", "brat", "text")
+FORMATS = ("jsonl", "pubtator", "bioc", "brat", "text")
 #: Formats that can only be read: they hold no annotations.
 READ_ONLY_FORMATS = ("text",)
-_EXTENSIONS = {".jsonl": "jsonl", ".json": "jsonl", ".pubtator": "pubtator"}
+_EXTENSIONS = {".jsonl": "jsonl", ".json": "jsonl", ".pubtator": "pubtator", ".xml": "bioc",
+               ".bioc": "bioc"}
 _PUBTATOR_TITLE = re.compile(r"^[^\t|]+\|t\|")
 
 
@@ -71,7 +74,8 @@ def guess_format(path: str | Path, for_writing: bool = False) -> str:
         return "pubtator" if for_writing or _looks_like_pubtator(path) else "text"
     raise ValueError(
         f"cannot tell the corpus format of {path}: give format= one of {FORMATS}, or use the "
-        f"extension .jsonl, .json, .pubtator or .txt (optionally .gz), or a BRAT folder"
+        f"extension .jsonl, .json, .pubtator, .xml (BioC) or .txt (optionally .gz), or a BRAT "
+        "folder"
     )
 
 
@@ -132,11 +136,11 @@ def read_annotated_documents(path: str | Path, role: str = "corpus") -> list[Doc
     fmt = guess_format(path)
     if fmt in READ_ONLY_FORMATS:
         raise ValueError(f"{role} {path} is a plain-text file, which holds no annotations; give "
-                         "a JSONL or PubTator file (optionally .gz) or a BRAT folder")
+                         "a JSONL, PubTator or BioC file (optionally .gz) or a BRAT folder")
     if fmt == "brat" and not any(Path(path).glob("*.ann")):
         if not any(Path(path).glob("*.txt")):
             raise ValueError(f"{role} {path} is a folder without BRAT .txt/.ann files; give a "
-                             "JSONL or PubTator file, or a BRAT folder")
+                             "JSONL, PubTator or BioC file, or a BRAT folder")
         raise ValueError(f"{role} {path} is a folder of texts without any BRAT .ann file, "
                          "which holds no annotations")
     return read_documents(path, fmt)
@@ -145,8 +149,8 @@ def read_annotated_documents(path: str | Path, role: str = "corpus") -> list[Doc
 def iter_documents(path: str | Path, format: str | None = None) -> Iterator[Document]:
     """Stream a corpus one document at a time, so memory does not grow with the corpus.
 
-    JSONL and PubTator files (optionally ``.gz``) are read lazily, line by line; a BRAT folder is
-    read whole first (its documents are separate files, small by nature).
+    JSONL, PubTator and BioC files (optionally ``.gz``) are read lazily, a document at a time; a
+    BRAT folder is read whole first (its documents are separate files, small by nature).
 
     Args:
         path: Corpus file (optionally ``.gz``) or BRAT folder.
@@ -167,6 +171,8 @@ def iter_documents(path: str | Path, format: str | None = None) -> Iterator[Docu
         return iter_jsonl(path)
     if fmt == "pubtator":
         return iter_pubtator(path)
+    if fmt == "bioc":
+        return iter_bioc(path)
     if fmt == "text":
         return iter([_read_plain_text(Path(path))])
     return iter(read_brat(path))
@@ -188,8 +194,9 @@ def write_documents(path: str | Path, docs: Iterable[Document], format: str | No
     Args:
         path: File to write (``.gz`` compresses it) or BRAT folder.
         docs: Documents to write.
-        format: ``jsonl``, ``pubtator`` or ``brat``; ``None`` guesses it from ``path`` with
-            :func:`guess_format` (an existing folder or a name without extension is BRAT).
+        format: ``jsonl``, ``pubtator``, ``bioc`` or ``brat``; ``None`` guesses it from
+            ``path`` with :func:`guess_format` (an existing folder or a name without extension
+            is BRAT).
 
     Raises:
         ValueError: When the format is unknown, read-only (``text``) or cannot be guessed, or
@@ -204,5 +211,7 @@ def write_documents(path: str | Path, docs: Iterable[Document], format: str | No
         write_jsonl(path, docs)
     elif fmt == "pubtator":
         write_pubtator(path, docs)
+    elif fmt == "bioc":
+        write_bioc(path, docs)
     else:
         write_brat(path, docs)

@@ -254,9 +254,20 @@ def _document_lines(doc: Document) -> Iterator[str]:
         if (link.start, link.end) in extras:
             fields.append(extras[(link.start, link.end)])
         yield "\t".join(fields) + "\n"
-    for relation in doc.metadata.get("relations", ()):
-        yield "\t".join([doc.id, *map(str, relation)]) + "\n"
+    for relation in _relations(doc):
+        yield "\t".join([doc.id, *(str(f).translate(_ONE_LINE) for f in relation)]) + "\n"
     yield "\n"
+
+
+def _relations(doc: Document) -> list[Any]:
+    """PubTator's relation fields, or those of BioC relations given by three infons alone (as
+    BC5CDR's: ``relation``, ``Chemical``, ``Disease``) in infon order."""
+    if "relations" in doc.metadata:
+        return list(doc.metadata["relations"])
+    return [list(relation["infons"].values())
+            for relation in doc.metadata.get("bioc_relations") or ()
+            if isinstance(relation, dict) and not relation.get("nodes")
+            and isinstance(relation.get("infons"), dict) and len(relation["infons"]) == 3]
 
 
 def write_pubtator(path: str | Path, docs: Iterable[Document]) -> None:

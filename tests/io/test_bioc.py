@@ -1,0 +1,202 @@
+"""Tests of the BioC XML reader and writer."""
+
+from __future__ import annotations
+
+import gzip
+import logging
+from pathlib import Path
+
+import pytest
+
+from xlnel.errors import FormatError
+from xlnel.io import iter_bioc, read_bioc, read_documents, write_bioc, write_documents
+from xlnel.io.pubtator import write_pubtator
+from xlnel.outputs import corpus_output_format
+from xlnel.types import Document, Link
+
+TITLE = "Lithium carbonate toxicity."
+ABSTRACT = "Ovarian and breast cancer."
+# BC5CDR's layout: a title and an abstract passage, ids in a MESH infon, a composite mention
+# with its parts, a relation given by infons alone.
+SAMPLE = f"""<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE collection SYSTEM "BioC.dtd">
+<collection><source>BioCreative V CDR</source><date>2015</date><key>BioC.key</key>
+<document><id>6794356</id>
+<passage><infon key="type">title</infon><offset>0</offset><text>{TITLE}</text>
+<annotation id="0"><infon key="MESH">D016651</infon><infon key="type">Chemical</infon>
+<location offset="0" length="17"/><text>Lithium carbonate</text></annotation>
+<annotation id="1"><infon key="MESH">-1</infon><infon key="type">Disease</infon>
+<location offset="18" length="8"/><text>toxicity</text></annotation>
+</passage>
+<passage><infon key="type">abstract</infon><offset>28</offset><text>{ABSTRACT}</text>
+<annotation id="2"><infon key="CompositeRole">CompositeMention</infon>
+<infon key="MESH">D010051|D001943</infon><infon key="type">Disease</infon>
+<location offset="28" length="25"/><text>Ovarian and breast cancer</text></annotation>
+<annotation id="3"><infon key="CompositeRole">IndividualMention</infon>
+<infon key="MESH">D010051</infon><infon key="type">Disease</infon>
+<location offset="28" length="7"/><location offset="47" length="6"/>
+<text>Ovarian cancer</text></annotation>
+</passage>
+<relation id="R0"><infon key="relation">CID</infon><infon key="Chemical">D016651</infon>
+<infon key="Disease">D010051</infon></relation>
+</document>
+<document><id>2</id><infon key="year">2001</infon>
+<passage><offset>0</offset>
+<sentence><offset>0</offset><text>Insulin.</text></sentence>
+<sentence><offset>9</offset><text>Fever &amp; cough.</text>
+<annotation id="T1"><infon key="identifier">MESH:D005334</infon><infon key="type">Disease</infon>
+<location offset="9" length="5"/><text>Fever</text></annotation></sentence>
+</passage>
+</document>
+</collection>
+"""
+
+
+def _write(tmp_path: Path, content: str, name: str = "corpus.xml") -> Path:
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    return path
+
+
+def test_read_passages_ids_and_composites(tmp_path: Path) -> None:
+    first, second = read_bioc(_write(tmp_path, SAMPLE))
+    assert first.id == "6794356"
+    assert first.text == f"{TITLE} {ABSTRACT}"
+    assert first.entities == (
+        Link(0, 17, "Lithium carbonate", ("D016651",), "Chemical"),
+        Link(18, 26, "toxicity", (), "Disease"),
+        Link(28, 53, "Ovarian and breast cancer", ("D010051", "D001943"), "Disease"),
+    )  # the composite's part is not a mention of its own
+    assert first.metadata["title"] == TITLE
+    assert first.metadata["bioc_relations"] == [
+        {"id": "R0", "infons": {"relation": "CID", "Chemical": "D016651",
+                                "Disease": "D010051"}, "nodes": []}]
+    assert second.text == "Insulin. Fever & cough."
+    assert second.entities == (Link(9, 14, "Fever", ("D005334",), "Disease"),)
+    assert second.metadata["bioc_infons"] == {"year": "2001"}
+
+
+def test_converts_to_pubtator_as_bc5cdr_ships_it(tmp_path: Path) -> None:
+    out = tmp_path / "c.pubtator"
+    write_documents(out, read_documents(_write(tmp_path, SAMPLE)))
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[:6] == [
+        f"6794356|t|{TITLE}", f"6794356|a|{ABSTRACT}",
+        "6794356\t0\t17\tLithium carbonate\tChemical\tD016651",
+        "6794356\t18\t26\ttoxicity\tDisease\t-1",
+        "6794356\t28\t53\tOvarian and breast cancer\tDisease\tD010051|D001943",
+        "6794356\tCID\tD016651\tD010051"]
+
+
+def test_write_then_read_keeps_passages_predictions_and_relations(tmp_path: Path) -> None:
+    docs = read_bioc(_write(tmp_path, SAMPLE))
+    predicted = Link(0, 7, "Lithium", ("D008094",), "Chemical", 0.75, "concept", "Lithium",
+                     None, "lithium", "kb", (("D016651", 0.5, 0.8),))
+    docs[0] = Document(docs[0].id, docs[0].text, (*docs[0].entities, predicted),
+                       docs[0].metadata)
+    write_bioc(tmp_path / "out.xml", docs)
+    back = read_bioc(tmp_path / "out.xml")
+    assert [(d.id, d.text, set(d.entities), d.metadata) for d in back] == [
+        (d.id, d.text, set(d.entities), d.metadata) for d in docs]
+    written = (tmp_path / "out.xml").read_text(encoding="utf-8")
+    assert '<infon key="score">0.75</infon>' in written
+    assert written.count("<passage>") == 3
+
+
+def test_other_formats_are_written_as_title_and_abstract_or_one_passage(tmp_path: Path) -> None:
+    docs = [Document("1", "Title. Abstract text.", (Link(7, 15, "Abstract", ("D1",)),),
+                     {"title": "Title.", "relations": [("CID", "D1", "D2")]}),
+            Document("n", "line one\r\nline two\ttab", (Link(10, 14, "line"),))]
+    write_bioc(tmp_path / "c.xml.gz", docs)
+    with gzip.open(tmp_path / "c.xml.gz", "rt", encoding="utf-8") as handle:
+        written = handle.read()
+    assert '<infon key="type">abstract</infon>\n      <offset>7</offset>' in written
+    assert "&#13;" in written  # a parser would read a literal \r\n as \n
+    first, second = read_bioc(tmp_path / "c.xml.gz")
+    assert first.metadata["title"] == "Title."
+    assert first.metadata["bioc_relations"][0]["infons"] == {
+        "relation": "CID", "arg1": "D1", "arg2": "D2"}
+    assert second.text == docs[1].text
+    assert second.entities == (Link(10, 14, "line"),)
+    assert first.entities == docs[0].entities
+
+
+def test_characters_xml_cannot_hold_become_spaces(tmp_path: Path,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    doc = Document("d", "a\x0cb c", (Link(0, 3, "a\x0cb"),))
+    with caplog.at_level(logging.WARNING, logger="xlnel.io.bioc"):
+        write_bioc(tmp_path / "c.xml", [doc])
+    assert "written as spaces" in caplog.text
+    (back,) = read_bioc(tmp_path / "c.xml")
+    assert back.text == "a b c"
+    assert back.entities == (Link(0, 3, "a b"),)
+
+
+def test_unusable_kept_passages_fall_back_to_one_passage(tmp_path: Path) -> None:
+    bad = {"bioc_passages": [{"offset": 0, "length": 3}, {"offset": 2, "length": 9}]}
+    write_bioc(tmp_path / "c.xml", [Document("d", "abc def", (), bad)])
+    (back,) = read_bioc(tmp_path / "c.xml")
+    assert back.metadata["bioc_passages"] == [{"offset": 0, "length": 7, "infons": {}}]
+
+
+def _doc(body: str) -> str:
+    return f"<collection><document><id>d</id>{body}</document></collection>"
+
+
+_PASSAGE = "<passage><offset>0</offset><text>Fever today</text>{}</passage>"
+_ANN = "<annotation id='a'><infon key='type'>X</infon>{}</annotation>"
+
+
+@pytest.mark.parametrize(("content", "line", "message"), [
+    ("<collection><document>", 1, "not well-formed XML"),
+    ("", 1, "not well-formed XML"),
+    ("<corpus/>", 1, "root element <corpus> is not a BioC <collection>"),
+    ("<collection>\n<document><passage><offset>0</offset></passage></document></collection>",
+     2, "document without an <id>"),
+    (_doc("\n<passage><text>a</text></passage>"), 2, "passage without an <offset>"),
+    (_doc("<passage><offset>0</offset><text>abc</text></passage>\n"
+          "<passage><offset>2</offset><text>d</text></passage>"), 2, "overlaps the text"),
+    (_doc(_PASSAGE.format("\n" + _ANN.format("<text>Fever</text>"))), 2, "has no <location>"),
+    (_doc(_PASSAGE.format(_ANN.format("\n<location offset='x' length='5'/>"))), 2,
+     "location offset 'x' is not an integer"),
+    (_doc(_PASSAGE.format(_ANN.format("\n<location offset='0' length='0'/>"))), 2,
+     "has length 0"),
+    (_doc(_PASSAGE.format(_ANN.format("\n<location offset='6' length='9'/>"))), 2,
+     "beyond the text"),
+    (_doc(_PASSAGE.format("\n" + _ANN.format("<location offset='0' length='5'/>"
+                                             "<text>Fiver</text>"))), 2, "differs from"),
+    (_doc(_PASSAGE.format("\n" + _ANN.format("<infon key='score'>high</infon>"
+                                             "<location offset='0' length='5'/>"))), 2,
+     "score 'high' is not a finite number"),
+    ('<!DOCTYPE collection [\n<!ENTITY a "aaaa">]><collection/>', 2,
+     "entity declaration 'a'"),
+])
+def test_errors_name_file_and_line(tmp_path: Path, content: str, line: int,
+                                   message: str) -> None:
+    path = _write(tmp_path, content)
+    with pytest.raises(FormatError, match=message) as info:
+        read_bioc(path)
+    assert info.value.line == line
+    assert str(path) in str(info.value)
+
+
+def test_streams_documents_before_a_later_error(tmp_path: Path) -> None:
+    good = _doc(_PASSAGE.format(""))[len("<collection>"):-len("</collection>")]
+    path = _write(tmp_path, f"<collection>{good}\n<document><passage/></document>")
+    stream = iter_bioc(path)
+    assert next(stream).id == "d"
+    with pytest.raises(FormatError):
+        next(stream)
+
+
+def test_missing_file_and_output_extension(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="absent.xml"):
+        read_bioc(tmp_path / "absent.xml")
+    assert corpus_output_format(tmp_path / "pred.bioc.xml.gz") == "bioc"
+
+
+def test_pubtator_writer_skips_relations_it_cannot_hold(tmp_path: Path) -> None:
+    relations = [{"id": "R1", "infons": {"type": "Bind"}, "nodes": [["a", "x"], ["b", "y"]]}]
+    write_pubtator(tmp_path / "c.pubtator", [Document("1", "t", (), {"bioc_relations":
+                                                                       relations})])
+    assert (tmp_path / "c.pubtator").read_text(encoding="utf-8") == "1|t|t\n1|a|\n\n"

@@ -1,0 +1,178 @@
+"""BioC elements as read, before they become a :class:`~xlnel.types.Document` (see
+:mod:`xlnel.io.bioc`)."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xlnel.errors import FormatError
+from xlnel.io.pubtator import parse_concept_ids
+from xlnel.types import ID_KINDS, Document, Link
+
+__all__ = ["ID_INFONS", "MAX_GAP", "MAX_OFFSET", "DocumentDraft", "Draft", "parse_int"]
+
+#: Infon keys that hold an annotation's concept id, in order of preference (any case).
+ID_INFONS = ("identifier", "mesh", "cui", "concept_id", "db_id")
+#: Offsets beyond this are refused.
+MAX_OFFSET = 100_000_000
+#: The most spaces put between two passages (or sentences) whose offsets leave a gap.
+MAX_GAP = 1_000_000
+
+
+def parse_int(value: str | None, what: str, path: Path, line: int) -> int:
+    """``value`` as a non-negative integer, else a :class:`FormatError` naming ``what``."""
+    try:
+        number = int((value or "").strip())
+    except ValueError:
+        raise FormatError(f"{what} {value!r} is not an integer", path, line) from None
+    if not 0 <= number <= MAX_OFFSET:
+        raise FormatError(f"{what} {number} is outside 0-{MAX_OFFSET}", path, line)
+    return number
+
+
+@dataclass
+class Draft:
+    """A passage, sentence, annotation or relation as read."""
+
+    kind: str
+    line: int
+    id: str | None = None
+    infons: dict[str, str] = field(default_factory=dict)
+    offset: int | None = None
+    text: str | None = None
+    children: list[Draft] = field(default_factory=list)
+    locations: list[tuple[str | None, str | None, int]] = field(default_factory=list)
+    nodes: list[tuple[str, str]] = field(default_factory=list)
+
+    def of_kind(self, kind: str) -> list[Draft]:
+        return [child for child in self.children if child.kind == kind]
+
+
+@dataclass
+class DocumentDraft(Draft):
+    """A ``<document>`` as read; :meth:`finish` checks it and makes the document."""
+
+    ignored: int = 0
+
+    def _texts(self, path: Path) -> tuple[str, list[dict[str, Any]]]:
+        """The document text, and each passage's offset, length and infons."""
+        text, passages = "", []
+        for passage in self.of_kind("passage"):
+            if passage.offset is None:
+                raise FormatError("passage without an <offset>", path, passage.line)
+            # A passage given as sentences: its own text is empty, its sentences' fill it.
+            pieces = [passage] if passage.text is not None else [
+                passage, *passage.of_kind("sentence")]
+            for piece in pieces:
+                if piece.offset is None:
+                    raise FormatError("sentence without an <offset>", path, piece.line)
+                if piece.offset < len(text):
+                    raise FormatError(f"{piece.kind} at offset {piece.offset} overlaps the text "
+                                      f"before it, which ends at {len(text)}", path, piece.line)
+                if piece.offset - len(text) > MAX_GAP:
+                    raise FormatError(f"{piece.kind} at offset {piece.offset} leaves a gap of "
+                                      f"{piece.offset - len(text)} characters after the text "
+                                      f"before it (at most {MAX_GAP})", path, piece.line)
+                text += " " * (piece.offset - len(text)) + (piece.text or "")
+            passages.append({"offset": passage.offset, "length": len(text) - passage.offset,
+                             "infons": dict(passage.infons)})
+        return text, passages
+
+    def _annotations(self) -> list[Draft]:
+        out = self.of_kind("annotation")
+        for passage in self.of_kind("passage"):
+            out.extend(passage.of_kind("annotation"))
+            for sentence in passage.of_kind("sentence"):
+                out.extend(sentence.of_kind("annotation"))
+        return out
+
+    def finish(self, path: Path) -> Document:
+        if not self.id:
+            raise FormatError("document without an <id>", path, self.line)
+        text, passages = self._texts(path)
+        entities = []
+        for ann in self._annotations():
+            fragments = _fragments(ann, text, path)
+            if ann.infons.get("CompositeRole") == "IndividualMention":
+                self.ignored += 1
+                continue
+            entities.append(_link(ann, text, fragments[0][0], fragments[-1][1], path))
+        metadata: dict[str, Any] = {"bioc_passages": passages}
+        first = self.of_kind("passage")[:1]
+        if first and first[0].infons.get("type", "").lower() in ("title", "front") \
+                and first[0].text and text.startswith(first[0].text + " "):
+            metadata["title"] = first[0].text
+        if self.infons:
+            metadata["bioc_infons"] = dict(self.infons)
+        relations = [{"id": r.id, "infons": dict(r.infons), "nodes": [list(n) for n in r.nodes]}
+                     for r in self.of_kind("relation")]
+        if relations:
+            metadata["bioc_relations"] = relations
+        entities.sort(key=lambda link: (link.start, link.end))
+        return Document(self.id, text, tuple(entities), metadata)
+
+
+def _fragments(ann: Draft, text: str, path: Path) -> list[tuple[int, int]]:
+    """An annotation's locations as sorted ``(start, end)`` ranges inside ``text``."""
+    if not ann.locations:
+        raise FormatError(f"annotation {ann.id!r} has no <location>", path, ann.line)
+    fragments = []
+    for offset, length, line in ann.locations:
+        start = parse_int(offset, "location offset", path, line)
+        size = parse_int(length, "location length", path, line)
+        if size == 0:
+            raise FormatError(f"location at offset {start} has length 0", path, line)
+        if start + size > len(text):
+            raise FormatError(f"location {start}-{start + size} is beyond the text "
+                              f"({len(text)} characters)", path, line)
+        fragments.append((start, start + size))
+    fragments.sort()
+    if ann.text is not None:
+        pieces = [text[s:e] for s, e in fragments]
+        if ann.text not in (" ".join(pieces), "".join(pieces), text[fragments[0][0]:
+                                                                    fragments[-1][1]]):
+            raise FormatError(f"annotation text {ann.text!r} differs from the text at its "
+                              f"locations: {' '.join(pieces)!r}", path, ann.line)
+    return fragments
+
+
+def _link(ann: Draft, text: str, start: int, end: int, path: Path) -> Link:
+    infons = {key.lower(): value for key, value in ann.infons.items()}
+    ids = next((infons[key] for key in ID_INFONS if key in infons), "")
+    score = None
+    if "score" in infons:
+        try:
+            score = float(infons["score"])
+        except ValueError:
+            score = math.nan
+        if not math.isfinite(score):
+            raise FormatError(f"score {infons['score']!r} is not a finite number", path,
+                              ann.line)
+    id_kind = infons.get("id_kind") or None
+    if id_kind is not None and id_kind not in ID_KINDS:
+        raise FormatError(f"id_kind {id_kind!r} is not one of {ID_KINDS}", path, ann.line)
+    concept_ids = parse_concept_ids(ids)
+    return Link(start, end, text[start:end], concept_ids, infons.get("type") or None, score,
+                id_kind if concept_ids else None,
+                concept_name=infons.get("concept_name") or None,
+                concept_type=infons.get("concept_type") or None,
+                matched_name=infons.get("matched_name") or None,
+                matched_source=infons.get("matched_source") or None,
+                alternatives=_alternatives(infons.get("alternatives"), ann, path))
+
+
+def _alternatives(value: str | None, ann: Draft, path: Path
+                  ) -> tuple[tuple[str, float, float], ...]:
+    if not value:
+        return ()
+    try:
+        items = json.loads(value)
+        return tuple((str(item["concept_id"]), float(item["score"]), float(item["similarity"]))
+                     for item in items)
+    except (ValueError, TypeError, KeyError, RecursionError):
+        raise FormatError(f"alternatives {value[:80]!r} is not a JSON list of objects with "
+                          "concept_id, score and similarity", path, ann.line) from None
