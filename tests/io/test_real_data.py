@@ -17,6 +17,7 @@ from xlnel.io import (
     read_names_list,
     read_pubtator,
     read_term_to_cui,
+    write_documents,
     write_jsonl,
     write_pubtator,
 )
@@ -47,6 +48,16 @@ def test_bc5cdr(tmp_path: Path, split: str) -> None:
     out = tmp_path / "rt.pubtator"
     write_pubtator(out, docs)
     assert read_pubtator(out) == docs
+    # through BioC (title and abstract passages, relations as infons) and back to PubTator:
+    # the same texts, mentions and relations; only the parts of composite mentions are lost
+    bioc = tmp_path / "c.xml.gz"
+    write_documents(bioc, docs)
+    again = read_documents(bioc)
+    assert [(d.id, d.text, d.entities, d.metadata["title"]) for d in again] == [
+        (d.id, d.text, d.entities, d.metadata["title"]) for d in docs]
+    write_pubtator(out, again)
+    assert [{**d.metadata, "annotation_extras": None} for d in read_pubtator(out)] == [
+        {**d.metadata, "annotation_extras": None} for d in docs]
 
 
 def test_medmentions_sample() -> None:
