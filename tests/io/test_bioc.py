@@ -200,3 +200,36 @@ def test_pubtator_writer_skips_relations_it_cannot_hold(tmp_path: Path) -> None:
     write_pubtator(tmp_path / "c.pubtator", [Document("1", "t", (), {"bioc_relations":
                                                                        relations})])
     assert (tmp_path / "c.pubtator").read_text(encoding="utf-8") == "1|t|t\n1|a|\n\n"
+
+
+def test_convert_command_between_formats(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from typer.testing import CliRunner
+
+    from xlnel.cli.main import app
+    from xlnel.corpus import convert
+
+    runner = CliRunner()
+    bioc = _write(tmp_path, SAMPLE)
+    jsonl = tmp_path / "c.jsonl"
+    result = runner.invoke(app, ["convert", str(bioc), str(jsonl)])
+    assert result.exit_code == 0, result.output
+    assert "converted 2 documents (4 mentions)" in result.output
+    assert read_documents(jsonl) == read_documents(bioc)
+    # an input whose name does not tell its format
+    odd = tmp_path / "corpus.data"
+    odd.write_bytes(bioc.read_bytes())
+    assert convert(odd, tmp_path / "c2.jsonl", "bioc") == {"documents": 2, "entities": 4}
+    # predictions into PubTator lose their scores, and are told so
+    pred = tmp_path / "pred.jsonl"
+    doc = Document("1", "fever", (Link(0, 5, "fever", ("D1",), score=0.5),))
+    write_documents(pred, [doc])
+    with caplog.at_level(logging.WARNING, logger="xlnel.corpus.convert"):
+        convert(pred, tmp_path / "pred.pubtator")
+    assert "1 of the 1 mentions" in caplog.text
+    # the input is never the output; a failed read leaves no output
+    result = runner.invoke(app, ["convert", str(jsonl), str(jsonl)])
+    assert result.exit_code != 0 and "is the input" in str(result.exception)
+    bad = _write(tmp_path, SAMPLE.replace("<id>2</id>", ""), "bad.xml")
+    with pytest.raises(FormatError, match="document without an <id>"):
+        convert(bad, tmp_path / "bad.jsonl")
+    assert not (tmp_path / "bad.jsonl").exists()

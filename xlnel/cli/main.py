@@ -189,7 +189,8 @@ def _check_link_paths(pipeline: str, source: Path | None, out: Path | None,
 
 @app.command("evaluate")
 def evaluate_cli(
-    gold: Annotated[Path, typer.Argument(help="Gold documents (JSONL, PubTator or BRAT folder).")],
+    gold: Annotated[Path, typer.Argument(
+        help="Gold documents (JSONL, PubTator, BioC XML or BRAT folder).")],
     pred: Annotated[Path | None, typer.Argument(help="Predicted documents.")] = None,
     level: Annotated[list[str] | None, typer.Option(
         help="span (default), span-prefix, concept, overlap, span+type, concept+type, "
@@ -305,6 +306,27 @@ def candidates_cli(
         for level, r in report.items():
             typer.echo(f"{level}: HRM recall {r['recall']:.4f} ({r['found']}/{r['total']}), "
                        f"{r['candidates_per_span']:.1f} candidates per span")
+
+
+@app.command("convert")
+def convert_cli(
+    source: Annotated[Path, typer.Argument(
+        help="Corpus: JSONL, PubTator, BioC XML or plain .txt (optionally .gz), or a BRAT "
+             "folder.")],
+    out: Annotated[Path, typer.Argument(
+        help="Output: .jsonl, .pubtator, .xml (BioC), optionally .gz, or an existing folder "
+             "for BRAT files.")],
+    from_format: Annotated[str | None, typer.Option(
+        "--from", help="SOURCE's format when its name does not tell it: jsonl, pubtator, "
+        "bioc, brat or text.")] = None,
+) -> None:
+    """Convert a corpus from one document format to another, streamed and written
+    atomically."""
+    from xlnel.corpus import convert
+
+    counts = convert(source, out, from_format)
+    typer.echo(f"converted {counts['documents']} documents ({counts['entities']} mentions) "
+               f"into {out}", err=True)
 
 
 @app.command("kb")

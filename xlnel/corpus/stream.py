@@ -180,6 +180,6 @@ def link_batches_into(linker: BatchLinker, source: str | Path, out: str | Path, 
     if count.name_ids and guess_format(out, for_writing=True) not in ("jsonl", "bioc"):
         logger.warning("%d of the %d links in %s have a dictionary name as concept id (the "
                        "dictionary gave those names no id), which this format cannot mark; "
-                       "write .jsonl or .xml to get each link's id_kind", count.name_ids, count.links,
-                       out)
+                       "write .jsonl or .xml to get each link's id_kind", count.name_ids,
+                       count.links, out)
     return count.n
