@@ -233,3 +233,10 @@ def test_convert_command_between_formats(tmp_path: Path, caplog: pytest.LogCaptu
     with pytest.raises(FormatError, match="document without an <id>"):
         convert(bad, tmp_path / "bad.jsonl")
     assert not (tmp_path / "bad.jsonl").exists()
+
+
+@pytest.mark.parametrize("doc_id", ["", " d", "d\x01"])
+def test_ids_a_reader_would_change_are_refused(tmp_path: Path, doc_id: str) -> None:
+    with pytest.raises(ValueError, match="cannot be written to BioC"):
+        write_bioc(tmp_path / "c.xml", [Document(doc_id, "text")])
+    assert not (tmp_path / "c.xml").exists()

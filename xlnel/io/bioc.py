@@ -278,7 +278,8 @@ def _relations(doc: Document) -> Iterator[str]:
         infons = relation.get("infons")
         nodes = "".join(f"      <node refid={quoteattr(_NOT_XML.sub(' ', str(node[0])))} "
                         f"role={quoteattr(_NOT_XML.sub(' ', str(node[1])))}/>\n"
-                        for node in relation.get("nodes") or () if len(node) == 2)
+                        for node in relation.get("nodes") or ()
+                        if isinstance(node, list | tuple) and len(node) == 2)
         yield (f"    <relation id={quoteattr(_NOT_XML.sub(' ', str(relation.get('id') or n)))}>"
                f"\n{''.join(_infons(infons if isinstance(infons, dict) else {}, '      '))}"
                f"{nodes}    </relation>\n")
@@ -291,8 +292,9 @@ def _relations(doc: Document) -> Iterator[str]:
 
 
 def _document_xml(doc: Document) -> Iterator[str]:
-    if not doc.id.strip():
-        raise ValueError("a document without an id cannot be written to BioC")
+    if not doc.id or doc.id != doc.id.strip() or _NOT_XML.search(doc.id):
+        raise ValueError(f"document id {doc.id!r} cannot be written to BioC: it must be "
+                         "non-empty, without surrounding spaces or control characters")
     check_entities(doc)
     if _NOT_XML.search(doc.text):
         logger.warning("document %r: characters that XML cannot hold are written as spaces",
@@ -333,7 +335,8 @@ def write_bioc(path: str | Path, docs: Iterable[Document]) -> None:
         docs: Documents to write.
 
     Raises:
-        ValueError: When a document has no id or an entity does not match the text.
+        ValueError: When a document's id cannot be written (empty, surrounded by spaces, with
+            control characters) or an entity does not match the text.
     """
     count = 0
     with atomic_write(path) as handle:
