@@ -170,6 +170,8 @@ _ANN = "<annotation id='a'><infon key='type'>X</infon>{}</annotation>"
      "score 'high' is not a finite number"),
     ('<!DOCTYPE collection [\n<!ENTITY a "aaaa">]><collection/>', 2,
      "entity declaration 'a'"),
+    ("<collection><document><id>d</id></document>\n<document><id>d</id></document>"
+     "</collection>", 2, "document id 'd' already used on line 1"),
 ])
 def test_errors_name_file_and_line(tmp_path: Path, content: str, line: int,
                                    message: str) -> None:

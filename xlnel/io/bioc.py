@@ -80,6 +80,7 @@ class _Reader:
         self.infon_key = ""
         self.ready: list[Document] = []
         self.ignored = 0
+        self.seen: dict[str, int] = {}
 
     @property
     def line(self) -> int:
@@ -138,7 +139,12 @@ class _Reader:
         elif name in _CONTAINERS and owner.kind == name:
             self.drafts.pop()
             if owner is self.document:
-                self.ready.append(self.document.finish(self.path))
+                doc = self.document.finish(self.path)
+                if doc.id in self.seen:
+                    raise FormatError(f"document id {doc.id!r} already used on line "
+                                      f"{self.seen[doc.id]}", self.path, self.document.line)
+                self.seen[doc.id] = self.document.line
+                self.ready.append(doc)
                 self.ignored += self.document.ignored
                 self.document, self.drafts = None, []
 
@@ -176,9 +182,10 @@ def iter_bioc(path: str | Path) -> Iterator[Document]:
     Raises:
         FileNotFoundError: When ``path`` does not exist.
         FormatError: Naming the file and line, for XML that is not well formed, a root that is
-            not ``<collection>``, a document without an id, a passage without an offset or
-            overlapping the one before, an annotation without a location, with offsets that are
-            not integers, empty or outside the text, or whose text differs from the document's.
+            not ``<collection>``, a document without an id or with one used before, a passage
+            without an offset or overlapping the one before, an annotation without a location,
+            with offsets that are not integers, empty or outside the text, or whose text
+            differs from the document's.
     """
     path = Path(path)
     if not path.exists():
