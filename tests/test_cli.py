@@ -73,3 +73,13 @@ def test_link_and_evaluate_bioc(tmp_path, tiny_config):
         scores.append(json.loads(r.stdout.strip().splitlines()[-1])["concept"]["scores"])
     assert scores[0] == scores[1] and scores[0]["tp"] > 0
     assert "<annotation" in (tmp_path / "p.xml").read_text(encoding="utf-8")
+    # JSONL on the standard input, linked onto the standard output or into a file
+    test = (pipe / "test.jsonl").read_bytes()
+    r = runner.invoke(app, ["link", str(pipe), "-"], input=test)
+    assert r.exit_code == 0, r.output
+    piped = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
+    assert piped == [json.loads(x) for x in (tmp_path / "p.jsonl").read_text().splitlines()]
+    r = runner.invoke(app, ["link", str(pipe), "-", "--out", str(tmp_path / "s.jsonl")],
+                      input=test)
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "s.jsonl").read_bytes() == (tmp_path / "p.jsonl").read_bytes()

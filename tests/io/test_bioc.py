@@ -242,3 +242,31 @@ def test_ids_a_reader_would_change_are_refused(tmp_path: Path, doc_id: str) -> N
     with pytest.raises(ValueError, match="cannot be written to BioC"):
         write_bioc(tmp_path / "c.xml", [Document(doc_id, "text")])
     assert not (tmp_path / "c.xml").exists()
+
+
+def test_standard_input_is_read_as_jsonl_unless_told(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from xlnel.cli.main import app
+
+    runner = CliRunner()
+    bioc = _write(tmp_path, SAMPLE)
+    jsonl = tmp_path / "c.jsonl"
+    write_documents(jsonl, read_documents(bioc))
+    for stdin, extra in ((jsonl, []), (bioc, ["--from", "bioc"])):
+        out = tmp_path / "from-stdin.xml"
+        result = runner.invoke(app, ["convert", "-", str(out), *extra],
+                               input=stdin.read_bytes())
+        assert result.exit_code == 0, result.output
+        assert read_documents(out) == read_documents(bioc)
+    result = runner.invoke(app, ["evaluate", str(bioc), "-", "--no-ci", "--json"],
+                           input=jsonl.read_bytes())
+    assert result.exit_code == 0, result.output
+    assert '"f1": 1.0' in result.stdout
+    result = runner.invoke(app, ["convert", "-", str(tmp_path / "x.jsonl")],
+                           input=bioc.read_bytes())
+    assert "-:1: invalid JSON" in str(result.exception)
+    assert "the standard input is read as JSONL" in str(result.exception)
+    result = runner.invoke(app, ["convert", "-", str(tmp_path / "x.jsonl"), "--from", "brat"],
+                           input=b"")
+    assert "standard input cannot be" in str(result.exception)

@@ -96,8 +96,8 @@ def train_cli(
 def link_cli(
     pipeline: Annotated[str, typer.Argument(help="Pipeline folder, or 'default' (HPO).")],
     source: Annotated[Path | None, typer.Argument(
-        help="JSONL, PubTator or BioC XML documents, a plain .txt (one document) or a folder "
-             "of .txt (BRAT) files.")] = None,
+        help="JSONL, PubTator or BioC XML documents, a plain .txt (one document), a folder "
+             "of .txt (BRAT) files, or - for JSONL on the standard input.")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output (default stdout).")]
     = None,
     text: Annotated[str | None, typer.Option("--text", help="Link this text instead.")] = None,
@@ -191,7 +191,8 @@ def _check_link_paths(pipeline: str, source: Path | None, out: Path | None,
 def evaluate_cli(
     gold: Annotated[Path, typer.Argument(
         help="Gold documents (JSONL, PubTator, BioC XML or BRAT folder).")],
-    pred: Annotated[Path | None, typer.Argument(help="Predicted documents.")] = None,
+    pred: Annotated[Path | None, typer.Argument(
+        help="Predicted documents (- : JSONL on the standard input).")] = None,
     level: Annotated[list[str] | None, typer.Option(
         help="span (default), span-prefix, concept, overlap, span+type, concept+type, "
              "document, or all; repeatable.")]
@@ -311,8 +312,8 @@ def candidates_cli(
 @app.command("convert")
 def convert_cli(
     source: Annotated[Path, typer.Argument(
-        help="Corpus: JSONL, PubTator, BioC XML or plain .txt (optionally .gz), or a BRAT "
-             "folder.")],
+        help="Corpus: JSONL, PubTator, BioC XML or plain .txt (optionally .gz), a BRAT "
+             "folder, or - for the standard input (JSONL unless --from says otherwise).")],
     out: Annotated[Path, typer.Argument(
         help="Output: .jsonl, .pubtator, .xml (BioC), optionally .gz, or an existing folder "
              "for BRAT files.")],

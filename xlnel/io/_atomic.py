@@ -19,6 +19,7 @@ import re
 import secrets
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 import time
@@ -31,8 +32,12 @@ from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["atomic_dir", "atomic_write", "check_entities", "is_gzip", "iter_lines", "open_text",
-           "read_text", "remove_stale_files", "sigterm_as_interrupt"]
+__all__ = ["STDIN", "atomic_dir", "atomic_write", "check_entities", "is_gzip", "is_stdin",
+           "iter_lines", "open_binary", "open_text", "read_text", "remove_stale_files",
+           "sigterm_as_interrupt"]
+
+#: The input name that stands for the standard input (``xlnel link PIPELINE -``).
+STDIN = "-"
 
 #: When this process started (as far as xlnel can tell: when it was imported). A temporary file
 #: older than that cannot belong to a write of this process.
@@ -42,6 +47,29 @@ PROCESS_START = time.time()
 def is_gzip(path: str | Path) -> bool:
     """Whether ``path`` names a gzip file (by its ``.gz`` suffix)."""
     return Path(path).suffix.lower() == ".gz"
+
+
+def is_stdin(path: str | Path) -> bool:
+    """Whether ``path`` is :data:`STDIN`, the name of the standard input."""
+    return str(path) == STDIN
+
+
+@contextlib.contextmanager
+def open_binary(path: str | Path) -> Iterator[BinaryIO]:
+    """Open a file for reading bytes, decompressed when its name ends with ``.gz``; ``-`` is
+    the standard input (read as it comes, and left open).
+
+    Raises:
+        FileNotFoundError: When ``path`` does not exist.
+    """
+    if is_stdin(path):
+        yield sys.stdin.buffer
+        return
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no such file: {path}")
+    with gzip.open(path, "rb") if is_gzip(path) else open(path, "rb") as handle:
+        yield cast(BinaryIO, handle)
 
 
 def open_text(path: str | Path, newline: str | None = None) -> IO[str]:
@@ -73,7 +101,8 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
     characters count in corpus offsets. A byte-order mark at the start is dropped.
 
     Args:
-        path: UTF-8 text file, optionally gzip-compressed (``.gz``).
+        path: UTF-8 text file, optionally gzip-compressed (``.gz``), or ``-`` for the standard
+            input.
 
     Yields:
         ``(line_number, line)`` pairs.
@@ -83,11 +112,9 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
         FormatError: When a line is not valid UTF-8 or a ``.gz`` file is not valid gzip.
     """
     path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"no such file: {path}")
     lineno = 0
     # Lines are read as bytes and decoded one by one so that a decoding error names its line.
-    with gzip.open(path, "rb") if is_gzip(path) else open(path, "rb") as handle:
+    with open_binary(path) as handle:
         try:
             for lineno, raw in enumerate(handle, start=1):
                 try:
@@ -185,7 +212,8 @@ def _remove_stale_temporaries(path: Path) -> None:
 
 
 def read_text(path: str | Path) -> str:
-    """The whole UTF-8 text of a file (optionally ``.gz``), line ends kept as they are.
+    """The whole UTF-8 text of a file (optionally ``.gz``; ``-``: the standard input), line ends
+    kept as they are.
 
     Raises:
         FileNotFoundError: When ``path`` does not exist.
@@ -193,10 +221,8 @@ def read_text(path: str | Path) -> str:
             file that is not valid gzip.
     """
     path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"no such file: {path}")
     try:
-        with gzip.open(path, "rb") if is_gzip(path) else open(path, "rb") as handle:
+        with open_binary(path) as handle:
             data = handle.read()
     except (gzip.BadGzipFile, EOFError) as exc:
         raise FormatError(f"not a valid gzip file ({exc})", path) from exc

@@ -45,7 +45,7 @@ from xml.parsers import expat
 from xml.sax.saxutils import escape, quoteattr
 
 from xlnel.errors import FormatError
-from xlnel.io._atomic import atomic_write, check_entities, is_gzip
+from xlnel.io._atomic import atomic_write, check_entities, open_binary
 from xlnel.io.bioc_draft import DocumentDraft, Draft, parse_int
 from xlnel.io.pubtator import format_concept_ids
 from xlnel.types import Document, Link
@@ -174,7 +174,7 @@ def iter_bioc(path: str | Path) -> Iterator[Document]:
     """Stream the documents of a BioC XML file (optionally ``.gz``), one at a time.
 
     Args:
-        path: BioC XML file.
+        path: BioC XML file, or ``-`` for the standard input.
 
     Yields:
         Documents with the passages' texts at their offsets and entities sorted by offsets.
@@ -188,10 +188,8 @@ def iter_bioc(path: str | Path) -> Iterator[Document]:
             differs from the document's.
     """
     path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"no such file: {path}")
     reader = _Reader(path)
-    with gzip.open(path, "rb") if is_gzip(path) else open(path, "rb") as handle:
+    with open_binary(path) as handle:
         try:
             while chunk := handle.read(_CHUNK):
                 yield from reader.feed(chunk, final=False)

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from xlnel.errors import FormatError
-from xlnel.io._atomic import iter_lines, read_text
+from xlnel.io._atomic import is_stdin, iter_lines, read_text
 from xlnel.io.bioc import iter_bioc, write_bioc
 from xlnel.io.brat import NO_BRAT_FILES, read_brat, write_brat
 from xlnel.io.jsonl import iter_jsonl, write_jsonl
@@ -50,7 +50,8 @@ def guess_format(path: str | Path, for_writing: bool = False) -> str:
         path: Corpus file or BRAT folder. A ``.gz`` suffix is looked through.
         for_writing: The path may not exist yet: a path without an extension is then taken
             as a BRAT folder, and a ``.txt`` file as PubTator. When reading, a ``.txt`` file
-            whose first line is not a PubTator title line is ``text``.
+            whose first line is not a PubTator title line is ``text``, and ``-`` (the standard
+            input) is JSONL.
 
     Returns:
         One of :data:`FORMATS`.
@@ -60,6 +61,8 @@ def guess_format(path: str | Path, for_writing: bool = False) -> str:
         ValueError: When the format cannot be told.
     """
     path = Path(path)
+    if is_stdin(path) and not for_writing:
+        return "jsonl"
     if not for_writing and not path.exists():
         raise FileNotFoundError(f"no such corpus file or folder: {path}")
     if path.is_dir():
@@ -167,6 +170,9 @@ def iter_documents(path: str | Path, format: str | None = None) -> Iterator[Docu
     """
     fmt = guess_format(path) if format is None else _check_format(format)
     logger.debug("streaming %s as %s", path, fmt)
+    if is_stdin(path) and fmt == "brat":
+        raise ValueError("a BRAT corpus is a folder of files, which the standard input cannot "
+                         "be; give jsonl, pubtator, bioc or text")
     if fmt == "jsonl":
         return iter_jsonl(path)
     if fmt == "pubtator":
@@ -181,7 +187,7 @@ def iter_documents(path: str | Path, format: str | None = None) -> Iterator[Docu
 def _read_plain_text(path: Path) -> Document:
     """A plain-text file (``.txt``, optionally ``.gz``) as one document, its id the file name
     without those extensions."""
-    name = path.name
+    name = "stdin" if is_stdin(path) else path.name
     for suffix in (".gz", ".txt"):
         if name.lower().endswith(suffix):
             name = name[:-len(suffix)]

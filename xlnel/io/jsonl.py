@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from xlnel.errors import FormatError
-from xlnel.io._atomic import atomic_write, check_entities, iter_lines
+from xlnel.io._atomic import atomic_write, check_entities, is_stdin, iter_lines
 from xlnel.types import ID_KINDS, Document, Link
 
 logger = logging.getLogger(__name__)
@@ -170,7 +170,7 @@ def iter_jsonl(path: str | Path) -> Iterator[Document]:
     """Stream the documents of a JSON Lines file (optionally ``.gz``); blank lines are skipped.
 
     Args:
-        path: JSONL file.
+        path: JSONL file, or ``-`` for the standard input.
 
     Yields:
         Documents with entities sorted by offsets.
@@ -189,7 +189,8 @@ def iter_jsonl(path: str | Path) -> Iterator[Document]:
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise FormatError(f"invalid JSON: {exc}", path, lineno) from None
+            hint = " (the standard input is read as JSONL)" if is_stdin(path) else ""
+            raise FormatError(f"invalid JSON: {exc}{hint}", path, lineno) from None
         except RecursionError:
             raise FormatError("invalid JSON: arrays or objects nested too deeply", path,
                               lineno) from None
