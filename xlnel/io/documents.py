@@ -2,10 +2,9 @@
 
 Formats: ``jsonl`` (``.jsonl``, ``.json``), ``pubtator`` (``.pubtator``, or a ``.txt`` file whose
 first line is a PubTator title line), ``bioc`` (BioC XML: ``.xml``, ``.bioc``), ``brat`` (a folder
-of ``.txt`` + ``.ann`` files) and, for
-reading only, ``text`` (any other ``.txt`` file: its whole text is one document without
-annotations, its id the file name without extensions, as a BRAT text is). Files may be
-gzip-compressed (``corpus.jsonl.gz``).
+of ``.txt`` + ``.ann`` files) and, for reading only, ``text`` (any other ``.txt`` file: its whole
+text is one document without annotations, its id the file name without extensions, as a BRAT
+text is). Files may be gzip-compressed (``corpus.jsonl.gz``); ``-`` reads the standard input.
 """
 
 from __future__ import annotations
