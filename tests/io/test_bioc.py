@@ -263,6 +263,8 @@ def test_standard_input_is_read_as_jsonl_unless_told(tmp_path: Path) -> None:
                            input=jsonl.read_bytes())
     assert result.exit_code == 0, result.output
     assert '"f1": 1.0' in result.stdout
+    result = runner.invoke(app, ["evaluate", "-", "-"], input=jsonl.read_bytes())
+    assert result.exit_code != 0 and "only one of GOLD, PRED" in result.output
     result = runner.invoke(app, ["convert", "-", str(tmp_path / "x.jsonl")],
                            input=bioc.read_bytes())
     assert "-:1: invalid JSON" in str(result.exception)

@@ -227,6 +227,9 @@ def evaluate_cli(
     if pred is None:
         raise typer.BadParameter("give PRED, the file of predicted documents (or --protocol "
                                  "with --pipeline)")
+    if [str(p) for p in (gold, pred, compare)].count("-") > 1:
+        raise typer.BadParameter("only one of GOLD, PRED and --compare can be - (the standard "
+                                 "input)")
     _evaluate_prediction_file(gold, pred, level or ["span"], by_type, bootstrap if ci else None,
                               seed, compare, as_json, kb)
 
