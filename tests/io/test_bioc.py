@@ -158,9 +158,12 @@ _ANN = "<annotation id='a'><infon key='type'>X</infon>{}</annotation>"
           "<passage><offset>2</offset><text>d</text></passage>"), 2, "overlaps the text"),
     (_doc(_PASSAGE.format("\n" + _ANN.format("<text>Fever</text>"))), 2, "has no <location>"),
     (_doc(_PASSAGE.format(_ANN.format("\n<location offset='x' length='5'/>"))), 2,
-     "location offset 'x' is not an integer"),
+     "location offset 'x' is not a non-negative integer"),
     (_doc(_PASSAGE.format(_ANN.format("\n<location offset='0' length='0'/>"))), 2,
      "has length 0"),
+    (_doc(_PASSAGE.format(_ANN.format("\n<location offset='1_0' length='-5'/>"))), 2,
+     "location offset '1_0' is not a non-negative integer"),
+    (_doc("\n<passage><offset>200000000</offset></passage>"), 2, "outside 0-100000000"),
     (_doc(_PASSAGE.format(_ANN.format("\n<location offset='6' length='9'/>"))), 2,
      "beyond the text"),
     (_doc(_PASSAGE.format("\n" + _ANN.format("<location offset='0' length='5'/>"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,12 +25,12 @@ MAX_GAP = 1_000_000
 
 
 def parse_int(value: str | None, what: str, path: Path, line: int) -> int:
-    """``value`` as a non-negative integer, else a :class:`FormatError` naming ``what``."""
-    try:
-        number = int((value or "").strip())
-    except ValueError:
-        raise FormatError(f"{what} {value!r} is not an integer", path, line) from None
-    if not 0 <= number <= MAX_OFFSET:
+    """``value`` (ASCII digits) as a non-negative integer, else a :class:`FormatError` naming
+    ``what``."""
+    if not re.fullmatch(r"[0-9]+", (value or "").strip()):
+        raise FormatError(f"{what} {value!r} is not a non-negative integer", path, line)
+    number = int((value or "").strip())
+    if number > MAX_OFFSET:
         raise FormatError(f"{what} {number} is outside 0-{MAX_OFFSET}", path, line)
     return number
 
