@@ -45,7 +45,9 @@ SAMPLE = f"""<?xml version="1.0" encoding="UTF-8"?>
 <sentence><offset>0</offset><text>Insulin.</text></sentence>
 <sentence><offset>9</offset><text>Fever &amp; cough.</text>
 <annotation id="T1"><infon key="identifier">MESH:D005334</infon><infon key="type">Disease</infon>
-<location offset="9" length="5"/><text>Fever</text></annotation></sentence>
+<location offset="9" length="5"/><text>Fever</text></annotation>
+<annotation id="T2"><infon key="NCBI_Gene">3630</infon><infon key="type">Gene</infon>
+<location offset="0" length="7"/><text>Insulin</text></annotation></sentence>
 </passage>
 </document>
 </collection>
@@ -72,7 +74,8 @@ def test_read_passages_ids_and_composites(tmp_path: Path) -> None:
         {"id": "R0", "infons": {"relation": "CID", "Chemical": "D016651",
                                 "Disease": "D010051"}, "nodes": []}]
     assert second.text == "Insulin. Fever & cough."
-    assert second.entities == (Link(9, 14, "Fever", ("D005334",), "Disease"),)
+    assert second.entities == (Link(0, 7, "Insulin", ("3630",), "Gene"),
+                               Link(9, 14, "Fever", ("D005334",), "Disease"))
     assert second.metadata["bioc_infons"] == {"year": "2001"}
 
 
@@ -218,12 +221,12 @@ def test_convert_command_between_formats(tmp_path: Path, caplog: pytest.LogCaptu
     jsonl = tmp_path / "c.jsonl"
     result = runner.invoke(app, ["convert", str(bioc), str(jsonl)])
     assert result.exit_code == 0, result.output
-    assert "converted 2 documents (4 mentions)" in result.output
+    assert "converted 2 documents (5 mentions)" in result.output
     assert read_documents(jsonl) == read_documents(bioc)
     # an input whose name does not tell its format
     odd = tmp_path / "corpus.data"
     odd.write_bytes(bioc.read_bytes())
-    assert convert(odd, tmp_path / "c2.jsonl", "bioc") == {"documents": 2, "entities": 4}
+    assert convert(odd, tmp_path / "c2.jsonl", "bioc") == {"documents": 2, "entities": 5}
     # predictions into PubTator lose their scores, and are told so
     pred = tmp_path / "pred.jsonl"
     doc = Document("1", "fever", (Link(0, 5, "fever", ("D1",), score=0.5),))

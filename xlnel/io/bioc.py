@@ -18,7 +18,8 @@ one or more locations counted in document offsets::
 :attr:`Document.text` places every passage text at its offset, with spaces between passages
 (PubTator's ``title + " " + abstract`` for PubMed abstracts); a passage given only as sentences
 is read from its sentences. The concept id is the first of the infons ``identifier``, ``MESH``,
-``CUI``, ``concept_id`` or ``db_id`` (any case), read as a PubTator id field (``A|B``, ``-1``,
+``CUI``, ``concept_id``, ``db_id``, ``OMIM``, ``ChEBI``, ``NCBI_Gene`` or ``NCBI_Taxonomy`` (any
+case; :data:`~xlnel.io.bioc_draft.ID_INFONS`), read as a PubTator id field (``A|B``, ``-1``,
 ``MESH:`` prefixes); an annotation with several locations becomes the range from its first start
 to its last end, as in BRAT. The parts of a composite mention (infon ``CompositeRole`` =
 ``IndividualMention``, as in BC5CDR) are not read: the composite mention carries their ids, as

@@ -16,8 +16,11 @@ from xlnel.types import ID_KINDS, Document, Link
 
 __all__ = ["ID_INFONS", "MAX_GAP", "MAX_OFFSET", "DocumentDraft", "Draft", "parse_int"]
 
-#: Infon keys that hold an annotation's concept id, in order of preference (any case).
-ID_INFONS = ("identifier", "mesh", "cui", "concept_id", "db_id")
+#: Infon keys that hold an annotation's concept id, in order of preference (any case): those of
+#: PubTator's exports (``identifier``; the older ``MeSH``, ``OMIM``, ``ChEBI``, ``NCBI_Gene``,
+#: ``NCBI_Taxonomy``), BC5CDR's ``MESH`` and generic ones.
+ID_INFONS = ("identifier", "mesh", "cui", "concept_id", "db_id", "omim", "chebi", "ncbi_gene",
+             "ncbi gene", "ncbi_taxonomy", "ncbi taxonomy")
 #: Offsets beyond this are refused.
 MAX_OFFSET = 100_000_000
 #: The most spaces put between two passages (or sentences) whose offsets leave a gap.
