@@ -83,3 +83,15 @@ def test_link_and_evaluate_bioc(tmp_path, tiny_config):
                       input=test)
     assert r.exit_code == 0, r.output
     assert (tmp_path / "s.jsonl").read_bytes() == (tmp_path / "p.jsonl").read_bytes()
+    # BioC on the standard input, or in a file whose name does not tell its format
+    r = runner.invoke(app, ["link", str(pipe), "-", "--from", "bioc", "--out",
+                            str(tmp_path / "b.jsonl")], input=gold.read_bytes())
+    assert r.exit_code == 0, r.output
+    odd = tmp_path / "gold.data"
+    odd.write_bytes(gold.read_bytes())
+    r = runner.invoke(app, ["link", str(pipe), str(odd), "--from", "bioc", "--out",
+                            str(tmp_path / "o.xml")])
+    assert r.exit_code == 0, r.output
+    assert read_documents(tmp_path / "o.xml") == read_documents(tmp_path / "p.xml")
+    r = runner.invoke(app, ["link", str(pipe), "--text", "asthma", "--from", "bioc"])
+    assert r.exit_code != 0 and "--from names the format of SOURCE" in r.output

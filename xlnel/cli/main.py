@@ -113,6 +113,9 @@ def link_cli(
         "--set", help="Change a search or inference setting of the trained pipeline for this "
         "run: key.path=value under candidates, filter or linker (e.g. "
         "candidates.workers=4, filter.options.inference_dtype=bfloat16).")] = None,
+    from_format: Annotated[str | None, typer.Option(
+        "--from", help="SOURCE's format when its name does not tell it: jsonl, pubtator, "
+        "bioc, brat or text (the standard input, -, is otherwise read as JSONL).")] = None,
 ) -> None:
     """Link documents (or --text) and write JSONL (PubTator for .pubtator, BioC for .xml).
 
@@ -128,7 +131,10 @@ def link_cli(
 
     if (source is None) == (text is None):
         raise typer.BadParameter("give either SOURCE or --text")
-    _check_link_paths(pipeline, source, out, shards or ray is not None)
+    if from_format is not None and (source is None or shards or ray is not None):
+        raise typer.BadParameter("--from names the format of SOURCE, a file (shards are told "
+                                 "by their names)")
+    _check_link_paths(pipeline, source, out, shards or ray is not None, from_format)
     saved = SavedPipeline.of(_pipeline_dir(pipeline), parse_overrides(set_ or []))
     if shards or ray is not None:
         if source is None or out is None:
@@ -139,11 +145,11 @@ def link_cli(
                    f"({len(results) - len(done)} already done) into {out}", err=True)
         return
     if source is not None and out is not None:
-        n = link(saved, source, out, batch_size, True, workers)
+        n = link(saved, source, out, batch_size, True, workers, from_format)
         typer.echo(f"linked {n} documents", err=True)
         return
     if source is not None:  # JSON lines on stdout, one document as soon as its batch is linked
-        docs = iter_documents(source)
+        docs = iter_documents(source, from_format)
         for doc in link_documents(saved, docs, batch_size, workers=workers):
             typer.echo(json.dumps(document_to_dict(doc), ensure_ascii=False))
         return
@@ -166,13 +172,13 @@ def link_cli(
 
 
 def _check_link_paths(pipeline: str, source: Path | None, out: Path | None,
-                      shards: bool) -> None:
+                      shards: bool, from_format: str | None = None) -> None:
     """Refuse, before any work, an output that would destroy an input (see xlnel.outputs)."""
     from xlnel.corpus.stream import check_link_output
     from xlnel.io.documents import check_source
     from xlnel.outputs import check_disjoint
 
-    if source is not None and not shards:
+    if source is not None and not shards and from_format is None:
         check_source(source)
     if out is None:
         return

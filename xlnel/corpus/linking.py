@@ -40,7 +40,8 @@ __all__ = ["candidate_recall", "link", "link_documents", "link_shards"]
 
 
 def link(pipeline: PipelineSource, source: str | Path, out: str | Path,
-         batch_size: int = 64, progress: bool = False, workers: int = 1) -> int:
+         batch_size: int = 64, progress: bool = False, workers: int = 1,
+         format: str | None = None) -> int:
     """Link the documents of ``source`` and write them (JSONL, PubTator or BioC, by extension).
 
     Streams: the input is read lazily and the output written batch by batch to a temporary
@@ -57,11 +58,13 @@ def link(pipeline: PipelineSource, source: str | Path, out: str | Path,
         progress: Show a progress bar.
         workers: Processes, each loading the pipeline once; the output is the same for any
             number.
+        format: ``source``'s format (one of :data:`xlnel.io.FORMATS`); ``None`` tells it from
+            the name (``-``, the standard input, is JSONL).
 
     Returns:
         The number of documents written.
     """
-    return link_file(pipeline, source, out, batch_size, workers, progress)
+    return link_file(pipeline, source, out, batch_size, workers, progress, format)
 
 
 def link_documents(pipeline: PipelineSource, documents: Iterable[Document],

@@ -126,7 +126,8 @@ class _Counter:
 
 
 def link_file(pipeline: PipelineSource, source: str | Path, out: str | Path,
-              batch_size: int = 64, workers: int = 1, progress: bool = False) -> int:
+              batch_size: int = 64, workers: int = 1, progress: bool = False,
+              format: str | None = None) -> int:
     """Link the corpus file ``source`` into ``out``, streaming, with bounded memory.
 
     The input is read lazily and the output written incrementally to a temporary file beside
@@ -140,6 +141,8 @@ def link_file(pipeline: PipelineSource, source: str | Path, out: str | Path,
         batch_size: Documents per batch.
         workers: Processes (see :func:`link_stream`).
         progress: Show a progress bar.
+        format: ``source``'s format (one of :data:`xlnel.io.FORMATS`); ``None`` tells it from
+            the name.
 
     Returns:
         The number of documents written.
@@ -153,7 +156,7 @@ def link_file(pipeline: PipelineSource, source: str | Path, out: str | Path,
     check_link_output(pipeline, source, out)
     lang = pipeline_lang(pipeline)
     with open_linker(pipeline, workers) as linker:
-        return link_batches_into(linker, source, out, batch_size, progress, lang)
+        return link_batches_into(linker, source, out, batch_size, progress, lang, format)
 
 
 def check_link_output(pipeline: PipelineSource | None,
@@ -170,11 +173,11 @@ def check_link_output(pipeline: PipelineSource | None,
 
 
 def link_batches_into(linker: BatchLinker, source: str | Path, out: str | Path, batch_size: int,
-                      progress: bool, lang: str | None = None) -> int:
+                      progress: bool, lang: str | None = None, format: str | None = None) -> int:
     """Link the corpus file ``source`` into ``out`` with an open ``linker`` (see
     :func:`open_linker`); returns the number of documents written."""
     count = _Counter()
-    docs = watch_script(iter_documents(source), lang)
+    docs = watch_script(iter_documents(source, format), lang)
     write_documents(out, count(_linked(linker, docs, batch_size, progress)))
     logger.info("linked %d documents from %s into %s", count.n, source, out)
     if count.name_ids and guess_format(out, for_writing=True) not in ("jsonl", "bioc"):
