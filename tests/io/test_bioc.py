@@ -154,6 +154,7 @@ _ANN = "<annotation id='a'><infon key='type'>X</infon>{}</annotation>"
     ("<collection><document>", 1, "not well-formed XML"),
     ("", 1, "not well-formed XML"),
     ("<corpus/>", 1, "root element <corpus> is not a BioC <collection>"),
+    ('\n{"source": "PubTator", "documents": []}', 2, "it looks like JSON"),
     ("<collection>\n<document><passage><offset>0</offset></passage></document></collection>",
      2, "document without an <id>"),
     (_doc("\n<passage><text>a</text></passage>"), 2, "passage without an <offset>"),

@@ -82,6 +82,7 @@ class _Reader:
         self.ready: list[Document] = []
         self.ignored = 0
         self.seen: dict[str, int] = {}
+        self.head = b""  # the first bytes, to tell JSON given as XML
 
     @property
     def line(self) -> int:
@@ -152,13 +153,17 @@ class _Reader:
     def feed(self, data: bytes, final: bool) -> Iterator[Document]:
         """Parse ``data``; yield the documents it finished, then raise the error it met."""
         error: FormatError | None = None
+        if len(self.head) < 64:
+            self.head += data[:64]
         try:
             self.parser.Parse(data, final)
         except FormatError as exc:
             error = exc
         except expat.ExpatError as exc:
             message = expat.ErrorString(exc.code) if exc.code else str(exc)
-            error = FormatError(f"not well-formed XML ({message}, column {exc.offset})",
+            hint = ("; it looks like JSON: xlnel reads BioC as XML"
+                    if self.head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"[") else "")
+            error = FormatError(f"not well-formed XML ({message}, column {exc.offset}){hint}",
                                 self.path, exc.lineno)
         except RecursionError:
             error = FormatError("elements nested too deeply", self.path, self.line)
