@@ -198,7 +198,7 @@ def evaluate_cli(
     gold: Annotated[Path, typer.Argument(
         help="Gold documents (JSONL, PubTator, BioC XML or BRAT folder).")],
     pred: Annotated[Path | None, typer.Argument(
-        help="Predicted documents (- : JSONL on the standard input).")] = None,
+        help="Predicted documents; - reads JSONL from the standard input.")] = None,
     level: Annotated[list[str] | None, typer.Option(
         help="span (default), span-prefix, concept, overlap, span+type, concept+type, "
              "document, or all; repeatable.")]

@@ -34,8 +34,8 @@ def convert(source: str | Path, out: str | Path, format: str | None = None) -> d
     prediction, a warning says how many lose them (write JSONL or BioC to keep them).
 
     Args:
-        source: Corpus file (JSONL, PubTator, BioC XML, plain text; optionally ``.gz``) or
-            BRAT folder.
+        source: Corpus file (JSONL, PubTator, BioC XML, plain text; optionally ``.gz``), BRAT
+            folder, or ``-`` for the standard input (JSONL unless ``format`` says otherwise).
         out: Output file (``.jsonl``, ``.json``, ``.pubtator``, ``.txt`` for PubTator, ``.xml``
             or ``.bioc`` for BioC; optionally ``.gz``) or an existing folder for BRAT files.
         format: The input's format (one of :data:`xlnel.io.FORMATS`); ``None`` tells it from
