@@ -347,6 +347,9 @@ def kb_cli(
     top: Annotated[int, typer.Option(min=1, help="Most types and vocabularies listed.")] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object a spec.")]
     = False,
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="Also write the concepts of every spec, as loaded (options applied), to "
+        "this TSV table (.tsv, optionally .gz), which tsv:FILE reads.")] = None,
 ) -> None:
     """Concepts, names, types, UMLS semantic groups, cross-references and retired ids of
     knowledge bases, as xlnel loads them."""
@@ -354,10 +357,29 @@ def kb_cli(
     from xlnel.io.kb_history import kb_id_history
     from xlnel.io.kb_summary import summarize_concepts
 
+    if out is not None:
+        _write_kb_table(specs, out)
     for spec in specs:
         summary = summarize_concepts(spec, load_kb(spec), top, len(kb_id_history(spec)))
         typer.echo(json.dumps(summary.to_dict(), ensure_ascii=False) if as_json
                    else summary.format())
+
+
+def _write_kb_table(specs: list[str], out: Path) -> None:
+    """``xlnel kb --out``: the specs' concepts as one TSV table, never over an input."""
+    from xlnel.errors import OutputError
+    from xlnel.io import load_kb
+    from xlnel.io.kb_write import write_kb_tsv
+    from xlnel.outputs import check_disjoint
+
+    if [s.lower() for s in out.suffixes if s.lower() != ".gz"][-1:] != [".tsv"]:
+        raise OutputError(f"--out {out}: a knowledge-base table is written as .tsv (optionally "
+                          ".tsv.gz)")
+    bases = [spec.split("?")[0] for spec in specs]
+    check_disjoint(out, [Path(p) for b in bases for p in (b, b.partition(":")[2])
+                         if p and Path(p).exists()], out_is_folder=False)
+    concepts, names = write_kb_tsv(out, (c for spec in specs for c in load_kb(spec)))
+    typer.echo(f"wrote {concepts} concepts ({names} names) to {out}", err=True)
 
 
 dictionary_app.command("coverage")(coverage_cli)
