@@ -116,3 +116,19 @@ def test_partial_predictions_warn(
     # two predicted documents miss one mention each, two unpredicted documents all five
     assert json.loads(out)["span"]["scores"]["fn"] == 2 * 1 + 2 * 5
     assert "2 of 4 gold documents have no predictions" in caplog.text
+
+
+def test_errors_file(files: dict[str, Path], tmp_path: Path) -> None:
+    errors = tmp_path / "errors.tsv"
+    code, out, _ = invoke(files["gold"], files["poor"], "--level", "concept", "--level",
+                          "document", "--no-ci", "--json", "--errors", errors)
+    assert code == 0, out
+    report = json.loads(out)
+    rows = [line.split("\t") for line in errors.read_text(encoding="utf-8").splitlines()[1:]]
+    for level in ("concept", "document"):
+        kinds = [r[2] for r in rows if r[1] == level]
+        assert kinds.count("fn") == report[level]["scores"]["fn"]
+        assert kinds.count("fp") == report[level]["scores"]["fp"]
+    assert {r[3] for r in rows} == {"missed"}
+    code, _, exc = invoke(files["gold"], files["poor"], "--errors", files["poor"])
+    assert code != 0 and "is the input" in str(exc)

@@ -221,6 +221,10 @@ def evaluate_cli(
         help="KB spec ('hpo', 'obo:PATH', an MRCONSO with MRCUI.RRF beside it) whose retired "
              "ids (alt_id, replaced_by; merged CUIs) are mapped "
              "to current ones in every file before scoring.")] = None,
+    errors: Annotated[Path | None, typer.Option(
+        help="Also write every false negative and false positive of PRED at each level to "
+             "this TSV file, classed: missed, spurious, boundary, wrong_concept, wrong_type, "
+             "duplicate.")] = None,
 ) -> None:
     """Precision, recall and F1 of PRED against GOLD, with bootstrap intervals per level
     (or of --pipeline's filter by --protocol)."""
@@ -236,24 +240,32 @@ def evaluate_cli(
     if [str(p) for p in (gold, pred, compare)].count("-") > 1:
         raise typer.BadParameter("only one of GOLD, PRED and --compare can be - (the standard "
                                  "input)")
+    if errors is not None:
+        from xlnel.outputs import check_disjoint
+
+        check_disjoint(errors, [p for p in (gold, pred, compare) if p is not None],
+                       out_is_folder=False, option="--errors")
     _evaluate_prediction_file(gold, pred, level or ["span"], by_type, bootstrap if ci else None,
-                              seed, compare, as_json, kb)
+                              seed, compare, as_json, kb, errors)
 
 
 def _evaluate_prediction_file(gold: Path, pred: Path, levels: list[str], by_type: bool,
                               n_resamples: int | None, seed: int, compare: Path | None,
-                              as_json: bool, kb: str | None = None) -> None:
+                              as_json: bool, kb: str | None = None,
+                              errors: Path | None = None) -> None:
     """Evaluate PRED against GOLD and print the report as text tables or one JSON object."""
     from xlnel.evaluation.files import evaluate_files_report
     from xlnel.evaluation.report import format_report
 
     reports = evaluate_files_report(gold, pred, levels, by_type=by_type,
                                     n_resamples=n_resamples, seed=seed, compare=compare,
-                                    kb=kb)
+                                    kb=kb, errors=errors)
     if as_json:
         typer.echo(json.dumps({name: r.to_dict() for name, r in reports.items()}))
     else:
         typer.echo(format_report(reports))
+    if errors is not None:
+        typer.echo(f"false negatives and false positives written to {errors}", err=True)
 
 
 @app.command("serve")

@@ -14,6 +14,7 @@ from xlnel.evaluation.bootstrap import (
     paired_bootstrap,
     paired_bootstrap_counts,
 )
+from xlnel.evaluation.errors import ScoringError, scoring_errors, write_errors
 from xlnel.evaluation.hrm import HRM_LEVELS, HRMReport, hrm_recall
 from xlnel.evaluation.metrics import (
     LEVELS,
@@ -34,6 +35,7 @@ __all__ = [
     "PairedComparison",
     "Scores",
     "ScoresWithCI",
+    "ScoringError",
     "bootstrap_counts",
     "bootstrap_scores",
     "document_counts",
@@ -45,4 +47,6 @@ __all__ = [
     "hrm_recall",
     "paired_bootstrap",
     "paired_bootstrap_counts",
+    "scoring_errors",
+    "write_errors",
 ]

@@ -6,7 +6,8 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from xlnel.evaluation.metrics import Scores, evaluate
+from xlnel.evaluation.errors import scoring_errors, write_errors
+from xlnel.evaluation.metrics import LEVELS, Scores, evaluate
 from xlnel.evaluation.report import LevelReport, evaluate_report
 from xlnel.io.documents import read_annotated_documents
 from xlnel.io.kb_history import kb_id_history, resolve_documents
@@ -55,6 +56,7 @@ def evaluate_files_report(
     confidence: float = 0.95,
     compare: str | Path | None = None,
     kb: str | Path | None = None,
+    errors: str | Path | None = None,
 ) -> dict[str, LevelReport]:
     """:func:`~xlnel.evaluation.report.evaluate_report` of files (``xlnel evaluate``).
 
@@ -70,6 +72,8 @@ def evaluate_files_report(
         kb: Knowledge-base spec whose retired ids (:func:`xlnel.io.kb_history.kb_id_history`)
             are replaced by current ones in every file's concept ids before scoring, so a gold
             written against an older release of the ontology is not held against a system.
+        errors: A TSV file to write every false negative and false positive of ``pred`` into,
+            at each level, classed (:mod:`xlnel.evaluation.errors`).
 
     Returns:
         One report per level.
@@ -91,6 +95,9 @@ def evaluate_files_report(
         logger.info("%d retired concept ids of the gold mapped to current ones", changed)
         pred_docs = resolve_documents(pred_docs, history)[0]
         compared = None if compared is None else resolve_documents(compared, history)[0]
+    if errors is not None:
+        chosen = list(LEVELS) if "all" in levels else list(dict.fromkeys(levels))
+        write_errors(errors, scoring_errors(gold_docs, pred_docs, chosen))
     return evaluate_report(
         gold_docs,
         pred_docs,

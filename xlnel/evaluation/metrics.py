@@ -205,7 +205,7 @@ def _index_by_id(documents: Sequence[Document], role: str) -> dict[str, Document
     return index
 
 
-def _pair_documents(
+def pair_documents(
     gold: Sequence[Document], pred: Sequence[Document]
 ) -> list[tuple[Document, Document | None]]:
     """Pair each gold document with the predicted document of the same id, if any.
@@ -238,7 +238,7 @@ def _document_counts(
     counter = _check_level(level)
     return (
         (gold_doc.id, counter(gold_doc.entities, () if pred_doc is None else pred_doc.entities))
-        for gold_doc, pred_doc in _pair_documents(gold, pred)
+        for gold_doc, pred_doc in pair_documents(gold, pred)
     )
 
 
