@@ -1,4 +1,5 @@
-"""Evaluation stage: precision/recall/F1 at five levels, bootstrap intervals and HRM recall.
+"""Evaluation stage: precision/recall/F1 at the levels of :data:`LEVELS`, the classed errors
+behind them, bootstrap intervals and HRM recall.
 
 The reference system's sampled-classifier protocol runs whole pipelines, so it lives above the
 stages, in :mod:`xlnel.analysis.protocol`."""
