@@ -23,9 +23,14 @@ def test_train_link_evaluate_candidates(tmp_path, tiny_config):
     assert r.exit_code == 0
     report = json.loads(r.stdout.strip().splitlines()[-1])
     assert set(report["span"]["scores"]) == {"precision", "recall", "f1", "tp", "fp", "fn"}
-    r = runner.invoke(app, ["candidates", str(pipe), str(pipe / "test.jsonl"), "--json"])
+    missed = tmp_path / "missed.tsv"
+    r = runner.invoke(app, ["candidates", str(pipe), str(pipe / "test.jsonl"), "--json",
+                            "--missed", str(missed)])
     assert r.exit_code == 0
-    assert json.loads(r.stdout.strip().splitlines()[-1])["span"]["recall"] > 0.9
+    report = json.loads(r.stdout.strip().splitlines()[-1])
+    assert report["span"]["recall"] > 0.9
+    rows = missed.read_text(encoding="utf-8").splitlines()[1:]
+    assert len(rows) == sum(r["total"] - r["found"] for r in report.values())
 
 
 def test_link_text_and_errors(tmp_path, tiny_config):

@@ -82,3 +82,28 @@ def test_unknown_level() -> None:
 def test_unknown_candidate_document() -> None:
     with pytest.raises(ValueError, match="'d3'"):
         hrm_recall(GOLD, {"d3": [cand(0, 7, "C1")]})
+
+
+def test_unreached_rows_name_the_reason_and_nearest_candidate(tmp_path) -> None:
+    from xlnel.evaluation.hrm import unreached, write_unreached
+
+    span_rows = unreached(GOLD, CANDIDATES, "span")
+    assert [(r.document, r.mention.start, r.reason, r.nearest) for r in span_rows] == [
+        ("d2", 0, "no_span", None)]
+    concept_rows = unreached(GOLD, CANDIDATES, "concept")
+    assert [(r.document, r.reason, r.nearest and r.nearest.concept_id)
+            for r in concept_rows] == [("d1", "other_concepts", "C9"), ("d2", "no_span", None)]
+    for level in ("span", "concept"):
+        report = hrm_recall(GOLD, CANDIDATES, level)
+        assert len(unreached(GOLD, CANDIDATES, level)) == report.total - report.found
+    # a mention whose span no candidate has: the overlapping candidate is the nearest
+    gold = [Document("d1", TEXT, (link(15, 27, "C2"),))]
+    (row,) = unreached(gold, CANDIDATES, "span")
+    assert (row.reason, row.nearest.span.start, row.nearest.span.end) == ("no_span", 15, 23)
+    path = tmp_path / "missed.tsv"
+    assert write_unreached(path, concept_rows) == 2
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[1].split("\t") == ["d1", "concept", "other_concepts", "0", "7", "aspirin", "C1",
+                                    "0", "7", "aspirin", "C9", "aspirin", "1.0000"]
+    with pytest.raises(ValueError, match="unknown HRM level"):
+        unreached(GOLD, CANDIDATES, "document")

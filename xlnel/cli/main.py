@@ -317,17 +317,26 @@ def candidates_cli(
     pipeline: Annotated[str, typer.Argument(help="Pipeline folder.")],
     gold: Annotated[Path, typer.Argument(help="Annotated documents.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    missed: Annotated[Path | None, typer.Option(
+        help="Also write the gold mentions not reached, at each level, to this TSV file: why "
+             "(no_span, other_concepts) and the nearest candidate.")] = None,
 ) -> None:
     """High-recall-matching recall on GOLD and candidates per span."""
+    from xlnel.outputs import check_disjoint
     from xlnel.pipeline import candidate_recall
 
-    report = candidate_recall(_pipeline_dir(pipeline), gold, progress=True)
+    if missed is not None:
+        check_disjoint(missed, [_pipeline_path(pipeline), gold], out_is_folder=False,
+                       option="--missed")
+    report = candidate_recall(_pipeline_dir(pipeline), gold, progress=True, missed=missed)
     if as_json:
         typer.echo(json.dumps(report))
     else:
         for level, r in report.items():
             typer.echo(f"{level}: HRM recall {r['recall']:.4f} ({r['found']}/{r['total']}), "
                        f"{r['candidates_per_span']:.1f} candidates per span")
+    if missed is not None:
+        typer.echo(f"gold mentions not reached written to {missed}", err=True)
 
 
 @app.command("convert")

@@ -22,7 +22,7 @@ from xlnel.corpus.shards import (
     writer_identity,
 )
 from xlnel.corpus.stream import link_batches_into, link_file, link_stream, open_linker
-from xlnel.evaluation.hrm import hrm_recall
+from xlnel.evaluation.hrm import hrm_recall, unreached, write_unreached
 from xlnel.io.documents import read_annotated_documents
 from xlnel.io.kb_history import kb_ids_history, resolve_documents
 from xlnel.runtime import (
@@ -78,12 +78,15 @@ def link_documents(pipeline: PipelineSource, documents: Iterable[Document],
 
 
 def candidate_recall(pipeline: PipelineSource, gold: str | Path,
-                     progress: bool = False) -> dict[str, dict[str, Any]]:
+                     progress: bool = False,
+                     missed: str | Path | None = None) -> dict[str, dict[str, Any]]:
     """HRM recall of the pipeline's candidates on annotated documents, per level.
 
     Concept level is reported only when some gold mention has a concept id. Gold ids that the
     pipeline's knowledge bases have retired are read as the current ones, as training reads
-    them (:func:`xlnel.io.kb_history.kb_ids_history`).
+    them (:func:`xlnel.io.kb_history.kb_ids_history`). With ``missed``, the gold mentions not
+    reached at each level are written to that TSV file with the nearest candidate
+    (:func:`xlnel.evaluation.hrm.unreached`).
     """
     pipe = open_pipeline(pipeline)
     docs = read_annotated_documents(gold, "gold")
@@ -95,6 +98,9 @@ def candidate_recall(pipeline: PipelineSource, gold: str | Path,
     levels = ["span"]
     if any(e.concept_ids for d in docs for e in d.entities):
         levels.append("concept")
+    if missed is not None:
+        write_unreached(missed, [row for level in levels
+                                 for row in unreached(docs, by_doc, level)])
     return {level: hrm_recall(docs, by_doc, level).to_dict() for level in levels}
 
 

@@ -8,9 +8,11 @@ for which it offered the right span (``span`` level) or the right span with the 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
+from xlnel.io._atomic import atomic_write
 from xlnel.types import Candidate, Document, Link
 
 logger = logging.getLogger(__name__)
@@ -128,3 +130,90 @@ def hrm_recall(
         candidates=n_candidates,
         candidates_per_span=n_candidates / spans if spans else 0.0,
     )
+
+
+@dataclass(frozen=True)
+class Unreached:
+    """A gold mention the candidate generator did not reach at one level.
+
+    Attributes:
+        document: Document id.
+        level: ``span`` or ``concept``.
+        mention: The gold mention.
+        reason: ``no_span`` (no candidate has its offsets) or ``other_concepts`` (candidates
+            have its offsets, none with its concept).
+        nearest: For ``no_span``, the best-scoring candidate among those whose spans overlap
+            the mention most; for ``other_concepts``, the best-scoring candidate at its offsets;
+            ``None`` when no candidate overlaps it.
+    """
+
+    document: str
+    level: str
+    mention: Link
+    reason: str
+    nearest: Candidate | None
+
+
+def _nearest(link: Link, candidates: Sequence[Candidate]) -> Candidate | None:
+    def overlap(c: Candidate) -> int:
+        return min(link.end, c.span.end) - max(link.start, c.span.start)
+
+    best = max(candidates, key=lambda c: (overlap(c), c.score), default=None)
+    return best if best is not None and overlap(best) > 0 else None
+
+
+def unreached(gold: Sequence[Document], candidates: Mapping[str, Sequence[Candidate]],
+              level: str = "span") -> list[Unreached]:
+    """The gold mentions :func:`hrm_recall` counts as not found, with the nearest candidate.
+
+    Args:
+        gold: Documents with gold mentions.
+        candidates: Candidates of each document, keyed by document id.
+        level: One of :data:`HRM_LEVELS`.
+
+    Returns:
+        One row a gold mention not found, in document and mention order; their number is
+        ``total - found`` of :func:`hrm_recall`.
+    """
+    if level not in HRM_LEVELS:
+        raise ValueError(f"unknown HRM level {level!r}; allowed: {', '.join(HRM_LEVELS)}")
+    rows = []
+    for doc in gold:
+        doc_candidates = candidates.get(doc.id, ())
+        proposed = _proposed(doc_candidates)
+        for link in doc.entities:
+            if (level == "concept" and not link.concept_ids) or _is_found(link, proposed, level):
+                continue
+            at_span = [c for c in doc_candidates
+                       if (c.span.start, c.span.end) == (link.start, link.end)]
+            if at_span:
+                best = max(at_span, key=lambda c: c.score)
+                rows.append(Unreached(doc.id, level, link, "other_concepts", best))
+            else:
+                rows.append(Unreached(doc.id, level, link, "no_span",
+                                      _nearest(link, doc_candidates)))
+    return rows
+
+
+_HEADER = ("document", "level", "reason", "start", "end", "text", "concept_id", "nearest_start",
+           "nearest_end", "nearest_text", "nearest_concept_id", "nearest_name", "nearest_score")
+_ONE_LINE = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
+
+
+def write_unreached(path: str | Path, rows: Iterable[Unreached]) -> int:
+    """Write :func:`unreached` rows as a TSV table (header first), atomically; returns the
+    number of rows."""
+    count = 0
+    with atomic_write(path) as handle:
+        handle.write("\t".join(_HEADER) + "\n")
+        for row in rows:
+            link, near = row.mention, row.nearest
+            fields = [row.document, row.level, row.reason, str(link.start), str(link.end),
+                      link.text, "|".join(link.concept_ids)]
+            fields += ([""] * 6 if near is None else
+                       [str(near.span.start), str(near.span.end), near.span.text,
+                        near.concept_id, near.name, f"{near.score:.4f}"])
+            handle.write("\t".join(f.translate(_ONE_LINE) for f in fields) + "\n")
+            count += 1
+    logger.info("wrote %d unreached gold mentions to %s", count, path)
+    return count
