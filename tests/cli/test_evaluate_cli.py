@@ -132,3 +132,6 @@ def test_errors_file(files: dict[str, Path], tmp_path: Path) -> None:
     assert {r[3] for r in rows} == {"missed"}
     code, _, exc = invoke(files["gold"], files["poor"], "--errors", files["poor"])
     assert code != 0 and "is the input" in str(exc)
+    result = runner.invoke(app, ["evaluate", str(files["gold"]), "--protocol", "galperin2022",
+                                 "--pipeline", str(tmp_path), "--errors", str(errors)])
+    assert result.exit_code != 0 and "--errors lists the errors of PRED" in result.output

@@ -232,6 +232,9 @@ def evaluate_cli(
         if kb is not None:
             raise typer.BadParameter("--kb maps the ids of GOLD and PRED; --protocol scores "
                                      "the pipeline's filter on GOLD as written: give one")
+        if errors is not None:
+            raise typer.BadParameter("--errors lists the errors of PRED; --protocol scores a "
+                                     "sampled classifier, which has none to list")
         _protocol_report(gold, pipeline, protocol, seed, as_json)
         return
     if pred is None:
