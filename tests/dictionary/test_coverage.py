@@ -254,3 +254,28 @@ def test_cli_weighted_ranking(tmp_path: Path) -> None:
     assert (report["total"]["linked_at_1"], report["total"]["linked_at_k"]) == (0, 1)
     r = runner.invoke(app, [*args, "--rank", "bm25"])
     assert r.exit_code == 1 and "rank must be one of" in r.output
+
+
+def test_details_rows_agree_with_the_counts(tmp_path: Path, dictionary: Dictionary) -> None:
+    path = tmp_path / "details.tsv"
+    s = coverage_of(dictionary, [("gold", _items())], "en", 0.8, k=2, details=path).total
+    header, *rows = [line.split("\t") for line in
+                     path.read_text(encoding="utf-8").splitlines()]
+    assert header[:4] == ["gold", "text", "concept_ids", "exact"]
+    assert len(rows) == s.items
+    assert sum(r[5] == "1" for r in rows) == s.concept_exact
+    assert sum(r[6] == "1" for r in rows) == s.linked_at_1
+    assert sum(r[6] in ("1", "2") for r in rows) == s.linked_at_k
+    by_text = {(r[1], r[2]): r for r in rows}
+    assert by_text[("diabetes", "C4")][6:8] == ["2", "C1"]  # C1's exact name ranks first
+    assert by_text[("kkkk", "C3")][3:9] == ["0", "0", "0", "", "", ""]  # nothing near
+    gold = _write_tsv(tmp_path / "gold.tsv", ROWS)
+    dict_path = tmp_path / "d.tsv"
+    dictionary.save(dict_path)
+    result = CliRunner().invoke(app, ["dictionary", "coverage", str(dict_path), str(gold),
+                                      "--details", str(tmp_path / "cli.tsv")])
+    assert result.exit_code == 0, result.output
+    assert len((tmp_path / "cli.tsv").read_text(encoding="utf-8").splitlines()) == 7
+    result = CliRunner().invoke(app, ["dictionary", "coverage", str(dict_path), str(gold),
+                                      "--details", str(gold)])
+    assert result.exit_code != 0 and "is the input" in result.output

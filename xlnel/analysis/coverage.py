@@ -52,6 +52,7 @@ from xlnel.analysis.lookup import (
     read_form,
 )
 from xlnel.dictionary.dictionary import Dictionary
+from xlnel.io import atomic_write
 from xlnel.io.kb_history import kb_id_history
 from xlnel.normalization import normalize_string
 
@@ -221,6 +222,43 @@ def score_items(lookup: DictionaryLookup, items: Iterable[GoldItem],
         concept_fuzzy=counts.get("concept_fuzzy", 0), linked_at_1=at[0], linked_at_k=at[1], k=k)
 
 
+_DETAILS_HEADER = ("gold", "text", "concept_ids", "exact", "fuzzy", "concept_exact",
+                   "gold_rank", "top_concept", "nearest_name", "nearest_score")
+_ONE_LINE = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
+
+
+def write_details(path: str | Path, lookup: DictionaryLookup,
+                  gold: Sequence[tuple[str, Sequence[GoldItem]]],
+                  threshold: float = DEFAULT_THRESHOLD, k: int = DEFAULT_K) -> int:
+    """Write one TSV row a distinct (text, concept ids) gold item of each gold file: whether
+    the text is a name exactly and fuzzily, whether the right concept has it, the rank of the
+    first gold concept among the ``k`` best (empty beyond), the best concept, and the nearest
+    name with its cosine. Written atomically; returns the number of rows.
+    """
+    count = 0
+    with atomic_write(path) as handle:
+        handle.write("\t".join(_DETAILS_HEADER) + "\n")
+        for name, items in gold:
+            texts, labelled = _distinct(items, lookup.lang)
+            found = dict(zip(texts, lookup.search(texts), strict=True))
+            if lookup.rank == "hybrid":
+                lookup.dense_search([key for key, _ in labelled])
+            for key, ids in labelled:
+                ranked = lookup.ranked_concepts(key, k)
+                rank = next((i for i, c in enumerate(ranked, 1) if c in ids), None)
+                best = found[key][0] if found[key] else None
+                row = [name, key, "|".join(ids), int(lookup.form(key) in lookup.index),
+                       int(best is not None and best.score >= threshold - 1e-6),
+                       int(any((lookup.form(key), cid) in lookup.pairs for cid in ids)),
+                       "" if rank is None else rank, ranked[0] if ranked else "",
+                       "" if best is None else lookup.keys[best.name_index],
+                       "" if best is None else f"{best.score:.4f}"]
+                handle.write("\t".join(str(f).translate(_ONE_LINE) for f in row) + "\n")
+                count += 1
+    logger.info("wrote %d gold items to %s", count, path)
+    return count
+
+
 def _check_gold(gold: Sequence[tuple[str, Sequence[GoldItem]]], lang: str) -> None:
     if not gold:
         raise ValueError("give at least one gold file")
@@ -234,10 +272,11 @@ def coverage_of(dictionary: Dictionary, gold: Sequence[tuple[str, Sequence[GoldI
                 source: str = "", min_score: float = MIN_SCORE, rank: str = "cosine",
                 weight: float = WEIGHT, dense: DenseScores | None = None,
                 encoder_weight: float = ENCODER_WEIGHT,
-                form: LookupForm | None = None) -> CoverageReport:
+                form: LookupForm | None = None,
+                details: str | Path | None = None) -> CoverageReport:
     """Coverage of named gold item lists by an in-memory dictionary (``rank``, ``weight``,
     ``dense``, ``encoder_weight`` and ``form``: see :class:`DictionaryLookup`; exact
-    coverage then compares the forms).
+    coverage then compares the forms). ``details``: a TSV file for :func:`write_details`.
 
     Raises:
         ValueError: If ``gold`` is empty, a list has no text, or a setting is out of range.
@@ -246,6 +285,8 @@ def coverage_of(dictionary: Dictionary, gold: Sequence[tuple[str, Sequence[GoldI
     lookup = DictionaryLookup(dictionary, lang, min_score, rank=rank, weight=weight,
                               dense=dense, encoder_weight=encoder_weight, form=form)
     files = tuple((name, score_items(lookup, items, threshold, k)) for name, items in gold)
+    if details is not None:
+        write_details(details, lookup, gold, threshold, k)
     total = (files[0][1] if len(files) == 1 else
              score_items(lookup, [i for _, items in gold for i in items], threshold, k))
     return CoverageReport(source, lang, threshold, len(lookup.keys), len(lookup.concept_ids),
@@ -265,7 +306,8 @@ def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | Non
              weight: float = WEIGHT, kb: str | Path | None = None,
              encoder: str | None = None, encoder_weight: float = ENCODER_WEIGHT,
              stopwords: str | Path | None = None,
-             fold_accents: bool = False) -> CoverageReport:
+             fold_accents: bool = False,
+             details: str | Path | None = None) -> CoverageReport:
     """Coverage of gold files (corpora or translation TSVs) by a dictionary.
 
     Args:
@@ -286,6 +328,8 @@ def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | Non
         stopwords: Stop-word file whose words names and texts are compared without (e.g. the
             ``stopwords.txt`` of an ``xlnel adapt`` folder; see :class:`LookupForm`).
         fold_accents: Compare names and texts with the accents of Latin letters folded.
+        details: A TSV file to write one row a distinct gold item into
+            (:func:`write_details`): which texts the dictionary lacks, and what it ranks first.
 
     Returns:
         Per-file and total scores.
@@ -314,7 +358,7 @@ def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | Non
     dense = None if encoder is None else encoder_scores(loaded, lang, encoder)
     report = coverage_of(loaded, items, lang, threshold, k, str(dictionary), rank=rank,
                          weight=weight, dense=dense, encoder_weight=encoder_weight,
-                         form=form)
+                         form=form, details=details)
     extra: dict[str, Any] = {} if encoder is None else {"encoder": encoder}
     if stopwords is not None:
         extra["stopwords"] = str(stopwords)

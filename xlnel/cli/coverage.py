@@ -58,13 +58,21 @@ def coverage_cli(
     stopwords: StopwordsOpt = None,
     fold_accents: FoldAccentsOpt = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    details: Annotated[Path | None, typer.Option(
+        help="Also write one row a distinct gold item to this TSV file: found exactly, "
+             "fuzzily, under its concept, the gold concept's rank, the best concept and the "
+             "nearest name.")] = None,
 ) -> None:
     """Share of GOLD texts found in DICTIONARY exactly and fuzzily, and lookup accuracy."""
     from xlnel.analysis.coverage import coverage, format_table
+    from xlnel.outputs import check_disjoint
 
     try:
+        if details is not None:
+            check_disjoint(details, [Path(dictionary), *gold], out_is_folder=False,
+                           option="--details")
         report = coverage(dictionary, gold, lang, threshold, k, rank, weight, kb, encoder,
-                          encoder_weight, stopwords, fold_accents)
+                          encoder_weight, stopwords, fold_accents, details)
     except (XlnelError, FileNotFoundError, ValueError) as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(1) from e
