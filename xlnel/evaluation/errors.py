@@ -23,17 +23,14 @@ the first mention that carries it.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from xlnel.evaluation.matching import MENTION_MATCHERS
 from xlnel.evaluation.metrics import LEVELS, pair_documents
-from xlnel.io._atomic import atomic_write
+from xlnel.io._atomic import write_tsv
 from xlnel.types import Document, Link
-
-logger = logging.getLogger(__name__)
 
 __all__ = ["CATEGORIES", "ScoringError", "scoring_errors", "write_errors"]
 
@@ -42,7 +39,6 @@ CATEGORIES = ("wrong_concept", "wrong_type", "duplicate", "boundary", "missed", 
 
 _HEADER = ("document", "level", "kind", "category", "start", "end", "text", "type",
            "concept_id", "other_start", "other_end", "other_text", "other_concept_id")
-_ONE_LINE = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
 
 
 @dataclass(frozen=True)
@@ -157,25 +153,17 @@ def scoring_errors(gold: Sequence[Document], pred: Sequence[Document],
     return errors
 
 
-def _row(error: ScoringError) -> str:
+def _row(error: ScoringError) -> list[object]:
     link, other = error.mention, error.other
-    concept = error.concept_id or "|".join(link.concept_ids)
-    fields = [error.document, error.level, error.kind, error.category, str(link.start),
-              str(link.end), link.text, link.type or "", concept,
-              "" if other is None else str(other.start), "" if other is None else str(other.end),
-              "" if other is None else other.text,
-              "" if other is None else "|".join(other.concept_ids)]
-    return "\t".join(f.translate(_ONE_LINE) for f in fields) + "\n"
+    other_fields: list[object] = (["", "", "", ""] if other is None else
+                                  [other.start, other.end, other.text,
+                                   "|".join(other.concept_ids)])
+    return [error.document, error.level, error.kind, error.category, link.start, link.end,
+            link.text, link.type or "", error.concept_id or "|".join(link.concept_ids),
+            *other_fields]
 
 
 def write_errors(path: str | Path, errors: Iterable[ScoringError]) -> int:
     """Write errors as a TSV table (header first; tabs and line breaks of texts as spaces),
     atomically; returns the number of rows."""
-    count = 0
-    with atomic_write(path) as handle:
-        handle.write("\t".join(_HEADER) + "\n")
-        for error in errors:
-            handle.write(_row(error))
-            count += 1
-    logger.info("wrote %d scoring errors to %s", count, path)
-    return count
+    return write_tsv(path, _HEADER, map(_row, errors))

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from xlnel.io._atomic import atomic_write
+from xlnel.io._atomic import write_tsv
 from xlnel.types import Candidate, Document, Link
 
 logger = logging.getLogger(__name__)
@@ -197,23 +197,18 @@ def unreached(gold: Sequence[Document], candidates: Mapping[str, Sequence[Candid
 
 _HEADER = ("document", "level", "reason", "start", "end", "text", "concept_id", "nearest_start",
            "nearest_end", "nearest_text", "nearest_concept_id", "nearest_name", "nearest_score")
-_ONE_LINE = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
+
+
+def _row(row: Unreached) -> list[object]:
+    link, near = row.mention, row.nearest
+    nearest: list[object] = ([""] * 6 if near is None else
+                             [near.span.start, near.span.end, near.span.text, near.concept_id,
+                              near.name, f"{near.score:.4f}"])
+    return [row.document, row.level, row.reason, link.start, link.end, link.text,
+            "|".join(link.concept_ids), *nearest]
 
 
 def write_unreached(path: str | Path, rows: Iterable[Unreached]) -> int:
     """Write :func:`unreached` rows as a TSV table (header first), atomically; returns the
     number of rows."""
-    count = 0
-    with atomic_write(path) as handle:
-        handle.write("\t".join(_HEADER) + "\n")
-        for row in rows:
-            link, near = row.mention, row.nearest
-            fields = [row.document, row.level, row.reason, str(link.start), str(link.end),
-                      link.text, "|".join(link.concept_ids)]
-            fields += ([""] * 6 if near is None else
-                       [str(near.span.start), str(near.span.end), near.span.text,
-                        near.concept_id, near.name, f"{near.score:.4f}"])
-            handle.write("\t".join(f.translate(_ONE_LINE) for f in fields) + "\n")
-            count += 1
-    logger.info("wrote %d unreached gold mentions to %s", count, path)
-    return count
+    return write_tsv(path, _HEADER, map(_row, rows))

@@ -23,7 +23,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, BinaryIO, Literal, cast
 
@@ -32,12 +32,15 @@ from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["STDIN", "atomic_dir", "atomic_write", "check_entities", "is_gzip", "is_stdin",
-           "iter_lines", "open_binary", "open_text", "read_text", "remove_stale_files",
-           "sigterm_as_interrupt"]
+__all__ = ["ONE_LINE", "STDIN", "atomic_dir", "atomic_write", "check_entities", "is_gzip",
+           "is_stdin", "iter_lines", "open_binary", "open_text", "read_text",
+           "remove_stale_files", "sigterm_as_interrupt", "write_tsv"]
 
 #: The input name that stands for the standard input (``xlnel link PIPELINE -``).
 STDIN = "-"
+#: Tabs and line breaks would break the lines of a tab-separated file; a space each keeps the
+#: length (and so every offset) of a text.
+ONE_LINE = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
 
 #: When this process started (as far as xlnel can tell: when it was imported). A temporary file
 #: older than that cannot belong to a write of this process.
@@ -305,6 +308,24 @@ def atomic_write(path: str | Path, newline: str | None = "\n") -> Iterator[IO[st
             compressed.close()  # writes the gzip trailer; leaves ``raw`` open
         raw.flush()
         os.fsync(raw.fileno())
+
+
+def write_tsv(path: str | Path, header: Sequence[str],
+              rows: Iterable[Sequence[object]]) -> int:
+    """Write a tab-separated table, header first, atomically (see :func:`atomic_write`); tabs
+    and line breaks inside a field are written as spaces.
+
+    Returns:
+        The number of rows written (the header not counted).
+    """
+    count = 0
+    with atomic_write(path) as handle:
+        handle.write("\t".join(header) + "\n")
+        for row in rows:
+            handle.write("\t".join(str(field).translate(ONE_LINE) for field in row) + "\n")
+            count += 1
+    logger.info("wrote %d rows to %s", count, path)
+    return count
 
 
 @contextlib.contextmanager

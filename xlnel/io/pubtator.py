@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from xlnel.errors import FormatError
+from xlnel.io._atomic import ONE_LINE as _ONE_LINE
 from xlnel.io._atomic import atomic_write, check_entities, iter_lines
 from xlnel.types import Document, Link
 
@@ -41,8 +42,6 @@ __all__ = [
 _TEXT_LINE = re.compile(r"^([^\t|]+)\|([ta])\|(.*)$", re.DOTALL)
 _ID_PREFIXES = ("UMLS:", "MESH:")
 _NO_CONCEPT = frozenset({"", "-1", "-"})
-# Tabs and line breaks would break the line structure; a space keeps every offset.
-_ONE_LINE = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
 
 
 def normalize_concept_id(concept_id: str) -> str:
