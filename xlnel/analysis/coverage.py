@@ -52,16 +52,16 @@ from xlnel.analysis.lookup import (
     read_form,
 )
 from xlnel.dictionary.dictionary import Dictionary
-from xlnel.io import atomic_write
+from xlnel.io._atomic import write_tsv
 from xlnel.io.kb_history import kb_id_history
 from xlnel.normalization import normalize_string
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ENCODER_WEIGHT", "LINK_NAMES", "MIN_SCORE", "RANKINGS", "WEIGHT", "CoverageReport",
-           "CoverageScores", "DictionaryLookup", "GoldItem", "coverage", "coverage_of",
-           "format_table", "gold_items", "infer_lang", "item_hits", "load_dictionary",
-           "ranking_hits", "read_gold", "read_gold_tsv", "score_items"]
+__all__ = ["DETAILS_HEADER", "ENCODER_WEIGHT", "LINK_NAMES", "MIN_SCORE", "RANKINGS", "WEIGHT",
+           "CoverageReport", "CoverageScores", "DictionaryLookup", "GoldItem", "coverage",
+           "coverage_of", "format_table", "gold_items", "infer_lang", "item_hits",
+           "load_dictionary", "ranking_hits", "read_gold", "read_gold_tsv", "score_items"]
 
 DEFAULT_THRESHOLD = 0.8
 DEFAULT_K = 10
@@ -188,8 +188,17 @@ def ranking_hits(rank: Callable[[list[str]], list[list[str]]],
 
 
 def score_items(lookup: DictionaryLookup, items: Iterable[GoldItem],
-                threshold: float = DEFAULT_THRESHOLD, k: int = DEFAULT_K) -> CoverageScores:
+                threshold: float = DEFAULT_THRESHOLD, k: int = DEFAULT_K,
+                details: list[list[object]] | None = None) -> CoverageScores:
     """Coverage and lookup accuracy of gold items (see the module docstring).
+
+    Args:
+        lookup: The dictionary's lookup.
+        items: Gold items.
+        threshold: Fuzzy cosine threshold.
+        k: The larger accuracy cut-off.
+        details: A list to append one row a distinct (text, concept ids) item to, from the
+            same lookups as the counts (columns of :data:`DETAILS_HEADER` after ``gold``).
 
     Raises:
         ValueError: If ``threshold`` is outside ``[0, 1]`` or ``k`` is below 1.
@@ -205,58 +214,40 @@ def score_items(lookup: DictionaryLookup, items: Iterable[GoldItem],
     fuzzy_at = threshold - 1e-6  # float32 cosines of equal strings may fall short of 1
     counts = {"exact": sum(lookup.form(t) in lookup.index for t in texts),
               "fuzzy": sum(bool(found[t]) and found[t][0].score >= fuzzy_at for t in texts)}
-    at = ranking_hits(lambda keys: [lookup.ranked_concepts(key, k) for key in keys],
-                      labelled, k)
+    ranked = {key: lookup.ranked_concepts(key, k)
+              for key in dict.fromkeys(text for text, _ in labelled)}
     for key, ids in labelled:
         gold = set(ids)
-        counts["in_dictionary"] = counts.get("in_dictionary", 0) + bool(gold & lookup.concept_ids)
-        counts["concept_exact"] = counts.get("concept_exact", 0) + any(
-            (lookup.form(key), cid) in lookup.pairs for cid in ids)
+        rank = next((i for i, c in enumerate(ranked[key], 1) if c in gold), None)
+        concept_exact = any((lookup.form(key), cid) in lookup.pairs for cid in ids)
         over = lookup.names_over(key, threshold) if found[key] else []
-        counts["concept_fuzzy"] = counts.get("concept_fuzzy", 0) + any(
-            gold.intersection(lookup.concepts[m.name_index]) for m in over)
+        for name, hit in (("in_dictionary", bool(gold & lookup.concept_ids)),
+                          ("concept_exact", concept_exact),
+                          ("concept_fuzzy", any(gold.intersection(lookup.concepts[m.name_index])
+                                                for m in over)),
+                          ("at_1", rank == 1), ("at_k", rank is not None)):
+            counts[name] = counts.get(name, 0) + hit
+        if details is not None:
+            best = found[key][0] if found[key] else None
+            details.append([
+                key, "|".join(ids), int(lookup.form(key) in lookup.index),
+                int(best is not None and best.score >= fuzzy_at), int(concept_exact),
+                "" if rank is None else rank, ranked[key][0] if ranked[key] else "",
+                "" if best is None else lookup.keys[best.name_index],
+                "" if best is None else f"{best.score:.4f}"])
     return CoverageScores(
         texts=len(texts), exact=counts["exact"], fuzzy=counts["fuzzy"], items=len(labelled),
         items_in_dictionary=counts.get("in_dictionary", 0),
         concept_exact=counts.get("concept_exact", 0),
-        concept_fuzzy=counts.get("concept_fuzzy", 0), linked_at_1=at[0], linked_at_k=at[1], k=k)
+        concept_fuzzy=counts.get("concept_fuzzy", 0), linked_at_1=counts.get("at_1", 0),
+        linked_at_k=counts.get("at_k", 0), k=k)
 
 
-_DETAILS_HEADER = ("gold", "text", "concept_ids", "exact", "fuzzy", "concept_exact",
-                   "gold_rank", "top_concept", "nearest_name", "nearest_score")
-_ONE_LINE = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
-
-
-def write_details(path: str | Path, lookup: DictionaryLookup,
-                  gold: Sequence[tuple[str, Sequence[GoldItem]]],
-                  threshold: float = DEFAULT_THRESHOLD, k: int = DEFAULT_K) -> int:
-    """Write one TSV row a distinct (text, concept ids) gold item of each gold file: whether
-    the text is a name exactly and fuzzily, whether the right concept has it, the rank of the
-    first gold concept among the ``k`` best (empty beyond), the best concept, and the nearest
-    name with its cosine. Written atomically; returns the number of rows.
-    """
-    count = 0
-    with atomic_write(path) as handle:
-        handle.write("\t".join(_DETAILS_HEADER) + "\n")
-        for name, items in gold:
-            texts, labelled = _distinct(items, lookup.lang)
-            found = dict(zip(texts, lookup.search(texts), strict=True))
-            if lookup.rank == "hybrid":
-                lookup.dense_search([key for key, _ in labelled])
-            for key, ids in labelled:
-                ranked = lookup.ranked_concepts(key, k)
-                rank = next((i for i, c in enumerate(ranked, 1) if c in ids), None)
-                best = found[key][0] if found[key] else None
-                row = [name, key, "|".join(ids), int(lookup.form(key) in lookup.index),
-                       int(best is not None and best.score >= threshold - 1e-6),
-                       int(any((lookup.form(key), cid) in lookup.pairs for cid in ids)),
-                       "" if rank is None else rank, ranked[0] if ranked else "",
-                       "" if best is None else lookup.keys[best.name_index],
-                       "" if best is None else f"{best.score:.4f}"]
-                handle.write("\t".join(str(f).translate(_ONE_LINE) for f in row) + "\n")
-                count += 1
-    logger.info("wrote %d gold items to %s", count, path)
-    return count
+#: Columns of ``xlnel dictionary coverage --details``: one row a distinct (text, concept ids)
+#: gold item of a gold file; ``gold_rank`` is the rank of its first concept among the ``k``
+#: best (empty beyond), ``nearest_name`` the name with the highest cosine.
+DETAILS_HEADER = ("gold", "text", "concept_ids", "exact", "fuzzy", "concept_exact",
+                  "gold_rank", "top_concept", "nearest_name", "nearest_score")
 
 
 def _check_gold(gold: Sequence[tuple[str, Sequence[GoldItem]]], lang: str) -> None:
@@ -276,7 +267,8 @@ def coverage_of(dictionary: Dictionary, gold: Sequence[tuple[str, Sequence[GoldI
                 details: str | Path | None = None) -> CoverageReport:
     """Coverage of named gold item lists by an in-memory dictionary (``rank``, ``weight``,
     ``dense``, ``encoder_weight`` and ``form``: see :class:`DictionaryLookup`; exact
-    coverage then compares the forms). ``details``: a TSV file for :func:`write_details`.
+    coverage then compares the forms). ``details``: a TSV file to write the items' rows into
+    (:data:`DETAILS_HEADER`; see :func:`score_items`).
 
     Raises:
         ValueError: If ``gold`` is empty, a list has no text, or a setting is out of range.
@@ -284,13 +276,17 @@ def coverage_of(dictionary: Dictionary, gold: Sequence[tuple[str, Sequence[GoldI
     _check_gold(gold, lang)
     lookup = DictionaryLookup(dictionary, lang, min_score, rank=rank, weight=weight,
                               dense=dense, encoder_weight=encoder_weight, form=form)
-    files = tuple((name, score_items(lookup, items, threshold, k)) for name, items in gold)
+    files, rows = [], []
+    for name, items in gold:
+        file_rows: list[list[object]] | None = None if details is None else []
+        files.append((name, score_items(lookup, items, threshold, k, file_rows)))
+        rows += [[name, *row] for row in file_rows or ()]
     if details is not None:
-        write_details(details, lookup, gold, threshold, k)
+        write_tsv(details, DETAILS_HEADER, rows)
     total = (files[0][1] if len(files) == 1 else
              score_items(lookup, [i for _, items in gold for i in items], threshold, k))
     return CoverageReport(source, lang, threshold, len(lookup.keys), len(lookup.concept_ids),
-                          files, total, {"k": k, "min_score": min_score,
+                          tuple(files), total, {"k": k, "min_score": min_score,
                                          "link_names": lookup.config.top_m, "rank": rank,
                                          **({"weight": weight} if rank == "weighted" else {}),
                                          **({"words_weight": lookup.words_weight}
@@ -329,7 +325,7 @@ def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | Non
             ``stopwords.txt`` of an ``xlnel adapt`` folder; see :class:`LookupForm`).
         fold_accents: Compare names and texts with the accents of Latin letters folded.
         details: A TSV file to write one row a distinct gold item into
-            (:func:`write_details`): which texts the dictionary lacks, and what it ranks first.
+            (:data:`DETAILS_HEADER`): which texts the dictionary lacks, and what it ranks first.
 
     Returns:
         Per-file and total scores.
