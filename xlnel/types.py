@@ -74,6 +74,10 @@ class Candidate:
 #: Values of :attr:`Link.id_kind`.
 ID_KINDS = ("concept", "dictionary_name")
 
+#: The optional string fields of a :class:`Link` that say what a prediction found, in the order
+#: the writers put them.
+FOUND_FIELDS = ("concept_name", "concept_type", "matched_name", "matched_source")
+
 
 @dataclass(frozen=True)
 class Link:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from xlnel.io.documents import check_source, iter_documents, write_documents
 from xlnel.outputs import check_disjoint, corpus_output_format
-from xlnel.types import Document, Link
+from xlnel.types import FOUND_FIELDS, Document, Link
 
 logger = logging.getLogger(__name__)
 
@@ -21,8 +21,7 @@ _PLAIN_FORMATS = ("pubtator", "brat")
 
 def _has_prediction_fields(link: Link) -> bool:
     return (link.score is not None or bool(link.alternatives)
-            or any(getattr(link, key) is not None
-                   for key in ("concept_name", "concept_type", "matched_name", "matched_source")))
+            or any(getattr(link, key) is not None for key in FOUND_FIELDS))
 
 
 def convert(source: str | Path, out: str | Path, format: str | None = None) -> dict[str, int]:

@@ -49,7 +49,7 @@ from xlnel.errors import FormatError
 from xlnel.io._atomic import atomic_write, check_entities, open_binary
 from xlnel.io.bioc_draft import DocumentDraft, Draft, parse_int
 from xlnel.io.pubtator import format_concept_ids
-from xlnel.types import Document, Link
+from xlnel.types import FOUND_FIELDS, Document, Link
 
 logger = logging.getLogger(__name__)
 
@@ -265,7 +265,7 @@ def _link_infons(link: Link) -> dict[str, Any]:
         infons["score"] = repr(float(link.score))
     if link.id_kind is not None and link.concept_ids:
         infons["id_kind"] = link.id_kind
-    for key in ("concept_name", "concept_type", "matched_name", "matched_source"):
+    for key in FOUND_FIELDS:
         infons[key] = getattr(link, key)
     if link.alternatives:
         infons["alternatives"] = json.dumps(

@@ -12,7 +12,7 @@ from typing import Any
 
 from xlnel.errors import FormatError
 from xlnel.io.pubtator import parse_concept_ids
-from xlnel.types import ID_KINDS, Document, Link
+from xlnel.types import FOUND_FIELDS, ID_KINDS, Document, Link
 
 __all__ = ["ID_INFONS", "MAX_GAP", "MAX_OFFSET", "DocumentDraft", "Draft", "parse_int"]
 
@@ -162,11 +162,8 @@ def _link(ann: Draft, text: str, start: int, end: int, path: Path) -> Link:
     concept_ids = parse_concept_ids(ids)
     return Link(start, end, text[start:end], concept_ids, infons.get("type") or None, score,
                 id_kind if concept_ids else None,
-                concept_name=infons.get("concept_name") or None,
-                concept_type=infons.get("concept_type") or None,
-                matched_name=infons.get("matched_name") or None,
-                matched_source=infons.get("matched_source") or None,
-                alternatives=_alternatives(infons.get("alternatives"), ann, path))
+                alternatives=_alternatives(infons.get("alternatives"), ann, path),
+                **{key: infons.get(key) or None for key in FOUND_FIELDS})
 
 
 def _alternatives(value: str | None, ann: Draft, path: Path

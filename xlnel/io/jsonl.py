@@ -26,15 +26,13 @@ from typing import Any
 
 from xlnel.errors import FormatError
 from xlnel.io._atomic import atomic_write, check_entities, is_stdin, iter_lines
-from xlnel.types import ID_KINDS, Document, Link
+from xlnel.types import FOUND_FIELDS, ID_KINDS, Document, Link
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["document_to_dict", "entity_to_dict", "iter_jsonl", "read_jsonl", "write_jsonl"]
 
 _RESERVED = ("id", "text", "entities")
-#: Optional entity fields describing what a prediction found, in output order.
-_FOUND = ("concept_name", "concept_type", "matched_name", "matched_source")
 
 
 def _is_int(value: Any) -> bool:
@@ -109,7 +107,7 @@ def _parse_entity(raw: Any, index: int, text: str, path: Path, lineno: int) -> L
         raise FormatError(f"{where}: id_kind {id_kind!r} is not one of {', '.join(ID_KINDS)}",
                           path, lineno)
     found = {key: _parse_optional_str(raw.get(key), key, where, path, lineno)
-             for key in _FOUND}
+             for key in FOUND_FIELDS}
     alternatives = _parse_alternatives(raw.get("alternatives"), where, path, lineno)
     return Link(start, end, mention, concept_ids, entity_type, score, id_kind,
                 concept_name=found["concept_name"], concept_type=found["concept_type"],
@@ -221,7 +219,7 @@ def entity_to_dict(link: Link) -> dict[str, Any]:
         entity["score"] = link.score
     if link.id_kind is not None and link.concept_ids:
         entity["id_kind"] = link.id_kind
-    for key in _FOUND:
+    for key in FOUND_FIELDS:
         value = getattr(link, key)
         if value is not None:
             entity[key] = value
