@@ -226,11 +226,15 @@ def _xml_text(value: str) -> str:
     return escape(_NOT_XML.sub(" ", value), _TEXT_ENTITIES)
 
 
+def _attr(value: object) -> str:
+    """``value`` as a quoted XML attribute value."""
+    return quoteattr(_NOT_XML.sub(" ", str(value)))
+
+
 def _infons(infons: dict[str, Any], indent: str) -> Iterator[str]:
     for key, value in infons.items():
         if value is not None:
-            yield f"{indent}<infon key={quoteattr(_NOT_XML.sub(' ', str(key)))}>" \
-                  f"{_xml_text(str(value))}</infon>\n"
+            yield f"{indent}<infon key={_attr(key)}>{_xml_text(str(value))}</infon>\n"
 
 
 def _passages(doc: Document) -> list[tuple[int, int, dict[str, Any]]]:
@@ -273,12 +277,11 @@ def _link_infons(link: Link) -> dict[str, Any]:
     return infons
 
 
-def _annotation(ann_id: str, infons: dict[str, Any], locations: list[tuple[int, int]],
-                text: str) -> str:
-    places = "".join(f'        <location offset="{s}" length="{e - s}"/>\n' for s, e in locations)
-    return (f"      <annotation id={quoteattr(_NOT_XML.sub(' ', ann_id))}>\n"
-            f"{''.join(_infons(infons, '        '))}{places}"
-            f"        <text>{_xml_text(text)}</text>\n      </annotation>\n")
+def _annotation(ann_id: str, link: Link) -> str:
+    return (f"      <annotation id={_attr(ann_id)}>\n"
+            f"{''.join(_infons(_link_infons(link), '        '))}"
+            f'        <location offset="{link.start}" length="{link.end - link.start}"/>\n'
+            f"        <text>{_xml_text(link.text)}</text>\n      </annotation>\n")
 
 
 def _relations(doc: Document) -> Iterator[str]:
@@ -287,11 +290,10 @@ def _relations(doc: Document) -> Iterator[str]:
         if not isinstance(relation, dict):
             continue
         infons = relation.get("infons")
-        nodes = "".join(f"      <node refid={quoteattr(_NOT_XML.sub(' ', str(node[0])))} "
-                        f"role={quoteattr(_NOT_XML.sub(' ', str(node[1])))}/>\n"
+        nodes = "".join(f"      <node refid={_attr(node[0])} role={_attr(node[1])}/>\n"
                         for node in relation.get("nodes") or ()
                         if isinstance(node, list | tuple) and len(node) == 2)
-        yield (f"    <relation id={quoteattr(_NOT_XML.sub(' ', str(relation.get('id') or n)))}>"
+        yield (f"    <relation id={_attr(relation.get('id') or n)}>"
                f"\n{''.join(_infons(infons if isinstance(infons, dict) else {}, '      '))}"
                f"{nodes}    </relation>\n")
     for n, fields in enumerate(doc.metadata.get("relations") or ()):
@@ -316,8 +318,7 @@ def _document_xml(doc: Document) -> Iterator[str]:
     for n, link in enumerate(links):
         index = max(i for i, (offset, _, _) in enumerate(passages)
                     if offset <= link.start or i == 0)
-        annotations[index].append(_annotation(str(n), _link_infons(link),
-                                              [(link.start, link.end)], link.text))
+        annotations[index].append(_annotation(str(n), link))
     infons = doc.metadata.get("bioc_infons")
     yield f"  <document>\n    <id>{_xml_text(doc.id)}</id>\n"
     yield from _infons(infons if isinstance(infons, dict) else {}, "    ")
