@@ -135,3 +135,9 @@ def test_errors_file(files: dict[str, Path], tmp_path: Path) -> None:
     result = runner.invoke(app, ["evaluate", str(files["gold"]), "--protocol", "galperin2022",
                                  "--pipeline", str(tmp_path), "--errors", str(errors)])
     assert result.exit_code != 0 and "--errors lists the errors of PRED" in result.output
+
+
+def test_refused_predictions_leave_no_errors_file(files: dict[str, Path], tmp_path: Path) -> None:
+    errors = tmp_path / "refused.tsv"
+    code, _, _ = invoke(files["gold"], files["other"], "--no-ci", "--errors", errors)
+    assert code != 0 and not errors.exists()

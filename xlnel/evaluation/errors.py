@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xlnel.evaluation.matching import MENTION_MATCHERS
-from xlnel.evaluation.metrics import LEVELS, pair_documents
+from xlnel.evaluation.metrics import pair_documents
+from xlnel.evaluation.report import resolve_levels
 from xlnel.io._atomic import write_tsv
 from xlnel.types import Document, Link
 
@@ -128,7 +129,7 @@ def scoring_errors(gold: Sequence[Document], pred: Sequence[Document],
     Args:
         gold: Documents with gold mentions.
         pred: Documents with predicted mentions (documents are paired by id).
-        levels: Names from :data:`~xlnel.evaluation.LEVELS`.
+        levels: Names from :data:`~xlnel.evaluation.LEVELS`, or ``["all"]``.
 
     Returns:
         The errors, level by level, document by document in gold order, false negatives first.
@@ -137,13 +138,10 @@ def scoring_errors(gold: Sequence[Document], pred: Sequence[Document],
         ValueError: For an unknown level, or documents :func:`~xlnel.evaluation.evaluate`
             refuses.
     """
-    levels = list(levels)
-    unknown = [level for level in levels if level not in LEVELS]
-    if unknown:
-        raise ValueError(f"unknown evaluation level(s) {unknown}; allowed: {', '.join(LEVELS)}")
+    chosen = resolve_levels(list(levels))
     pairs = pair_documents(gold, pred)
     errors: list[ScoringError] = []
-    for level in levels:
+    for level in chosen:
         for gold_doc, pred_doc in pairs:
             predicted = () if pred_doc is None else pred_doc.entities
             errors.extend(_document_errors(gold_doc.id, gold_doc.entities, predicted)

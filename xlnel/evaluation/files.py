@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from xlnel.evaluation.errors import scoring_errors, write_errors
-from xlnel.evaluation.metrics import LEVELS, Scores, evaluate
+from xlnel.evaluation.metrics import Scores, evaluate
 from xlnel.evaluation.report import LevelReport, evaluate_report
 from xlnel.io.documents import read_annotated_documents
 from xlnel.io.kb_history import kb_id_history, resolve_documents
@@ -95,10 +95,7 @@ def evaluate_files_report(
         logger.info("%d retired concept ids of the gold mapped to current ones", changed)
         pred_docs = resolve_documents(pred_docs, history)[0]
         compared = None if compared is None else resolve_documents(compared, history)[0]
-    if errors is not None:
-        chosen = list(LEVELS) if "all" in levels else list(dict.fromkeys(levels))
-        write_errors(errors, scoring_errors(gold_docs, pred_docs, chosen))
-    return evaluate_report(
+    reports = evaluate_report(
         gold_docs,
         pred_docs,
         levels,
@@ -110,3 +107,6 @@ def evaluate_files_report(
         pred_name=str(pred),
         compare_name=str(compare),
     )
+    if errors is not None:  # after the checks of evaluate_report: no table for refused input
+        write_errors(errors, scoring_errors(gold_docs, pred_docs, levels))
+    return reports
