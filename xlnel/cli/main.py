@@ -380,30 +380,31 @@ def kb_cli(
     from xlnel.io import load_kb
     from xlnel.io.kb_history import kb_id_history
     from xlnel.io.kb_summary import summarize_concepts
+    from xlnel.io.kb_write import write_kb_tsv
 
     if out is not None:
-        _write_kb_table(specs, out)
-    for spec in specs:
-        summary = summarize_concepts(spec, load_kb(spec), top, len(kb_id_history(spec)))
+        _check_kb_table(specs, out)
+    loaded = [(spec, load_kb(spec)) for spec in specs]  # each read once, for table and summary
+    if out is not None:
+        concepts, names = write_kb_tsv(out, (c for _, found in loaded for c in found))
+        typer.echo(f"wrote {concepts} concepts ({names} names) to {out}", err=True)
+    for spec, found in loaded:
+        summary = summarize_concepts(spec, found, top, len(kb_id_history(spec)))
         typer.echo(json.dumps(summary.to_dict(), ensure_ascii=False) if as_json
                    else summary.format())
 
 
-def _write_kb_table(specs: list[str], out: Path) -> None:
-    """``xlnel kb --out``: the specs' concepts as one TSV table, never over an input."""
+def _check_kb_table(specs: list[str], out: Path) -> None:
+    """``xlnel kb --out``: a ``.tsv`` name that is none of the files the specs read."""
     from xlnel.errors import OutputError
-    from xlnel.io import load_kb
-    from xlnel.io.kb_write import write_kb_tsv
+    from xlnel.io.kb import kb_files
     from xlnel.outputs import check_disjoint
 
     if [s.lower() for s in out.suffixes if s.lower() != ".gz"][-1:] != [".tsv"]:
         raise OutputError(f"--out {out}: a knowledge-base table is written as .tsv (optionally "
                           ".tsv.gz)")
-    bases = [spec.split("?")[0] for spec in specs]
-    check_disjoint(out, [Path(p) for b in bases for p in (b, b.partition(":")[2])
-                         if p and Path(p).exists()], out_is_folder=False)
-    concepts, names = write_kb_tsv(out, (c for spec in specs for c in load_kb(spec)))
-    typer.echo(f"wrote {concepts} concepts ({names} names) to {out}", err=True)
+    check_disjoint(out, [path for spec in specs for path in kb_files(spec)],
+                   out_is_folder=False)
 
 
 dictionary_app.command("coverage")(coverage_cli)
