@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from xlnel.errors import OutputError
+from xlnel.io.documents import corpus_extension
 
 __all__ = ["CORPUS_EXTENSIONS", "check_disjoint", "check_output_folder", "check_pipeline_output",
            "config_inputs",
@@ -21,7 +22,8 @@ __all__ = ["CORPUS_EXTENSIONS", "check_disjoint", "check_output_folder", "check_
 
 #: Output extensions (before an optional ``.gz``) and the corpus format each writes.
 CORPUS_EXTENSIONS = {".jsonl": "jsonl", ".json": "jsonl", ".pubtator": "pubtator",
-                     ".txt": "pubtator", ".xml": "bioc", ".bioc": "bioc"}
+                     ".txt": "pubtator", ".xml": "bioc", ".bioc": "bioc",
+                     ".bioc.json": "biocjson", ".biocjson": "biocjson"}
 
 
 def target_path(path: str | Path) -> Path:
@@ -170,8 +172,7 @@ def corpus_output_format(out: str | Path) -> str:
     path = Path(out)
     if path.is_dir():
         return "brat"
-    suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
-    ext = suffixes[-1] if suffixes else ""
+    ext = corpus_extension(path)
     if ext not in CORPUS_EXTENSIONS:
         allowed = ", ".join(CORPUS_EXTENSIONS)
         raise OutputError(f"--out {out}: cannot tell the output format from the name; use one "

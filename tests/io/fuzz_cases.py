@@ -27,6 +27,7 @@ from xlnel.errors import XlnelError
 from xlnel.io import (
     document_to_dict,
     read_bioc,
+    read_bioc_json,
     read_brat,
     read_jsonl,
     read_kb_tsv,
@@ -37,6 +38,7 @@ from xlnel.io import (
     read_pubtator,
     read_term_to_cui,
     write_bioc,
+    write_bioc_json,
     write_brat,
     write_documents,
     write_jsonl,
@@ -148,7 +150,8 @@ def _brat_valid(draw: st.DrawFn) -> tuple[Files, Any]:
 
 
 @st.composite
-def _bioc_valid(draw: st.DrawFn) -> tuple[Files, Any]:
+def _bioc_valid(draw: st.DrawFn, writer: Callable[[Path, Any], None] = write_bioc,
+                name: str = "c.xml") -> tuple[Files, Any]:
     """Documents written as one passage, or as a title and an abstract passage."""
     docs = []
     for doc in draw(_documents()):
@@ -162,7 +165,7 @@ def _bioc_valid(draw: st.DrawFn) -> tuple[Files, Any]:
             metadata = {"bioc_passages": [{"offset": 0, "length": len(doc.text),
                                            "infons": {}}]}
         docs.append(replace(doc, metadata=metadata))
-    return _written(write_bioc, docs, "c.xml"), _comparable(docs)
+    return _written(writer, docs, name), _comparable(docs)
 
 
 def _read_docs(reader: Callable[[Path], list[Document]], name: str) -> Callable[[Path], Any]:
@@ -378,6 +381,11 @@ CASES: dict[str, ReaderCase] = {c.name: c for c in [
     ReaderCase("bioc", _bioc_valid(), _read_docs(read_bioc, "c.xml"),
                _docs_roundtrip(write_bioc, _read_docs(read_bioc, "rt.xml"), "rt.xml"),
                _convert("c.xml")),
+    ReaderCase("biocjson", _bioc_valid(write_bioc_json, "c.bioc.json"),
+               _read_docs(read_bioc_json, "c.bioc.json"),
+               _docs_roundtrip(write_bioc_json, _read_docs(read_bioc_json, "rt.bioc.json"),
+                               "rt.bioc.json"),
+               _convert("c.bioc.json")),
     ReaderCase("brat", _brat_valid(), lambda folder: _comparable(read_brat(folder)),
                _docs_roundtrip(lambda p, docs: write_brat(p, docs),
                                lambda folder: _comparable(read_brat(folder / "rt")), "rt")),

@@ -96,8 +96,9 @@ def train_cli(
 def link_cli(
     pipeline: Annotated[str, typer.Argument(help="Pipeline folder, or 'default' (HPO).")],
     source: Annotated[Path | None, typer.Argument(
-        help="JSONL, PubTator or BioC XML documents, a plain .txt (one document), a folder "
-             "of .txt (BRAT) files, or - for JSONL on the standard input.")] = None,
+        help="JSONL, PubTator, BioC XML or BioC JSON documents, a plain .txt (one "
+             "document), a folder of .txt (BRAT) files, or - for JSONL on the standard "
+             "input.")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output (default stdout).")]
     = None,
     text: Annotated[str | None, typer.Option("--text", help="Link this text instead.")] = None,
@@ -115,9 +116,11 @@ def link_cli(
         "candidates.workers=4, filter.options.inference_dtype=bfloat16).")] = None,
     from_format: Annotated[str | None, typer.Option(
         "--from", help="SOURCE's format when its name does not tell it: jsonl, pubtator, "
-        "bioc, brat or text (the standard input, -, is otherwise read as JSONL).")] = None,
+        "bioc, biocjson, brat or text (the standard input, -, is otherwise read as JSONL).")]
+    = None,
 ) -> None:
-    """Link documents (or --text) and write JSONL (PubTator for .pubtator, BioC for .xml).
+    """Link documents (or --text) and write JSONL (PubTator for .pubtator, BioC for .xml or
+    .bioc.json).
 
     The input is streamed and OUT written atomically (.gz in and out by name).
     """
@@ -196,7 +199,7 @@ def _check_link_paths(pipeline: str, source: Path | None, out: Path | None,
 @app.command("evaluate")
 def evaluate_cli(
     gold: Annotated[Path, typer.Argument(
-        help="Gold documents (JSONL, PubTator, BioC XML or BRAT folder).")],
+        help="Gold documents (JSONL, PubTator, BioC XML or JSON, or a BRAT folder).")],
     pred: Annotated[Path | None, typer.Argument(
         help="Predicted documents; - reads JSONL from the standard input.")] = None,
     level: Annotated[list[str] | None, typer.Option(
@@ -345,14 +348,15 @@ def candidates_cli(
 @app.command("convert")
 def convert_cli(
     source: Annotated[Path, typer.Argument(
-        help="Corpus: JSONL, PubTator, BioC XML or plain .txt (optionally .gz), a BRAT "
-             "folder, or - for the standard input (JSONL unless --from says otherwise).")],
+        help="Corpus: JSONL, PubTator, BioC XML or JSON, or plain .txt (optionally .gz), a "
+             "BRAT folder, or - for the standard input (JSONL unless --from says "
+             "otherwise).")],
     out: Annotated[Path, typer.Argument(
-        help="Output: .jsonl, .pubtator, .xml (BioC), optionally .gz, or an existing folder "
-             "for BRAT files.")],
+        help="Output: .jsonl, .pubtator, .xml (BioC), .bioc.json (BioC JSON), optionally "
+             ".gz, or an existing folder for BRAT files.")],
     from_format: Annotated[str | None, typer.Option(
         "--from", help="SOURCE's format when its name does not tell it: jsonl, pubtator, "
-        "bioc, brat or text.")] = None,
+        "bioc, biocjson, brat or text.")] = None,
 ) -> None:
     """Convert a corpus from one document format to another, streamed and written
     atomically."""

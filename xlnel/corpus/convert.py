@@ -33,10 +33,12 @@ def convert(source: str | Path, out: str | Path, format: str | None = None) -> d
     prediction, a warning says how many lose them (write JSONL or BioC to keep them).
 
     Args:
-        source: Corpus file (JSONL, PubTator, BioC XML, plain text; optionally ``.gz``), BRAT
-            folder, or ``-`` for the standard input (JSONL unless ``format`` says otherwise).
+        source: Corpus file (JSONL, PubTator, BioC XML or JSON, plain text; optionally
+            ``.gz``), BRAT folder, or ``-`` for the standard input (JSONL unless ``format``
+            says otherwise).
         out: Output file (``.jsonl``, ``.json``, ``.pubtator``, ``.txt`` for PubTator, ``.xml``
-            or ``.bioc`` for BioC; optionally ``.gz``) or an existing folder for BRAT files.
+            or ``.bioc`` for BioC XML, ``.bioc.json`` for BioC JSON; optionally ``.gz``) or an
+            existing folder for BRAT files.
         format: The input's format (one of :data:`xlnel.io.FORMATS`); ``None`` tells it from
             the name.
 
@@ -64,7 +66,7 @@ def convert(source: str | Path, out: str | Path, format: str | None = None) -> d
     write_documents(out, counted(iter_documents(source, format)), out_format)
     if counts["dropped"] and out_format in _PLAIN_FORMATS:
         logger.warning("%d of the %d mentions of %s carry scores or names of a prediction, "
-                       "which %s cannot hold; write .jsonl or .xml (BioC) to keep them",
+                       "which %s cannot hold; write .jsonl or BioC (.xml, .bioc.json) to keep them",
                        counts["dropped"], counts["entities"], source, out_format)
     logger.info("converted %d documents from %s into %s", counts["documents"], source, out)
     return {"documents": counts["documents"], "entities": counts["entities"]}

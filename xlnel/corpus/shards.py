@@ -26,7 +26,7 @@ __all__ = ["SHARD_SUFFIXES", "ShardResult", "find_shards", "finished_shards", "p
            "record_writer", "remove_stale_temporaries", "writer_identity"]
 
 #: Suffixes (before an optional ``.gz``) of the files taken as shards in a folder.
-SHARD_SUFFIXES = (".jsonl", ".json", ".pubtator", ".txt", ".xml", ".bioc")
+SHARD_SUFFIXES = (".jsonl", ".json", ".pubtator", ".txt", ".xml", ".bioc", ".biocjson")
 
 
 @dataclass(frozen=True)

@@ -180,9 +180,9 @@ def link_batches_into(linker: BatchLinker, source: str | Path, out: str | Path, 
     docs = watch_script(iter_documents(source, format), lang)
     write_documents(out, count(_linked(linker, docs, batch_size, progress)))
     logger.info("linked %d documents from %s into %s", count.n, source, out)
-    if count.name_ids and guess_format(out, for_writing=True) not in ("jsonl", "bioc"):
+    if count.name_ids and guess_format(out, for_writing=True) in ("pubtator", "brat"):
         logger.warning("%d of the %d links in %s have a dictionary name as concept id (the "
                        "dictionary gave those names no id), which this format cannot mark; "
-                       "write .jsonl or .xml to get each link's id_kind", count.name_ids,
-                       count.links, out)
+                       "write .jsonl, .xml or .bioc.json to get each link's id_kind",
+                       count.name_ids, count.links, out)
     return count.n

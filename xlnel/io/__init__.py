@@ -1,5 +1,5 @@
-"""Corpus and knowledge-base formats: PubTator, JSON Lines, BioC XML, BRAT, TSV, MRCONSO, OBO and
-lists.
+"""Corpus and knowledge-base formats: PubTator, JSON Lines, BioC XML and JSON, BRAT, TSV,
+MRCONSO, OBO and lists.
 
 Readers raise :class:`~xlnel.errors.FormatError` naming the file, line and bad value; writers
 replace their target atomically, so a failed write never leaves a partial file.
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from xlnel.io._atomic import atomic_path, atomic_write
 from xlnel.io.bioc import iter_bioc, read_bioc, write_bioc
+from xlnel.io.bioc_json import iter_bioc_json, read_bioc_json, write_bioc_json
 from xlnel.io.brat import read_brat, read_brat_document, write_brat
 from xlnel.io.documents import FORMATS, guess_format, read_documents, write_documents
 from xlnel.io.jsonl import document_to_dict, iter_jsonl, read_jsonl, write_jsonl
@@ -41,12 +42,14 @@ __all__ = [
     "guess_format",
     "hpo_default_path",
     "iter_bioc",
+    "iter_bioc_json",
     "iter_jsonl",
     "iter_pubtator",
     "load_kb",
     "normalize_concept_id",
     "parse_concept_ids",
     "read_bioc",
+    "read_bioc_json",
     "read_brat",
     "read_brat_document",
     "read_documents",
@@ -60,6 +63,7 @@ __all__ = [
     "read_pubtator",
     "read_term_to_cui",
     "write_bioc",
+    "write_bioc_json",
     "write_brat",
     "write_documents",
     "write_jsonl",

@@ -25,7 +25,9 @@ to its last end, as in BRAT. The parts of a composite mention (infon ``Composite
 ``IndividualMention``, as in BC5CDR) are not read: the composite mention carries their ids, as
 in PubTator. Passage and document infons and relations are kept in :attr:`Document.metadata`
 (``bioc_passages``, ``bioc_infons``, ``bioc_relations``) so that a written file keeps them;
-entity types, scores and the other fields of a prediction are written as annotation infons.
+entity types, scores and the other fields of a prediction are written as annotation infons, and
+PubTator's seventh annotation field (BC5CDR's names of composite parts) as the infon
+``pubtator_extra``, read back as PubTator's ``annotation_extras``.
 
 Reading streams the file with expat, one document at a time; a document type declaration may
 name a DTD (never fetched), but entity declarations are refused.
@@ -47,7 +49,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from xlnel.errors import FormatError
 from xlnel.io._atomic import atomic_write, check_entities, open_binary
-from xlnel.io.bioc_draft import DocumentDraft, Draft, parse_int
+from xlnel.io.bioc_draft import EXTRA_INFON, DocumentDraft, Draft, parse_int
 from xlnel.io.pubtator import format_concept_ids
 from xlnel.types import FOUND_FIELDS, Document, Link
 
@@ -239,14 +241,16 @@ def _infons(infons: dict[str, Any], indent: str) -> Iterator[str]:
 
 def _passages(doc: Document) -> list[tuple[int, int, dict[str, Any]]]:
     """The ``(offset, end, infons)`` of the passages to write: those the document was read with
-    when they still tile its text (spaces between them); else a PubTator title and abstract;
-    else one passage of the whole text."""
+    when they still tile its text (spaces between them), none when it was read without any and
+    has no text; else a PubTator title and abstract; else one passage of the whole text."""
     text, title = doc.text, doc.metadata.get("title")
     whole: list[tuple[int, int, dict[str, Any]]] = [(0, len(text), {})]
     if isinstance(title, str) and title and text.startswith(title + " "):
         whole = [(0, len(title), {"type": "title"}),
                  (len(title) + 1, len(text), {"type": "abstract"})]
     raw = doc.metadata.get("bioc_passages")
+    if raw == [] and not text:
+        return []  # read without passages
     if not isinstance(raw, list) or not raw:
         return whole
     out, end = [], 0
@@ -262,9 +266,13 @@ def _passages(doc: Document) -> list[tuple[int, int, dict[str, Any]]]:
     return out if end == len(text) else whole
 
 
-def _link_infons(link: Link) -> dict[str, Any]:
+def link_infons(link: Link, extra: str | None = None) -> dict[str, Any]:
+    """The infons of an annotation: type, concept ids, the fields of a prediction, and
+    PubTator's seventh annotation field (``extra``) as ``pubtator_extra``."""
     infons: dict[str, Any] = {"type": link.type,
                               "identifier": format_concept_ids(link.concept_ids)}
+    if extra is not None:
+        infons[EXTRA_INFON] = extra
     if link.score is not None and math.isfinite(link.score):
         infons["score"] = repr(float(link.score))
     if link.id_kind is not None and link.concept_ids:
@@ -277,59 +285,83 @@ def _link_infons(link: Link) -> dict[str, Any]:
     return infons
 
 
-def _annotation(ann_id: str, link: Link) -> str:
+def _annotation(ann_id: str, link: Link, extra: str | None) -> str:
     return (f"      <annotation id={_attr(ann_id)}>\n"
-            f"{''.join(_infons(_link_infons(link), '        '))}"
+            f"{''.join(_infons(link_infons(link, extra), '        '))}"
             f'        <location offset="{link.start}" length="{link.end - link.start}"/>\n'
             f"        <text>{_xml_text(link.text)}</text>\n      </annotation>\n")
 
 
-def _relations(doc: Document) -> Iterator[str]:
-    """Relations read from BioC (kept as they were), or PubTator's relation tuples."""
+def relations(doc: Document) -> Iterator[tuple[str, dict[str, Any], list[tuple[str, str]]]]:
+    """The ``(id, infons, nodes)`` of a document's relations: those read from BioC, kept as they
+    were, then PubTator's relation tuples (infons ``relation``, ``arg1``, ``arg2`` ...)."""
     for n, relation in enumerate(doc.metadata.get("bioc_relations") or ()):
         if not isinstance(relation, dict):
             continue
         infons = relation.get("infons")
-        nodes = "".join(f"      <node refid={_attr(node[0])} role={_attr(node[1])}/>\n"
-                        for node in relation.get("nodes") or ()
-                        if isinstance(node, list | tuple) and len(node) == 2)
-        yield (f"    <relation id={_attr(relation.get('id') or n)}>"
-               f"\n{''.join(_infons(infons if isinstance(infons, dict) else {}, '      '))}"
-               f"{nodes}    </relation>\n")
+        nodes = [(str(node[0]), str(node[1])) for node in relation.get("nodes") or ()
+                 if isinstance(node, list | tuple) and len(node) == 2]
+        yield (str(relation.get("id") or n), infons if isinstance(infons, dict) else {}, nodes)
     for n, fields in enumerate(doc.metadata.get("relations") or ()):
         if isinstance(fields, list | tuple) and fields:
-            infons = {"relation": fields[0], **{f"arg{i}": value
-                                                 for i, value in enumerate(fields[1:], 1)}}
-            yield (f'    <relation id="R{n}">\n{"".join(_infons(infons, "      "))}'
-                   "    </relation>\n")
+            yield (f"R{n}", {"relation": fields[0],
+                             **{f"arg{i}": value for i, value in enumerate(fields[1:], 1)}}, [])
 
 
-def _document_xml(doc: Document) -> Iterator[str]:
+def _relations_xml(doc: Document) -> Iterator[str]:
+    for relation_id, infons, nodes in relations(doc):
+        yield (f"    <relation id={_attr(relation_id)}>\n{''.join(_infons(infons, '      '))}"
+               + "".join(f"      <node refid={_attr(refid)} role={_attr(role)}/>\n"
+                         for refid, role in nodes)
+               + "    </relation>\n")
+
+
+def extras(doc: Document) -> dict[tuple[int, int], str]:
+    """PubTator's seventh annotation fields of a document, by ``(start, end)``."""
+    return {(item[0], item[1]): str(item[2]) for item in doc.metadata.get("annotation_extras")
+            or () if isinstance(item, list | tuple) and len(item) == 3}
+
+
+def layout(doc: Document) -> list[tuple[int, int, dict[str, Any], list[Link]]]:
+    """The ``(offset, end, infons, links)`` of each passage to write (see :func:`_passages`),
+    each entity in the passage where it starts, sorted by offsets.
+
+    Raises:
+        ValueError: When the document's id cannot be written (empty, surrounded by spaces, with
+            control characters) or an entity does not match the text.
+    """
     if not doc.id or doc.id != doc.id.strip() or _NOT_XML.search(doc.id):
         raise ValueError(f"document id {doc.id!r} cannot be written to BioC: it must be "
                          "non-empty, without surrounding spaces or control characters")
     check_entities(doc)
+    passages: list[tuple[int, int, dict[str, Any], list[Link]]] = [
+        (offset, end, infons, []) for offset, end, infons in _passages(doc)]
+    for link in sorted(doc.entities, key=lambda link: (link.start, link.end)):
+        index = max(i for i, (offset, _, _, _) in enumerate(passages)
+                    if offset <= link.start or i == 0)
+        passages[index][3].append(link)
+    return passages
+
+
+def _document_xml(doc: Document) -> Iterator[str]:
+    passages = layout(doc)
     if _NOT_XML.search(doc.text):
         logger.warning("document %r: characters that XML cannot hold are written as spaces",
                        doc.id)
-    passages = _passages(doc)
-    annotations: list[list[str]] = [[] for _ in passages]
-    links = sorted(doc.entities, key=lambda link: (link.start, link.end))
-    for n, link in enumerate(links):
-        index = max(i for i, (offset, _, _) in enumerate(passages)
-                    if offset <= link.start or i == 0)
-        annotations[index].append(_annotation(str(n), link))
-    infons = doc.metadata.get("bioc_infons")
+    infons, extra = doc.metadata.get("bioc_infons"), extras(doc)
     yield f"  <document>\n    <id>{_xml_text(doc.id)}</id>\n"
     yield from _infons(infons if isinstance(infons, dict) else {}, "    ")
-    for (offset, end, passage_infons), anns in zip(passages, annotations, strict=True):
+    n = 0
+    for offset, end, passage_infons, links in passages:
         yield "    <passage>\n"
         yield from _infons(passage_infons, "      ")
         yield f"      <offset>{offset}</offset>\n      <text>{_xml_text(doc.text[offset:end])}"
         yield "</text>\n"
-        yield from anns
+        for link in links:
+            yield _annotation(str(n), link, extra.get((link.start, link.end)))
+            n += 1
         yield "    </passage>\n"
-    yield from _relations(doc)
+    yield from _relations_xml(doc)
     yield "  </document>\n"
 
 

@@ -14,13 +14,17 @@ from xlnel.errors import FormatError
 from xlnel.io.pubtator import parse_concept_ids
 from xlnel.types import FOUND_FIELDS, ID_KINDS, Document, Link
 
-__all__ = ["ID_INFONS", "MAX_GAP", "MAX_OFFSET", "DocumentDraft", "Draft", "parse_int"]
+__all__ = ["EXTRA_INFON", "ID_INFONS", "MAX_GAP", "MAX_OFFSET", "DocumentDraft", "Draft",
+           "parse_int"]
 
 #: Infon keys that hold an annotation's concept id, in order of preference (any case): those of
 #: PubTator's exports (``identifier``; the older ``MeSH``, ``OMIM``, ``ChEBI``, ``NCBI_Gene``,
 #: ``NCBI_Taxonomy``), BC5CDR's ``MESH`` and generic ones.
 ID_INFONS = ("identifier", "mesh", "cui", "concept_id", "db_id", "omim", "chebi", "ncbi_gene",
              "ncbi gene", "ncbi_taxonomy", "ncbi taxonomy")
+#: The annotation infon that holds PubTator's optional seventh annotation field (BC5CDR's
+#: names of the parts of a composite mention), kept as ``annotation_extras`` metadata.
+EXTRA_INFON = "pubtator_extra"
 #: Offsets beyond this are refused.
 MAX_OFFSET = 100_000_000
 #: The most spaces put between two passages (or sentences) whose offsets leave a gap.
@@ -61,19 +65,27 @@ class DocumentDraft(Draft):
     """A ``<document>`` as read; :meth:`finish` checks it and makes the document."""
 
     ignored: int = 0
+    #: Read from BioC JSON: messages name JSON keys (``"offset"``) instead of elements.
+    json: bool = False
+
+    def _key(self, element: str, key: str) -> str:
+        """How the file names a field: an XML element, or a JSON key."""
+        return f'"{key}"' if self.json else f"<{element}>"
 
     def _texts(self, path: Path) -> tuple[str, list[dict[str, Any]]]:
         """The document text, and each passage's offset, length and infons."""
         text, passages = "", []
         for passage in self.of_kind("passage"):
             if passage.offset is None:
-                raise FormatError("passage without an <offset>", path, passage.line)
+                raise FormatError(f"passage without an {self._key('offset', 'offset')}", path,
+                                  passage.line)
             # A passage given as sentences: its own text is empty, its sentences' fill it.
             pieces = [passage] if passage.text is not None else [
                 passage, *passage.of_kind("sentence")]
             for piece in pieces:
                 if piece.offset is None:
-                    raise FormatError("sentence without an <offset>", path, piece.line)
+                    raise FormatError(f"sentence without an {self._key('offset', 'offset')}", path,
+                                      piece.line)
                 if piece.offset < len(text):
                     raise FormatError(f"{piece.kind} at offset {piece.offset} overlaps the text "
                                       f"before it, which ends at {len(text)}", path, piece.line)
@@ -96,16 +108,21 @@ class DocumentDraft(Draft):
 
     def finish(self, path: Path) -> Document:
         if not self.id:
-            raise FormatError("document without an <id>", path, self.line)
+            raise FormatError(f"document without an {self._key('id', 'id')}", path, self.line)
         text, passages = self._texts(path)
-        entities = []
+        entities, extras = [], []
         for ann in self._annotations():
-            fragments = _fragments(ann, text, path)
+            fragments = _fragments(ann, text, path, self._key("location", "locations"))
             if ann.infons.get("CompositeRole") == "IndividualMention":
                 self.ignored += 1
                 continue
-            entities.append(_link(ann, text, fragments[0][0], fragments[-1][1], path))
+            start, end = fragments[0][0], fragments[-1][1]
+            entities.append(_link(ann, text, start, end, path))
+            if EXTRA_INFON in ann.infons:
+                extras.append((start, end, ann.infons[EXTRA_INFON]))
         metadata: dict[str, Any] = {"bioc_passages": passages}
+        if extras:
+            metadata["annotation_extras"] = extras
         first = self.of_kind("passage")[:1]
         if first and first[0].infons.get("type", "").lower() in ("title", "front") \
                 and first[0].text and text.startswith(first[0].text + " "):
@@ -120,10 +137,10 @@ class DocumentDraft(Draft):
         return Document(self.id, text, tuple(entities), metadata)
 
 
-def _fragments(ann: Draft, text: str, path: Path) -> list[tuple[int, int]]:
+def _fragments(ann: Draft, text: str, path: Path, location: str) -> list[tuple[int, int]]:
     """An annotation's locations as sorted ``(start, end)`` ranges inside ``text``."""
     if not ann.locations:
-        raise FormatError(f"annotation {ann.id!r} has no <location>", path, ann.line)
+        raise FormatError(f"annotation {ann.id!r} has no {location}", path, ann.line)
     fragments = []
     for offset, length, line in ann.locations:
         start = parse_int(offset, "location offset", path, line)

@@ -1,10 +1,12 @@
 """Read and write corpora in any supported format, chosen by name or from the path.
 
 Formats: ``jsonl`` (``.jsonl``, ``.json``), ``pubtator`` (``.pubtator``, or a ``.txt`` file whose
-first line is a PubTator title line), ``bioc`` (BioC XML: ``.xml``, ``.bioc``), ``brat`` (a folder
-of ``.txt`` + ``.ann`` files) and, for reading only, ``text`` (any other ``.txt`` file: its whole
-text is one document without annotations, its id the file name without extensions, as a BRAT
-text is). Files may be gzip-compressed (``corpus.jsonl.gz``); ``-`` reads the standard input.
+first line is a PubTator title line), ``bioc`` (BioC XML: ``.xml``, ``.bioc``), ``biocjson``
+(BioC JSON, PubTator3's export: ``.bioc.json``, ``.biocjson``, or a ``.json`` file that starts
+as BioC JSON does), ``brat`` (a folder of ``.txt`` + ``.ann`` files) and, for reading only,
+``text`` (any other ``.txt`` file: its whole text is one document without annotations, its id
+the file name without extensions, as a BRAT text is). Files may be gzip-compressed
+(``corpus.jsonl.gz``); ``-`` reads the standard input.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from xlnel.errors import FormatError
-from xlnel.io._atomic import is_stdin, iter_lines, read_text
+from xlnel.io._atomic import is_stdin, iter_lines, open_binary, read_text
 from xlnel.io.bioc import iter_bioc, write_bioc
+from xlnel.io.bioc_json import iter_bioc_json, looks_like_bioc_json, write_bioc_json
 from xlnel.io.brat import NO_BRAT_FILES, read_brat, write_brat
 from xlnel.io.jsonl import iter_jsonl, write_jsonl
 from xlnel.io.pubtator import iter_pubtator, write_pubtator
@@ -24,15 +27,38 @@ from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["FORMATS", "READ_ONLY_FORMATS", "check_source", "guess_format", "iter_documents",
-           "read_annotated_documents", "read_documents", "write_documents"]
+__all__ = ["FORMATS", "READ_ONLY_FORMATS", "check_source", "corpus_extension", "guess_format",
+           "iter_documents", "read_annotated_documents", "read_documents", "write_documents"]
 
-FORMATS = ("jsonl", "pubtator", "bioc", "brat", "text")
+FORMATS = ("jsonl", "pubtator", "bioc", "biocjson", "brat", "text")
 #: Formats that can only be read: they hold no annotations.
 READ_ONLY_FORMATS = ("text",)
 _EXTENSIONS = {".jsonl": "jsonl", ".json": "jsonl", ".pubtator": "pubtator", ".xml": "bioc",
-               ".bioc": "bioc"}
+               ".bioc": "bioc", ".bioc.json": "biocjson", ".biocjson": "biocjson"}
 _PUBTATOR_TITLE = re.compile(r"^[^\t|]+\|t\|")
+#: How much of a ``.json`` file is looked at to tell BioC JSON from JSON Lines.
+_HEAD = 1 << 16
+
+
+def corpus_extension(path: str | Path) -> str:
+    """The lower-case extension that names a corpus format (``.gz`` looked through):
+    ``.bioc.json`` for BioC JSON, else the last suffix (``''`` for none)."""
+    suffixes = [s.lower() for s in Path(path).suffixes if s.lower() != ".gz"]
+    if suffixes[-2:] == [".bioc", ".json"]:
+        return ".bioc.json"
+    return suffixes[-1] if suffixes else ""
+
+
+def _sniff_json(path: Path) -> str:
+    """A ``.json`` file is BioC JSON when it starts as BioC JSON does, else JSON Lines."""
+    if is_stdin(path) or path.is_dir():
+        return "jsonl"
+    try:
+        with open_binary(path) as handle:
+            head = handle.read(_HEAD)
+    except (OSError, EOFError):
+        return "jsonl"  # the reader names the fault
+    return "biocjson" if looks_like_bioc_json(head) else "jsonl"
 
 
 def _looks_like_pubtator(path: Path) -> bool:
@@ -48,9 +74,11 @@ def guess_format(path: str | Path, for_writing: bool = False) -> str:
     Args:
         path: Corpus file or BRAT folder. A ``.gz`` suffix is looked through.
         for_writing: The path may not exist yet: a path without an extension is then taken
-            as a BRAT folder, and a ``.txt`` file as PubTator. When reading, a ``.txt`` file
-            whose first line is not a PubTator title line is ``text``, and ``-`` (the standard
-            input) is JSONL.
+            as a BRAT folder, a ``.txt`` file as PubTator and a ``.json`` file as JSONL. When
+            reading, a ``.txt`` file whose first line is not a PubTator title line is
+            ``text``, a ``.json`` file that starts as BioC JSON does (a list, or the key
+            ``documents``, ``PubTator3`` or ``passages``) is ``biocjson``, and ``-`` (the
+            standard input) is JSONL.
 
     Returns:
         One of :data:`FORMATS`.
@@ -66,8 +94,9 @@ def guess_format(path: str | Path, for_writing: bool = False) -> str:
         raise FileNotFoundError(f"no such corpus file or folder: {path}")
     if path.is_dir():
         return "brat"
-    suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
-    ext = suffixes[-1] if suffixes else ""
+    ext = corpus_extension(path)
+    if ext == ".json" and not for_writing:
+        return _sniff_json(path)
     if ext in _EXTENSIONS:
         return _EXTENSIONS[ext]
     if for_writing and ext == "":
@@ -76,8 +105,8 @@ def guess_format(path: str | Path, for_writing: bool = False) -> str:
         return "pubtator" if for_writing or _looks_like_pubtator(path) else "text"
     raise ValueError(
         f"cannot tell the corpus format of {path}: give format= one of {FORMATS}, or use the "
-        f"extension .jsonl, .json, .pubtator, .xml (BioC) or .txt (optionally .gz), or a BRAT "
-        "folder"
+        f"extension .jsonl, .json, .pubtator, .xml (BioC), .bioc.json (BioC JSON) or .txt "
+        "(optionally .gz), or a BRAT folder"
     )
 
 
@@ -151,8 +180,9 @@ def read_annotated_documents(path: str | Path, role: str = "corpus") -> list[Doc
 def iter_documents(path: str | Path, format: str | None = None) -> Iterator[Document]:
     """Stream a corpus one document at a time, so memory does not grow with the corpus.
 
-    JSONL, PubTator and BioC files (optionally ``.gz``) are read lazily, a document at a time; a
-    BRAT folder is read whole first (its documents are separate files, small by nature).
+    JSONL, PubTator and BioC XML files (optionally ``.gz``) are read lazily, a document at a
+    time; a BioC JSON file is read into memory first (a collection is one JSON value) and a BRAT
+    folder whole (its documents are separate files, small by nature).
 
     Args:
         path: Corpus file (optionally ``.gz``) or BRAT folder.
@@ -171,13 +201,15 @@ def iter_documents(path: str | Path, format: str | None = None) -> Iterator[Docu
     logger.debug("streaming %s as %s", path, fmt)
     if is_stdin(path) and fmt == "brat":
         raise ValueError("a BRAT corpus is a folder of files, which the standard input cannot "
-                         "be; give jsonl, pubtator, bioc or text")
+                         "be; give jsonl, pubtator, bioc, biocjson or text")
     if fmt == "jsonl":
         return iter_jsonl(path)
     if fmt == "pubtator":
         return iter_pubtator(path)
     if fmt == "bioc":
         return iter_bioc(path)
+    if fmt == "biocjson":
+        return iter_bioc_json(path)
     if fmt == "text":
         return iter([_read_plain_text(Path(path))])
     return iter(read_brat(path))
@@ -199,9 +231,9 @@ def write_documents(path: str | Path, docs: Iterable[Document], format: str | No
     Args:
         path: File to write (``.gz`` compresses it) or BRAT folder.
         docs: Documents to write.
-        format: ``jsonl``, ``pubtator``, ``bioc`` or ``brat``; ``None`` guesses it from
-            ``path`` with :func:`guess_format` (an existing folder or a name without extension
-            is BRAT).
+        format: ``jsonl``, ``pubtator``, ``bioc``, ``biocjson`` or ``brat``; ``None`` guesses
+            it from ``path`` with :func:`guess_format` (an existing folder or a name without
+            extension is BRAT).
 
     Raises:
         ValueError: When the format is unknown, read-only (``text``) or cannot be guessed, or
@@ -218,5 +250,7 @@ def write_documents(path: str | Path, docs: Iterable[Document], format: str | No
         write_pubtator(path, docs)
     elif fmt == "bioc":
         write_bioc(path, docs)
+    elif fmt == "biocjson":
+        write_bioc_json(path, docs)
     else:
         write_brat(path, docs)

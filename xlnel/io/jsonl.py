@@ -149,7 +149,11 @@ def _parse_document(obj: Any, path: Path, lineno: int) -> Document:
         raise FormatError(f"line is not a JSON object but {type(obj).__name__}", path, lineno)
     for key in ("id", "text"):
         if key not in obj:
-            raise FormatError(f"document has no {key!r} key (keys: {sorted(obj)})", path, lineno)
+            hint = ("; it looks like BioC JSON: read it as biocjson (--from biocjson, or the "
+                    "extension .bioc.json)" if {"passages", "documents", "PubTator3"} & set(obj)
+                    else "")
+            raise FormatError(f"document has no {key!r} key (keys: {sorted(obj)}){hint}", path,
+                              lineno)
     doc_id, text = obj["id"], obj["text"]
     if not (isinstance(doc_id, str) or _is_int(doc_id)) or doc_id == "":
         raise FormatError(f"id {doc_id!r} is not a non-empty string", path, lineno)
@@ -188,6 +192,9 @@ def iter_jsonl(path: str | Path) -> Iterator[Document]:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             hint = " (the standard input is read as JSONL)" if is_stdin(path) else ""
+            if line.strip() in ("{", "["):
+                hint += ("; one JSON value over several lines is not JSON Lines (BioC JSON: "
+                         "--from biocjson, or the extension .bioc.json)")
             raise FormatError(f"invalid JSON: {exc}{hint}", path, lineno) from None
         except RecursionError:
             raise FormatError("invalid JSON: arrays or objects nested too deeply", path,
