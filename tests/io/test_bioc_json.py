@@ -242,3 +242,20 @@ def test_convert_command_reads_and_writes_bioc_json(tmp_path: Path) -> None:
                                  "biocjson"], input=source.read_bytes())
     assert result.exit_code == 0, result.output
     assert _plain(read_documents(tmp_path / "d.jsonl")) == _plain(EXPECTED[:1])
+
+
+def test_convert_writes_jsonl_to_the_standard_output(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from xlnel.cli.main import app
+
+    source = _write(tmp_path, {"PubTator3": [PUBTATOR3_DOC, SENTENCES_DOC]}, "export.json")
+    result = CliRunner().invoke(app, ["convert", str(source), "-"])
+    assert result.exit_code == 0, result.output
+    assert "converted 2 documents (3 mentions) into the standard output" in result.stderr
+    lines = result.stdout.splitlines()
+    assert [json.loads(line)["id"] for line in lines] == ["6794356", "2"]
+    piped = CliRunner().invoke(app, ["convert", "-", str(tmp_path / "c.jsonl.gz")],
+                               input=result.stdout)
+    assert piped.exit_code == 0, piped.output
+    assert _plain(read_documents(tmp_path / "c.jsonl.gz")) == _plain(EXPECTED)

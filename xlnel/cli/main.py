@@ -353,7 +353,8 @@ def convert_cli(
              "otherwise).")],
     out: Annotated[Path, typer.Argument(
         help="Output: .jsonl, .pubtator, .xml (BioC), .bioc.json (BioC JSON), optionally "
-             ".gz, or an existing folder for BRAT files.")],
+             ".gz, an existing folder for BRAT files, or - for JSONL on the standard "
+             "output.")],
     from_format: Annotated[str | None, typer.Option(
         "--from", help="SOURCE's format when its name does not tell it: jsonl, pubtator, "
         "bioc, biocjson, brat or text.")] = None,
@@ -361,10 +362,22 @@ def convert_cli(
     """Convert a corpus from one document format to another, streamed and written
     atomically."""
     from xlnel.corpus import convert
+    from xlnel.io import document_to_dict
+    from xlnel.io.documents import check_source, iter_documents
 
-    counts = convert(source, out, from_format)
+    if str(out) == "-":  # JSON lines on the standard output, a document at a time
+        if from_format is None:
+            check_source(source)
+        counts = {"documents": 0, "entities": 0}
+        for doc in iter_documents(source, from_format):
+            typer.echo(json.dumps(document_to_dict(doc), ensure_ascii=False))
+            counts["documents"] += 1
+            counts["entities"] += len(doc.entities)
+    else:
+        counts = convert(source, out, from_format)
+    where = "the standard output" if str(out) == "-" else out
     typer.echo(f"converted {counts['documents']} documents ({counts['entities']} mentions) "
-               f"into {out}", err=True)
+               f"into {where}", err=True)
 
 
 @app.command("kb")
