@@ -13,6 +13,7 @@ must parse into, and the reader itself. Two properties are checked:
 
 from __future__ import annotations
 
+import json
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -166,6 +167,20 @@ def _bioc_valid(draw: st.DrawFn, writer: Callable[[Path, Any], None] = write_bio
                                            "infons": {}}]}
         docs.append(replace(doc, metadata=metadata))
     return _written(writer, docs, name), _comparable(docs)
+
+
+def _write_bioc_json_lines(path: Path, docs: list[Document]) -> None:
+    """BioC JSON as one document a line, the shape read a line at a time."""
+    write_bioc_json(path, docs)
+    documents = json.loads(path.read_text(encoding="utf-8"))["documents"]
+    path.write_text("".join(json.dumps(d) + "\n" for d in documents), encoding="utf-8")
+
+
+@st.composite
+def _bioc_json_valid(draw: st.DrawFn) -> tuple[Files, Any]:
+    """A BioC JSON collection, or one document a line."""
+    writer = draw(st.sampled_from([write_bioc_json, _write_bioc_json_lines]))
+    return draw(_bioc_valid(writer, "c.bioc.json"))
 
 
 def _read_docs(reader: Callable[[Path], list[Document]], name: str) -> Callable[[Path], Any]:
@@ -381,7 +396,7 @@ CASES: dict[str, ReaderCase] = {c.name: c for c in [
     ReaderCase("bioc", _bioc_valid(), _read_docs(read_bioc, "c.xml"),
                _docs_roundtrip(write_bioc, _read_docs(read_bioc, "rt.xml"), "rt.xml"),
                _convert("c.xml")),
-    ReaderCase("biocjson", _bioc_valid(write_bioc_json, "c.bioc.json"),
+    ReaderCase("biocjson", _bioc_json_valid(),
                _read_docs(read_bioc_json, "c.bioc.json"),
                _docs_roundtrip(write_bioc_json, _read_docs(read_bioc_json, "rt.bioc.json"),
                                "rt.bioc.json"),

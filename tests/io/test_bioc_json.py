@@ -199,6 +199,9 @@ _DOC = '{"id": "a", "passages": [{"offset": 0, "text": "fever"}]}'
     ('{"documents": 3}', 1, '"documents" must be a list of documents, not a number'),
     ('{"source": "x"}', 1, 'neither "documents"'),
     ("\n\n  ", 3, "empty file"),
+    (_DOC + '\n\n{"id": "b", "passages": [\n', 3, "the lines before held one JSON value each"),
+    ("\n\n" + _DOC + "\n" + _DOC, 4, "document id 'a' already used on line 3"),
+    (_DOC + "\n7\n", 2, "found a number"),
     ("true", 1, "expected a BioC JSON collection"),
     ("[" * 100_000, 1, "not valid JSON|nested too deeply"),
 ])

@@ -19,12 +19,14 @@ document's other fields (PubTator3's ``pmid``, ``journal``, ``authors`` ...) as
 ``bioc_fields``, so that a written file keeps them. Infon values that are not strings
 (PubTator3's ``"valid": true``) are kept as JSON text.
 
-The file is read into memory whole (a collection is one JSON value); its documents are then
-made one at a time. Errors name the line where the document starts.
+A file of one JSON value a line (PubTator3's one-line answers among them) is read a line at a
+time; a file that spreads a value over several lines is read into memory whole, then walked so
+that each document is decoded on its own. Errors name the line where the document starts.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import re
@@ -34,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from xlnel.errors import FormatError
-from xlnel.io._atomic import atomic_write, read_text
+from xlnel.io._atomic import atomic_write, iter_lines
 from xlnel.io.bioc import extras, layout, link_infons, relations
 from xlnel.io.bioc_draft import DocumentDraft, Draft, parse_int
 from xlnel.types import Document
@@ -152,6 +154,55 @@ def _unwrap(fields: dict[str, Any], line: int, path: Path) -> Iterator[tuple[Any
         yield from ((item, line) for item in fields[key])
 
 
+def _parsed(lines: Iterator[tuple[int, str]], path: Path) -> Iterator[tuple[int, Any]]:
+    """The JSON value of each line that is not blank."""
+    for lineno, line in lines:
+        if not line.strip():
+            continue
+        try:
+            yield lineno, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise FormatError(f"not valid JSON ({exc.msg}, column {exc.colno}); the lines "
+                              "before held one JSON value each", path, lineno) from None
+        except RecursionError:
+            raise FormatError("JSON nested too deeply", path, lineno) from None
+
+
+def _line_values(values: Iterable[tuple[int, Any]], path: Path) -> Iterator[tuple[Any, int]]:
+    """The documents of a file that holds one JSON value a line."""
+    for lineno, value in values:
+        if isinstance(value, list):
+            yield from ((item, lineno) for item in value)
+        elif isinstance(value, dict):
+            yield from _unwrap(value, lineno, path)
+        else:
+            raise FormatError(f"expected a BioC JSON collection, document or list of "
+                              f"documents, found {_kind(value)}", path, lineno)
+
+
+def _values(path: Path) -> Iterator[tuple[Any, int]]:
+    """The documents of a BioC JSON file, each with the line where it starts.
+
+    A file whose first line holds a whole JSON value is read a line at a time (one document or
+    collection a line, or PubTator3's one-line answer); any other is read whole and walked by
+    :class:`_Scanner`.
+    """
+    lines = iter_lines(path)
+    head: list[str] = []
+    for lineno, line in lines:
+        head.append(line)
+        if line.strip():
+            try:
+                first = json.loads(line)
+            except (json.JSONDecodeError, RecursionError):
+                break
+            yield from _line_values(itertools.chain([(lineno, first)], _parsed(lines, path)),
+                                    path)
+            return
+    text = "\n".join([*head, *(line for _, line in lines)])  # JSON needs no line ends kept
+    yield from _top_level(_Scanner(text, path))
+
+
 def _top_level(scanner: _Scanner) -> Iterator[tuple[Any, int]]:
     char = scanner.peek()
     if not char:
@@ -181,10 +232,9 @@ def iter_bioc_json(path: str | Path) -> Iterator[Document]:
             offsets or overlapping, annotations without locations or outside the text ...).
     """
     path = Path(path)
-    scanner = _Scanner(read_text(path).removeprefix("\ufeff"), path)
     seen: dict[str, int] = {}
     ignored = 0
-    for item, line in _top_level(scanner):
+    for item, line in _values(path):
         draft = _document(item, line, path)
         doc = draft.finish(path)
         if doc.id in seen:
