@@ -66,11 +66,11 @@ class DocumentDraft(Draft):
 
     ignored: int = 0
     #: Read from BioC JSON: messages name JSON keys (``"offset"``) instead of elements.
-    json: bool = False
+    from_json: bool = False
 
     def _key(self, element: str, key: str) -> str:
         """How the file names a field: an XML element, or a JSON key."""
-        return f'"{key}"' if self.json else f"<{element}>"
+        return f'"{key}"' if self.from_json else f"<{element}>"
 
     def _texts(self, path: Path) -> tuple[str, list[dict[str, Any]]]:
         """The document text, and each passage's offset, length and infons."""
@@ -84,8 +84,8 @@ class DocumentDraft(Draft):
                 passage, *passage.of_kind("sentence")]
             for piece in pieces:
                 if piece.offset is None:
-                    raise FormatError(f"sentence without an {self._key('offset', 'offset')}", path,
-                                      piece.line)
+                    raise FormatError(f"sentence without an {self._key('offset', 'offset')}",
+                                      path, piece.line)
                 if piece.offset < len(text):
                     raise FormatError(f"{piece.kind} at offset {piece.offset} overlaps the text "
                                       f"before it, which ends at {len(text)}", path, piece.line)

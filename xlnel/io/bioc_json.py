@@ -343,7 +343,7 @@ def _document(item: Any, line: int, path: Path) -> DocumentDraft:
     if isinstance(raw_id, bool) or not isinstance(raw_id, str | int | type(None)):
         raise FormatError(f"document id {raw_id!r} must be a string, not {_kind(raw_id)}",
                           path, line)
-    draft = DocumentDraft("document", line, json=True)
+    draft = DocumentDraft("document", line, from_json=True)
     draft.id = "" if raw_id is None else str(raw_id).strip()
     draft.infons = _infons(obj.get("infons"), f"document {draft.id!r}", path, line)
     for key, kind in (("passages", "passage"), ("relations", "relation")):
