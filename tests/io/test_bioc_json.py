@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -198,19 +199,55 @@ _DOC = '{"id": "a", "passages": [{"offset": 0, "text": "fever"}]}'
     ('{"documents": [' + _DOC + ", ", 1, "not valid JSON"),
     ('{"documents": 3}', 1, '"documents" must be a list of documents, not a number'),
     ('{"source": "x"}', 1, 'neither "documents"'),
-    ("\n\n  ", 3, "empty file"),
-    (_DOC + '\n\n{"id": "b", "passages": [\n', 3, "the lines before held one JSON value each"),
+    ("\n\n  ", None, "empty file"),
+    (_DOC + '\n\n{"id": "b", "passages": [\n', 3, "not valid JSON"),
     ("\n\n" + _DOC + "\n" + _DOC, 4, "document id 'a' already used on line 3"),
-    (_DOC + "\n7\n", 2, "found a number"),
+    (_DOC + "\n7\n", 2, "collection, document or list of documents, found '7'"),
     ("true", 1, "expected a BioC JSON collection"),
     ("[" * 100_000, 1, "not valid JSON|nested too deeply"),
 ])
-def test_faults_name_the_line(tmp_path: Path, content: str, line: int, message: str) -> None:
+def test_faults_name_the_line(tmp_path: Path, content: str, line: int | None, message: str
+                              ) -> None:
     path = tmp_path / "bad.bioc.json"
     path.write_text(content, encoding="utf-8")
     with pytest.raises(FormatError, match=message) as caught:
         read_bioc_json(path)
     assert caught.value.line == line
+
+
+@pytest.mark.parametrize("indent", [None, 1])
+def test_a_small_window_reads_the_same_and_names_the_same_lines(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, indent: int | None) -> None:
+    """Values cut by the window's end are decoded again with more lines."""
+    from xlnel.io import bioc_json
+
+    docs = [{**SENTENCES_DOC, "id": str(n)} for n in range(30)]
+    path = tmp_path / "c.bioc.json"
+    path.write_text(json.dumps({"source": "x", "documents": docs}, indent=indent),
+                    encoding="utf-8")
+    whole = read_bioc_json(path)
+    bad = path.read_text(encoding="utf-8").replace('"29"', '"28"')
+    (tmp_path / "bad.bioc.json").write_text(bad, encoding="utf-8")
+    with pytest.raises(FormatError, match="already used") as whole_error:
+        read_bioc_json(tmp_path / "bad.bioc.json")
+    monkeypatch.setattr(bioc_json, "_WINDOW", 16)
+    assert read_bioc_json(path) == whole
+    with pytest.raises(FormatError, match="already used") as small_error:
+        read_bioc_json(tmp_path / "bad.bioc.json")
+    assert str(small_error.value) == str(whole_error.value)
+    (tmp_path / "cut.bioc.json").write_text(bad[:-40], encoding="utf-8")
+    with pytest.raises(FormatError, match="not valid JSON") as cut:
+        read_bioc_json(tmp_path / "cut.bioc.json")
+    assert cut.value.line == bad[:-40].rstrip().count("\n") + 1
+    at = [m.start() for m in re.finditer('"2001"', bad)][24]  # break the 25th document
+    broken = bad[:at] + '"2001" "2002"' + bad[at + 6:]
+    (tmp_path / "broken.bioc.json").write_text(broken, encoding="utf-8")
+    with pytest.raises(FormatError, match="not valid JSON") as small_broken:
+        read_bioc_json(tmp_path / "broken.bioc.json")
+    monkeypatch.setattr(bioc_json, "_WINDOW", 1 << 20)
+    with pytest.raises(FormatError, match="not valid JSON") as whole_broken:
+        read_bioc_json(tmp_path / "broken.bioc.json")
+    assert str(small_broken.value) == str(whole_broken.value)  # same line, same column
 
 
 def test_documents_before_a_fault_are_yielded(tmp_path: Path) -> None:

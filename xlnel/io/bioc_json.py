@@ -19,14 +19,13 @@ document's other fields (PubTator3's ``pmid``, ``journal``, ``authors`` ...) as
 ``bioc_fields``, so that a written file keeps them. Infon values that are not strings
 (PubTator3's ``"valid": true``) are kept as JSON text.
 
-A file of one JSON value a line (PubTator3's one-line answers among them) is read a line at a
-time; a file that spreads a value over several lines is read into memory whole, then walked so
-that each document is decoded on its own. Errors name the line where the document starts.
+The file is streamed: each document is decoded on its own once its lines are read, so memory is
+bounded by the largest document, whatever the layout (a pretty-printed collection, one document
+a line, PubTator3's one-line answers). Errors name the line where the document starts.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import logging
 import re
@@ -50,46 +49,84 @@ _DOCUMENT_LISTS = ("documents", "PubTator3")
 #: A document's fields that become drafts or infons; the others are kept as ``bioc_fields``.
 _DOCUMENT_KEYS = frozenset({"id", "infons", "passages", "relations"})
 _SPACE = re.compile(r"[ \t\r\n]*")
+#: About how many characters of the file are held at a time (more when a document is longer).
+_WINDOW = 1 << 20
 # A key that only BioC JSON has, outside a JSON string (where its quotes would be escaped).
 _BIOC_KEY = re.compile(rb'(?<!\\)"(?:passages|documents|PubTator3)"\s*:')
 
 
 class _Scanner:
     """Walks the outer JSON structure by hand, so that each document is decoded on its own and
-    its line is known; :func:`json.JSONDecoder.raw_decode` decodes the values."""
+    its line is known; :func:`json.JSONDecoder.raw_decode` decodes the values.
 
-    def __init__(self, text: str, path: Path) -> None:
-        self.text, self.path, self.pos = text, path, 0
+    The text is held a window at a time, read in whole lines: a JSON token never spans a line
+    end, so a value the window cuts fails to decode only at the window's end, and is decoded
+    again once more lines are read. Memory is bounded by the largest document (or line).
+    """
+
+    def __init__(self, lines: Iterator[tuple[int, str]], path: Path) -> None:
+        self.path, self._lines = path, lines
+        self.text, self.pos, self.eof = "", 0, False
         self._decoder = json.JSONDecoder()
-        self._counted, self._line = 0, 1
+        self._base = 1  # the line of text[0]
+        self._counted, self._line = 0, 1  # line() counted up to text[_counted]
 
-    def line(self, pos: int | None = None) -> int:
-        """The 1-based line of ``pos`` (default: the current position)."""
-        pos = self.pos if pos is None else pos
-        if pos < self._counted:
-            return self.text.count("\n", 0, pos) + 1
-        self._line += self.text.count("\n", self._counted, pos)
-        self._counted = pos
+    def _fill(self, size: int | None = None) -> bool:
+        """Read about ``size`` (default: a window) more characters of lines; False at the end
+        of the file."""
+        if self.eof:
+            return False
+        size = _WINDOW if size is None else size
+        cut = self.text.rfind("\n", 0, self.pos) + 1
+        if cut > _WINDOW // 2:  # drop the lines walked over (whole: columns stay right)
+            self._base += self.text.count("\n", 0, cut)
+            self.text, self.pos = self.text[cut:], self.pos - cut
+            self._counted, self._line = 0, self._base
+        read, more = 0, []
+        for _, line in self._lines:
+            more.append(line)
+            read += len(line) + 1
+            if read >= size:
+                break
+        else:
+            self.eof = True
+        self.text += "".join(line + "\n" for line in more)
+        return bool(more)
+
+    def line(self) -> int:
+        """The 1-based line of the current position."""
+        self._line += self.text.count("\n", self._counted, self.pos)
+        self._counted = self.pos
         return self._line
 
     def peek(self) -> str:
         """The next character that is not white space ('' at the end)."""
-        self.pos = _SPACE.match(self.text, self.pos).end()  # type: ignore[union-attr]
-        return self.text[self.pos:self.pos + 1]
+        while True:
+            self.pos = _SPACE.match(self.text, self.pos).end()  # type: ignore[union-attr]
+            if self.pos < len(self.text) or not self._fill():
+                return self.text[self.pos:self.pos + 1]
 
     def fail(self, message: str) -> FormatError:
         return FormatError(message, self.path, self.line())
 
     def value(self) -> Any:
         self.peek()
-        try:
-            value, self.pos = self._decoder.raw_decode(self.text, self.pos)
-        except json.JSONDecodeError as exc:
-            raise FormatError(f"not valid JSON ({exc.msg}, column {exc.colno})", self.path,
-                              exc.lineno) from None
-        except RecursionError:
-            raise self.fail("JSON nested too deeply") from None
-        return value
+        size = _WINDOW
+        while True:
+            try:
+                value, self.pos = self._decoder.raw_decode(self.text, self.pos)
+                return value
+            except json.JSONDecodeError as exc:
+                end = len(self.text.rstrip(" \t\r\n"))
+                # an error at the end of the text is on the last line that holds any (counted
+                # before _fill moves the text)
+                line = self._base + self.text.count("\n", 0, min(exc.pos, end))
+                size *= 2  # a long value is decoded again a few times, not once a window
+                if exc.pos < end or not self._fill(size):
+                    raise FormatError(f"not valid JSON ({exc.msg}, column {exc.colno})",
+                                      self.path, line) from None
+            except RecursionError:
+                raise self.fail("JSON nested too deeply") from None
 
     def after_item(self, close: str) -> bool:
         """Step over a ``,`` (True: an item follows) or ``close`` (False)."""
@@ -154,67 +191,19 @@ def _unwrap(fields: dict[str, Any], line: int, path: Path) -> Iterator[tuple[Any
         yield from ((item, line) for item in fields[key])
 
 
-def _parsed(lines: Iterator[tuple[int, str]], path: Path) -> Iterator[tuple[int, Any]]:
-    """The JSON value of each line that is not blank."""
-    for lineno, line in lines:
-        if not line.strip():
-            continue
-        try:
-            yield lineno, json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise FormatError(f"not valid JSON ({exc.msg}, column {exc.colno}); the lines "
-                              "before held one JSON value each", path, lineno) from None
-        except RecursionError:
-            raise FormatError("JSON nested too deeply", path, lineno) from None
-
-
-def _line_values(values: Iterable[tuple[int, Any]], path: Path) -> Iterator[tuple[Any, int]]:
-    """The documents of a file that holds one JSON value a line."""
-    for lineno, value in values:
-        if isinstance(value, list):
-            yield from ((item, lineno) for item in value)
-        elif isinstance(value, dict):
-            yield from _unwrap(value, lineno, path)
-        else:
-            raise FormatError(f"expected a BioC JSON collection, document or list of "
-                              f"documents, found {_kind(value)}", path, lineno)
-
-
-def _values(path: Path) -> Iterator[tuple[Any, int]]:
-    """The documents of a BioC JSON file, each with the line where it starts.
-
-    A file whose first line holds a whole JSON value is read a line at a time (one document or
-    collection a line, or PubTator3's one-line answer); any other is read whole and walked by
-    :class:`_Scanner`.
-    """
-    lines = iter_lines(path)
-    head: list[str] = []
-    for lineno, line in lines:
-        head.append(line)
-        if line.strip():
-            try:
-                first = json.loads(line)
-            except (json.JSONDecodeError, RecursionError):
-                break
-            yield from _line_values(itertools.chain([(lineno, first)], _parsed(lines, path)),
-                                    path)
-            return
-    text = "\n".join([*head, *(line for _, line in lines)])  # JSON needs no line ends kept
-    yield from _top_level(_Scanner(text, path))
-
-
 def _top_level(scanner: _Scanner) -> Iterator[tuple[Any, int]]:
     char = scanner.peek()
     if not char:
-        raise scanner.fail("empty file: no BioC JSON collection or document")
+        raise FormatError("empty file: no BioC JSON collection or document", scanner.path)
     while char:  # several values: one document (or collection) a line
         if char == "[":
             yield from scanner.items()
         elif char == "{":
             yield from scanner.objects()
         else:
+            found = scanner.text[scanner.pos:].split("\n", 1)[0][:20]
             raise scanner.fail(f"expected a BioC JSON collection, document or list of "
-                               f"documents, found {scanner.text[scanner.pos:scanner.pos + 20]!r}")
+                               f"documents, found {found!r}")
         char = scanner.peek()
 
 
@@ -234,7 +223,7 @@ def iter_bioc_json(path: str | Path) -> Iterator[Document]:
     path = Path(path)
     seen: dict[str, int] = {}
     ignored = 0
-    for item, line in _values(path):
+    for item, line in _top_level(_Scanner(iter_lines(path), path)):
         draft = _document(item, line, path)
         doc = draft.finish(path)
         if doc.id in seen:

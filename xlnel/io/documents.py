@@ -180,9 +180,8 @@ def read_annotated_documents(path: str | Path, role: str = "corpus") -> list[Doc
 def iter_documents(path: str | Path, format: str | None = None) -> Iterator[Document]:
     """Stream a corpus one document at a time, so memory does not grow with the corpus.
 
-    JSONL, PubTator, BioC XML and one-document-a-line BioC JSON files (optionally ``.gz``) are
-    read lazily, a document at a time; other BioC JSON files are read into memory first (a
-    collection is one JSON value) and a BRAT folder whole (its documents are separate files,
+    JSONL, PubTator and BioC (XML or JSON) files (optionally ``.gz``) are read lazily, a
+    document at a time; a BRAT folder is read whole first (its documents are separate files,
     small by nature).
 
     Args:
