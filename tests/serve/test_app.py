@@ -77,6 +77,43 @@ def test_oversized_body_is_413(client: TestClient) -> None:
     assert r.status_code == 413 and "5000 bytes" in r.json()["detail"]
 
 
+def test_link_bioc_json_documents(client: TestClient) -> None:
+    export = {"PubTator3": [{"id": "123", "pmid": 123, "infons": {}, "passages": [
+        {"offset": 0, "infons": {"type": "title"}, "text": "Asthma."},
+        {"offset": 8, "infons": {"type": "abstract"}, "text": TEXT,
+         "annotations": [{"id": "1", "infons": {"type": "Disease", "identifier": "MESH:D1"},
+                          "text": "diabetes", "locations": [{"offset": 16, "length": 8}]}]}],
+        "relations": []}]}
+    r = client.post("/link/bioc", json=export)
+    assert r.status_code == 200, r.text
+    (doc,) = r.json()["documents"]
+    assert (doc["id"], doc["pmid"]) == ("123", 123)
+    assert [p["text"] for p in doc["passages"]] == ["Asthma.", TEXT]
+    found = [(a["text"], a["infons"]["identifier"], a["locations"])
+             for p in doc["passages"] for a in p["annotations"]]
+    assert found[:2] == [("Asthma", "C4", [{"offset": 0, "length": 6}]),
+                         ("diabetes", "C1", [{"offset": 16, "length": 8}])]
+    assert "/link/bioc" in client.get("/openapi.json").json()["paths"]
+
+
+@pytest.mark.parametrize("raw, status, words", [
+    (b'{"documents": [', 400, "<request>:1: not valid JSON"),
+    (b"\xff", 400, "not UTF-8"),
+    (b'{"documents": [{"id": "a", "passages": [{"text": "x"}]}]}', 422,
+     'passage without an \\"offset\\"'),
+    (b'{"text": "a"}', 422, "jsonl"),
+    (json.dumps([{"id": str(i), "passages": [{"offset": 0, "text": "a"}]}
+                 for i in range(4)]).encode(), 413, "batch of 4 texts"),
+    (json.dumps({"id": "a", "passages": [{"offset": 0, "text": "x" * 201}]}).encode(), 413,
+     "201 characters"),
+])
+def test_bad_bioc_requests_are_refused_clearly(client: TestClient, raw: bytes, status: int,
+                                               words: str) -> None:
+    r = client.post("/link/bioc", content=raw, headers={"content-type": "application/json"})
+    assert r.status_code == status, r.text
+    assert words in json.dumps(r.json())
+
+
 def test_concepts_health_metadata_openapi(client: TestClient) -> None:
     r = client.get("/concepts/C2")
     assert r.json() == {"id": "C2", "name": "hypertension", "type": "Disorder",

@@ -42,7 +42,8 @@ from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["iter_bioc_json", "looks_like_bioc_json", "read_bioc_json", "write_bioc_json"]
+__all__ = ["bioc_json_collection", "iter_bioc_json", "looks_like_bioc_json", "parse_bioc_json",
+           "read_bioc_json", "write_bioc_json"]
 
 #: Keys of an object that hold a list of documents: a BioC collection's, PubTator3's.
 _DOCUMENT_LISTS = ("documents", "PubTator3")
@@ -221,9 +222,26 @@ def iter_bioc_json(path: str | Path) -> Iterator[Document]:
             offsets or overlapping, annotations without locations or outside the text ...).
     """
     path = Path(path)
+    yield from _read(iter_lines(path), path)
+
+
+def parse_bioc_json(text: str, name: str = "<request>") -> list[Document]:
+    """The documents of a BioC JSON text (any shape :func:`iter_bioc_json` reads).
+
+    Args:
+        text: The JSON text.
+        name: What the text is, for error messages (in place of a file name).
+
+    Raises:
+        FormatError: As :func:`iter_bioc_json` does, naming ``name`` and the line.
+    """
+    return list(_read(enumerate(text.removeprefix("\ufeff").split("\n"), 1), Path(name)))
+
+
+def _read(lines: Iterator[tuple[int, str]], path: Path) -> Iterator[Document]:
     seen: dict[str, int] = {}
     ignored = 0
-    for item, line in _top_level(_Scanner(iter_lines(path), path)):
+    for item, line in _top_level(_Scanner(lines, path)):
         draft = _document(item, line, path)
         doc = draft.finish(path)
         if doc.id in seen:
@@ -368,6 +386,16 @@ def _document_json(doc: Document) -> dict[str, Any]:
     if isinstance(fields, dict):
         out.update((key, value) for key, value in fields.items() if key not in _DOCUMENT_KEYS)
     return out
+
+
+def bioc_json_collection(docs: Iterable[Document]) -> dict[str, Any]:
+    """Documents as a BioC JSON collection object (what :func:`write_bioc_json` writes).
+
+    Raises:
+        ValueError: As :func:`write_bioc_json` does.
+    """
+    return {"source": "xlnel", "date": time.strftime("%Y%m%d"), "key": "BioC.key",
+            "infons": {}, "documents": [_document_json(doc) for doc in docs]}
 
 
 def write_bioc_json(path: str | Path, docs: Iterable[Document]) -> None:

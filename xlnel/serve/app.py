@@ -1,11 +1,11 @@
 """The linking service: a FastAPI app around one loaded pipeline.
 
-Routes: ``POST /link``, ``GET /concepts/{id}``, ``GET /health``, ``GET /metadata``, the web
-page at ``/`` (static files shipped in ``xlnel/serve/static``) and FastAPI's ``/openapi.json``
-and ``/docs``. The pipeline is loaded once, when the app is created; requests link under a lock,
-so concurrent requests are safe whatever the pipeline's parts do with shared state (more
-throughput comes from more worker processes, ``xlnel serve --workers N``); concept lookups do
-not wait for it.
+Routes: ``POST /link``, ``POST /link/bioc`` (BioC JSON in and out), ``GET /concepts/{id}``,
+``GET /health``, ``GET /metadata``, the web page at ``/`` (static files shipped in
+``xlnel/serve/static``) and FastAPI's ``/openapi.json`` and ``/docs``. The pipeline is loaded
+once, when the app is created; requests link under a lock, so concurrent requests are safe
+whatever the pipeline's parts do with shared state (more throughput comes from more worker
+processes, ``xlnel serve --workers N``); concept lookups do not wait for it.
 """
 
 from __future__ import annotations
@@ -24,7 +24,10 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
 
+from xlnel.errors import FormatError
+from xlnel.io.bioc_json import bioc_json_collection, parse_bioc_json
 from xlnel.io.jsonl import document_to_dict
 from xlnel.io.kb_history import kb_ids_history
 from xlnel.runtime import Pipeline
@@ -193,6 +196,12 @@ def _documents(request: LinkRequest, limits: Limits) -> tuple[list[Document], bo
         assert request.documents is not None
         docs = [Document(d.id or f"text-{i}", d.text, metadata=dict(d.model_extra or {}))
                 for i, d in enumerate(request.documents)]
+    _check_limits(docs, limits)
+    return docs, request.text is not None
+
+
+def _check_limits(docs: list[Document], limits: Limits) -> None:
+    """Refuse (413) a batch or a text over the limits."""
     if len(docs) > limits.max_batch:
         raise HTTPException(413, f"batch of {len(docs)} texts is over the limit of "
                                  f"{limits.max_batch}; split it into smaller requests")
@@ -200,7 +209,21 @@ def _documents(request: LinkRequest, limits: Limits) -> tuple[list[Document], bo
         if len(doc.text) > limits.max_text_chars:
             raise HTTPException(413, f"text {i} has {len(doc.text)} characters, over the limit "
                                      f"of {limits.max_text_chars}; split it")
-    return docs, request.text is not None
+
+
+def _bioc_documents(body: bytes, limits: Limits) -> list[Document]:
+    """The documents of a BioC JSON request body; raises 400/413/422."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HTTPException(400, f"the body is not UTF-8 ({exc.reason} at byte {exc.start})"
+                            ) from None
+    try:
+        docs = parse_bioc_json(text)
+    except FormatError as exc:  # 400 for JSON syntax, as /link answers; 422 for BioC faults
+        raise HTTPException(400 if "not valid JSON" in str(exc) else 422, str(exc)) from None
+    _check_limits(docs, limits)
+    return docs
 
 
 def _add_routes(app: FastAPI, linker: _Linker, limits: Limits) -> None:
@@ -219,6 +242,18 @@ def _add_routes(app: FastAPI, linker: _Linker, limits: Limits) -> None:
         except ValueError as exc:  # metadata keys clashing with the JSONL keys
             raise HTTPException(422, str(exc)) from None
         return out[0] if single else {"documents": out}
+
+    @app.post("/link/bioc", responses=errors, summary="Link BioC JSON documents",
+              openapi_extra={"requestBody": {"required": True, "content": {
+                  "application/json": {"schema": {"type": "object"}}}}})
+    async def link_bioc(request: Request) -> dict[str, Any]:
+        """Link BioC JSON documents (a collection, PubTator3's ``{"PubTator3": [...]}``, a list
+        or one document): the answer is a BioC JSON collection of the same documents, their
+        passages, infons and fields kept, the links as annotations (their infons as
+        ``xlnel link`` writes them)."""
+        docs = _bioc_documents(await request.body(), limits)
+        linked = await run_in_threadpool(linker.link, docs)
+        return bioc_json_collection(linked)
 
     @app.get("/concepts/{concept_id}", response_model=ConceptOut,
              responses={301: {"description": "A retired id: moved to the current one"},
