@@ -42,8 +42,8 @@ from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["bioc_json_collection", "iter_bioc_json", "looks_like_bioc_json", "parse_bioc_json",
-           "read_bioc_json", "write_bioc_json"]
+__all__ = ["BIOC_JSON_KEYS", "InvalidJSONError", "bioc_json_collection", "iter_bioc_json",
+           "looks_like_bioc_json", "parse_bioc_json", "read_bioc_json", "write_bioc_json"]
 
 #: Keys of an object that hold a list of documents: a BioC collection's, PubTator3's.
 _DOCUMENT_LISTS = ("documents", "PubTator3")
@@ -52,8 +52,15 @@ _DOCUMENT_KEYS = frozenset({"id", "infons", "passages", "relations"})
 _SPACE = re.compile(r"[ \t\r\n]*")
 #: About how many characters of the file are held at a time (more when a document is longer).
 _WINDOW = 1 << 20
-# A key that only BioC JSON has, outside a JSON string (where its quotes would be escaped).
-_BIOC_KEY = re.compile(rb'(?<!\\)"(?:passages|documents|PubTator3)"\s*:')
+#: Keys that only BioC JSON has, not xlnel's JSONL: a document's passages, a document list.
+BIOC_JSON_KEYS = ("passages", *_DOCUMENT_LISTS)
+# One of them as a key, outside a JSON string (where its quotes would be escaped).
+_BIOC_KEY = re.compile(rb'(?<!\\)"(?:' + b"|".join(k.encode() for k in BIOC_JSON_KEYS)
+                       + rb')"\s*:')
+
+
+class InvalidJSONError(FormatError):
+    """The text is not valid JSON (as opposed to valid JSON that is not BioC)."""
 
 
 class _Scanner:
@@ -107,8 +114,9 @@ class _Scanner:
             if self.pos < len(self.text) or not self._fill():
                 return self.text[self.pos:self.pos + 1]
 
-    def fail(self, message: str) -> FormatError:
-        return FormatError(message, self.path, self.line())
+    def fail(self, message: str) -> InvalidJSONError:
+        """A JSON syntax error at the current position."""
+        return InvalidJSONError(message, self.path, self.line())
 
     def value(self) -> Any:
         self.peek()
@@ -124,8 +132,8 @@ class _Scanner:
                 line = self._base + self.text.count("\n", 0, min(exc.pos, end))
                 size *= 2  # a long value is decoded again a few times, not once a window
                 if exc.pos < end or not self._fill(size):
-                    raise FormatError(f"not valid JSON ({exc.msg}, column {exc.colno})",
-                                      self.path, line) from None
+                    raise InvalidJSONError(f"not valid JSON ({exc.msg}, column {exc.colno})",
+                                           self.path, line) from None
             except RecursionError:
                 raise self.fail("JSON nested too deeply") from None
 
@@ -203,8 +211,8 @@ def _top_level(scanner: _Scanner) -> Iterator[tuple[Any, int]]:
             yield from scanner.objects()
         else:
             found = scanner.text[scanner.pos:].split("\n", 1)[0][:20]
-            raise scanner.fail(f"expected a BioC JSON collection, document or list of "
-                               f"documents, found {found!r}")
+            raise FormatError(f"expected a BioC JSON collection, document or list of "
+                              f"documents, found {found!r}", scanner.path, scanner.line())
         char = scanner.peek()
 
 
@@ -394,8 +402,12 @@ def bioc_json_collection(docs: Iterable[Document]) -> dict[str, Any]:
     Raises:
         ValueError: As :func:`write_bioc_json` does.
     """
-    return {"source": "xlnel", "date": time.strftime("%Y%m%d"), "key": "BioC.key",
-            "infons": {}, "documents": [_document_json(doc) for doc in docs]}
+    return {**_collection_head(), "documents": [_document_json(doc) for doc in docs]}
+
+
+def _collection_head() -> dict[str, Any]:
+    """The fields of a collection written by xlnel, before its documents."""
+    return {"source": "xlnel", "date": time.strftime("%Y%m%d"), "key": "BioC.key", "infons": {}}
 
 
 def write_bioc_json(path: str | Path, docs: Iterable[Document]) -> None:
@@ -415,8 +427,8 @@ def write_bioc_json(path: str | Path, docs: Iterable[Document]) -> None:
     """
     count = 0
     with atomic_write(path) as handle:
-        handle.write(f'{{"source": "xlnel", "date": "{time.strftime("%Y%m%d")}", '
-                     '"key": "BioC.key", "infons": {}, "documents": [')
+        head = json.dumps(_collection_head())
+        handle.write(head[:-1] + ', "documents": [')  # the documents follow, a line each
         for doc in docs:
             handle.write(",\n" if count else "\n")
             handle.write(json.dumps(_document_json(doc), ensure_ascii=False))

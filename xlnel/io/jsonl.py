@@ -26,6 +26,7 @@ from typing import Any
 
 from xlnel.errors import FormatError
 from xlnel.io._atomic import atomic_write, check_entities, is_stdin, iter_lines
+from xlnel.io.bioc_json import BIOC_JSON_KEYS
 from xlnel.types import FOUND_FIELDS, ID_KINDS, Document, Link
 
 logger = logging.getLogger(__name__)
@@ -150,7 +151,7 @@ def _parse_document(obj: Any, path: Path, lineno: int) -> Document:
     for key in ("id", "text"):
         if key not in obj:
             hint = ("; it looks like BioC JSON: read it as biocjson (--from biocjson, or the "
-                    "extension .bioc.json)" if {"passages", "documents", "PubTator3"} & set(obj)
+                    "extension .bioc.json)" if set(BIOC_JSON_KEYS) & set(obj)
                     else "")
             raise FormatError(f"document has no {key!r} key (keys: {sorted(obj)}){hint}", path,
                               lineno)

@@ -27,7 +27,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
 from xlnel.errors import FormatError
-from xlnel.io.bioc_json import bioc_json_collection, parse_bioc_json
+from xlnel.io.bioc_json import InvalidJSONError, bioc_json_collection, parse_bioc_json
 from xlnel.io.jsonl import document_to_dict
 from xlnel.io.kb_history import kb_ids_history
 from xlnel.runtime import Pipeline
@@ -221,7 +221,8 @@ def _bioc_documents(body: bytes, limits: Limits) -> list[Document]:
     try:
         docs = parse_bioc_json(text)
     except FormatError as exc:  # 400 for JSON syntax, as /link answers; 422 for BioC faults
-        raise HTTPException(400 if "not valid JSON" in str(exc) else 422, str(exc)) from None
+        raise HTTPException(400 if isinstance(exc, InvalidJSONError) else 422, str(exc)
+                            ) from None
     _check_limits(docs, limits)
     return docs
 
