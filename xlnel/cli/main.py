@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from collections.abc import Iterable
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -21,6 +22,9 @@ from xlnel.cli.lookup import lookup_cli
 from xlnel.errors import XlnelError
 from xlnel.threads import DEFAULT_THREADS, set_threads
 from xlnel.version import __version__
+
+if TYPE_CHECKING:
+    from xlnel.types import Document
 
 app = command_group("Cross-lingual biomedical named-entity linking.")
 
@@ -126,7 +130,7 @@ def link_cli(
     """
     from xlnel.config import parse_overrides
     from xlnel.corpus.linking import link_shards
-    from xlnel.io import document_to_dict, write_jsonl
+    from xlnel.io import write_jsonl
     from xlnel.io.documents import iter_documents
     from xlnel.pipeline import SavedPipeline, link, link_documents
     from xlnel.scripts import ScriptCheck
@@ -153,8 +157,7 @@ def link_cli(
         return
     if source is not None:  # JSON lines on stdout, one document as soon as its batch is linked
         docs = iter_documents(source, from_format)
-        for doc in link_documents(saved, docs, batch_size, workers=workers):
-            typer.echo(json.dumps(document_to_dict(doc), ensure_ascii=False))
+        _echo_jsonl(link_documents(saved, docs, batch_size, workers=workers))
         return
     pipe = saved.load()
     if text is not None:
@@ -172,6 +175,19 @@ def link_cli(
                            f"{more}")
         else:
             write_jsonl(out, linked)
+
+
+def _echo_jsonl(docs: Iterable[Document]) -> dict[str, int]:
+    """Print documents as JSON lines, each as soon as it comes; the documents and entities
+    printed."""
+    from xlnel.io import document_to_dict
+
+    counts = {"documents": 0, "entities": 0}
+    for doc in docs:
+        typer.echo(json.dumps(document_to_dict(doc), ensure_ascii=False))
+        counts["documents"] += 1
+        counts["entities"] += len(doc.entities)
+    return counts
 
 
 def _check_link_paths(pipeline: str, source: Path | None, out: Path | None,
@@ -362,17 +378,12 @@ def convert_cli(
     """Convert a corpus from one document format to another, streamed and written
     atomically."""
     from xlnel.corpus import convert
-    from xlnel.io import document_to_dict
     from xlnel.io.documents import check_source, iter_documents
 
     if str(out) == "-":  # JSON lines on the standard output, a document at a time
         if from_format is None:
             check_source(source)
-        counts = {"documents": 0, "entities": 0}
-        for doc in iter_documents(source, from_format):
-            typer.echo(json.dumps(document_to_dict(doc), ensure_ascii=False))
-            counts["documents"] += 1
-            counts["entities"] += len(doc.entities)
+        counts = _echo_jsonl(iter_documents(source, from_format))
     else:
         counts = convert(source, out, from_format)
     where = "the standard output" if str(out) == "-" else out
