@@ -5,6 +5,7 @@ import json
 from typer.testing import CliRunner
 
 from xlnel.cli.main import app
+from xlnel.io import read_documents
 
 runner = CliRunner()
 
@@ -55,6 +56,35 @@ def test_link_text_and_errors(tmp_path, tiny_config):
     assert r.exit_code != 0
     r = runner.invoke(app, ["train", str(tiny_config), "--out", str(pipe), "--set", "dft.R=7"])
     assert r.exit_code != 0 and "dft.R" in str(r.exception)
+
+
+def test_link_and_convert_to_a_format_on_the_standard_output(tmp_path, tiny_config):
+    pipe = tmp_path / "pipe"
+    runner.invoke(app, ["train", str(tiny_config), "--out", str(pipe),
+                        "--set", "filter.name=xlnel.similarity.v1", "--set", "filter.options={}"])
+    gold = pipe / "test.jsonl"
+    r = runner.invoke(app, ["link", str(pipe), str(gold), "--out", str(tmp_path / "p.pubtator")])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["link", str(pipe), str(gold), "--to", "pubtator"])
+    assert r.exit_code == 0, r.output
+    assert r.stdout == (tmp_path / "p.pubtator").read_text(encoding="utf-8")
+    r = runner.invoke(app, ["link", str(pipe), str(gold), "-o", "-", "--to", "bioc"])
+    assert r.exit_code == 0 and r.stdout.startswith("<?xml") and "</collection>" in r.stdout
+    r = runner.invoke(app, ["link", str(pipe), str(gold), "--to", "brat"])
+    assert isinstance(r.exception, ValueError) and "BRAT is a folder" in str(r.exception)
+    r = runner.invoke(app, ["link", str(pipe), "--text", "new asthma attack", "--to", "pubtator"])
+    assert r.exit_code == 0 and r.stdout.startswith("text-0|t|new asthma attack\n")
+    # --text with --out writes the format the name asks for
+    r = runner.invoke(app, ["link", str(pipe), "--text", "new asthma attack",
+                            "--out", str(tmp_path / "t.pubtator")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "t.pubtator").read_text(encoding="utf-8").startswith("text-0|t|")
+    r = runner.invoke(app, ["convert", str(tmp_path / "p.pubtator"), "-", "--to", "pubtator"])
+    assert r.exit_code == 0 and r.stdout == (tmp_path / "p.pubtator").read_text(encoding="utf-8")
+    r = runner.invoke(app, ["convert", str(gold), str(tmp_path / "c.out"), "--to", "biocjson"])
+    assert r.exit_code == 0, r.output
+    assert [d.id for d in read_documents(tmp_path / "c.out", "biocjson")] == \
+        [d.id for d in read_documents(gold)]
 
 
 def test_link_and_evaluate_bioc(tmp_path, tiny_config):

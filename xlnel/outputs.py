@@ -11,14 +11,20 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, cast
 
 from xlnel.errors import OutputError
-from xlnel.io.documents import corpus_extension
+from xlnel.io.documents import (
+    FORMATS,
+    READ_ONLY_FORMATS,
+    STREAM_FORMATS,
+    corpus_extension,
+    is_stream,
+)
 
 __all__ = ["CORPUS_EXTENSIONS", "check_disjoint", "check_output_folder", "check_pipeline_output",
            "config_inputs",
-           "corpus_output_format", "is_pipeline_folder", "target_path"]
+           "corpus_output_format", "is_pipeline_folder", "output_format", "target_path"]
 
 #: Output extensions (before an optional ``.gz``) and the corpus format each writes.
 CORPUS_EXTENSIONS = {".jsonl": "jsonl", ".json": "jsonl", ".pubtator": "pubtator",
@@ -177,5 +183,26 @@ def corpus_output_format(out: str | Path) -> str:
         allowed = ", ".join(CORPUS_EXTENSIONS)
         raise OutputError(f"--out {out}: cannot tell the output format from the name; use one "
                           f"of the extensions {allowed} (optionally followed by .gz), or an "
-                          "existing folder for BRAT files")
+                          "existing folder for BRAT files; or name the format (xlnel's --to)")
     return CORPUS_EXTENSIONS[ext]
+
+
+def output_format(out: str | Path | IO[str], format: str | None = None) -> str:
+    """The corpus format to write to ``out``: ``format`` checked, else the one ``out``'s name
+    asks for (see :func:`corpus_output_format`), JSONL for a stream.
+
+    Raises:
+        OutputError: When ``format`` is ``None`` and ``out``'s name tells no format.
+        ValueError: When ``format`` cannot be written, or not to a stream (BRAT).
+    """
+    stream = is_stream(out)
+    if format is None:
+        return "jsonl" if stream else corpus_output_format(cast(str | Path, out))
+    fmt = format.lower()
+    allowed = STREAM_FORMATS if stream else tuple(f for f in FORMATS if f not in READ_ONLY_FORMATS)
+    if fmt not in allowed:
+        why = (" (BRAT is a folder of files, which the standard output cannot be)"
+               if stream and fmt == "brat" else "")
+        raise ValueError(f"cannot write the corpus format {format!r}{why}; give one of "
+                         f"{', '.join(allowed)}")
+    return fmt

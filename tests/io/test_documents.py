@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import gzip
+import io
+import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,7 +13,7 @@ import pytest
 from xlnel.errors import FormatError
 from xlnel.evaluation.files import evaluate_files
 from xlnel.io import guess_format, read_documents, write_documents
-from xlnel.io.documents import read_annotated_documents
+from xlnel.io.documents import format_documents, read_annotated_documents
 from xlnel.types import Document, Link
 
 DOCS = [
@@ -91,3 +94,53 @@ def test_gzip_pubtator_is_compressed(tmp_path: Path) -> None:
     path = tmp_path / "c.pubtator.gz"
     write_documents(path, DOCS)
     assert gzip.decompress(path.read_bytes()).startswith(b"d1|t|Insulin for diabetes.")
+
+
+class _Recorder(io.StringIO):
+    """A text stream recording what had been written at each flush."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.flushed: list[str] = []
+
+    def flush(self) -> None:
+        self.flushed.append(self.getvalue())
+
+
+@pytest.mark.parametrize("fmt, name", [("jsonl", "c.jsonl"), ("pubtator", "c.pubtator"),
+                                       ("bioc", "c.xml"), ("biocjson", "c.bioc.json")])
+def test_a_stream_gets_the_bytes_of_the_file(tmp_path: Path, fmt: str, name: str) -> None:
+    write_documents(tmp_path / name, DOCS)
+    assert "".join(format_documents(DOCS, fmt)) == (tmp_path / name).read_text(encoding="utf-8")
+    stream = _Recorder()
+    write_documents(stream, DOCS, fmt)
+    assert stream.getvalue() == (tmp_path / name).read_text(encoding="utf-8")
+    # flushed once each document is written whole, then at the end
+    first = "".join(format_documents(DOCS[:1], fmt))
+    head = first if fmt in ("jsonl", "pubtator") else first[:first.index(DOCS[0].text)]
+    assert stream.flushed[0].startswith(head) and DOCS[1].id not in stream.flushed[0]
+    assert stream.flushed[-1] == stream.getvalue()
+
+
+def test_a_stream_is_written_a_document_at_a_time() -> None:
+    def docs() -> Iterator[Document]:
+        yield DOCS[0]
+        raise RuntimeError("the second document never comes")
+
+    stream = io.StringIO()
+    with pytest.raises(RuntimeError):
+        write_documents(stream, docs(), "pubtator")
+    assert stream.getvalue().startswith("d1|t|Insulin for diabetes.\nd1|a|\nd1\t12\t20\t")
+    stream = io.StringIO()
+    write_documents(stream, DOCS)  # a stream without a format is JSONL
+    assert [json.loads(line)["id"] for line in stream.getvalue().splitlines()] == ["d1", "d2"]
+
+
+@pytest.mark.parametrize("fmt, message", [("brat", r"brat is not written as one text.*folder"),
+                                          ("text", "text is not written as one text"),
+                                          ("xml", "unknown corpus format 'xml'")])
+def test_formats_a_stream_cannot_hold(fmt: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        format_documents(DOCS, fmt)
+    with pytest.raises(ValueError, match=message):
+        write_documents(io.StringIO(), DOCS, fmt)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
@@ -10,7 +11,13 @@ from typer.testing import CliRunner
 
 from xlnel.cli.main import app
 from xlnel.errors import OutputError
-from xlnel.outputs import check_disjoint, check_pipeline_output, corpus_output_format
+from xlnel.io import read_documents
+from xlnel.outputs import (
+    check_disjoint,
+    check_pipeline_output,
+    corpus_output_format,
+    output_format,
+)
 
 runner = CliRunner()
 
@@ -95,6 +102,48 @@ def test_output_needs_a_known_extension(tmp_path, pipe):
     assert corpus_output_format(tmp_path / "p.jsonl.gz") == "jsonl"
     assert corpus_output_format(tmp_path / "p.PubTator") == "pubtator"
     assert corpus_output_format(tmp_path) == "brat"  # an existing folder
+
+
+def test_to_names_the_format_of_any_output(tmp_path, pipe):
+    gold = pipe / "test.jsonl"
+    r = runner.invoke(app, ["link", str(pipe), str(gold), "--out", str(tmp_path / "predictions"),
+                            "--to", "PubTator"])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "predictions").read_text(encoding="utf-8").startswith("d")
+    assert len(read_documents(tmp_path / "predictions", "pubtator")) == len(read_documents(gold))
+    r = runner.invoke(app, ["link", str(pipe), str(gold), "--out", str(tmp_path / "ann"),
+                            "--to", "brat"])  # a new folder
+    assert r.exit_code == 0, r.output
+    assert len(list((tmp_path / "ann").glob("*.ann"))) == len(read_documents(gold))
+    # --to changes no check: the input is still refused as the output
+    copy = tmp_path / "gold.data"
+    copy.write_bytes(gold.read_bytes())
+    r = runner.invoke(app, ["link", str(pipe), str(copy), "--from", "jsonl", "--out", str(copy),
+                            "--to", "pubtator"])
+    assert isinstance(r.exception, OutputError) and copy.read_bytes() == gold.read_bytes()
+    r = runner.invoke(app, ["link", str(pipe), str(gold), "--out", str(tmp_path / "p.jsonl"),
+                            "--to", "text"])
+    assert isinstance(r.exception, ValueError) and "cannot write the corpus format 'text'" in \
+        str(r.exception)
+    assert not (tmp_path / "p.jsonl").exists()
+
+
+@pytest.mark.parametrize("out, fmt, expected", [
+    ("p.jsonl", None, "jsonl"), ("p.data", "BioCJSON", "biocjson"), ("p.xml", "pubtator",
+                                                                     "pubtator"),
+    ("folder", "brat", "brat"), ("-", None, "jsonl"), ("-", "bioc", "bioc")])
+def test_output_format(tmp_path, out, fmt, expected):
+    target = io.StringIO() if out == "-" else tmp_path / out
+    assert output_format(target, fmt) == expected
+
+
+def test_output_format_refusals(tmp_path):
+    with pytest.raises(OutputError, match="cannot tell the output format"):
+        output_format(tmp_path / "p.data")
+    with pytest.raises(ValueError, match="BRAT is a folder of files"):
+        output_format(io.StringIO(), "brat")
+    with pytest.raises(ValueError, match="give one of jsonl, pubtator, bioc, biocjson, brat"):
+        output_format(tmp_path / "p.data", "xml")
 
 
 def test_shards_out_equal_to_source_or_other_pipeline(tmp_path, pipe, tiny_config):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Iterable
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -24,7 +23,7 @@ from xlnel.threads import DEFAULT_THREADS, set_threads
 from xlnel.version import __version__
 
 if TYPE_CHECKING:
-    from xlnel.types import Document
+    from xlnel.pipeline import Pipeline
 
 app = command_group("Cross-lingual biomedical named-entity linking.")
 
@@ -103,8 +102,9 @@ def link_cli(
         help="JSONL, PubTator, BioC XML or BioC JSON documents, a plain .txt (one "
              "document), a folder of .txt (BRAT) files, or - for JSONL on the standard "
              "input.")] = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output (default stdout).")]
-    = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="Output file (a folder for BRAT), or - for the standard output "
+        "(the default).")] = None,
     text: Annotated[str | None, typer.Option("--text", help="Link this text instead.")] = None,
     batch_size: Annotated[int, typer.Option(min=1, help="Documents per batch.")] = 64,
     workers: Annotated[int, typer.Option(min=1, help="Processes (or Ray actors).")] = 1,
@@ -122,26 +122,31 @@ def link_cli(
         "--from", help="SOURCE's format when its name does not tell it: jsonl, pubtator, "
         "bioc, biocjson, brat or text (the standard input, -, is otherwise read as JSONL).")]
     = None,
+    to_format: Annotated[str | None, typer.Option(
+        "--to", help="The output's format when OUT's name does not tell it, or on the "
+        "standard output (otherwise JSONL, or one line a link for --text): jsonl, pubtator, "
+        "bioc, biocjson, or brat (OUT a folder).")] = None,
 ) -> None:
     """Link documents (or --text) and write JSONL (PubTator for .pubtator, BioC for .xml or
-    .bioc.json).
+    .bioc.json, or as --to says).
 
     The input is streamed and OUT written atomically (.gz in and out by name).
     """
     from xlnel.config import parse_overrides
     from xlnel.corpus.linking import link_shards
-    from xlnel.io import write_jsonl
-    from xlnel.io.documents import iter_documents
-    from xlnel.pipeline import SavedPipeline, link, link_documents
-    from xlnel.scripts import ScriptCheck
-    from xlnel.types import Document
+    from xlnel.pipeline import SavedPipeline, link
 
     if (source is None) == (text is None):
         raise typer.BadParameter("give either SOURCE or --text")
+    if out is not None and str(out) == "-":
+        out = None  # the standard output, as without --out
     if from_format is not None and (source is None or shards or ray is not None):
         raise typer.BadParameter("--from names the format of SOURCE, a file (shards are told "
                                  "by their names)")
-    _check_link_paths(pipeline, source, out, shards or ray is not None, from_format)
+    if to_format is not None and (shards or ray is not None):
+        raise typer.BadParameter("--to names the format of OUT, a file (shard outputs take "
+                                 "their shards' names)")
+    _check_link_paths(pipeline, source, out, shards or ray is not None, from_format, to_format)
     saved = SavedPipeline.of(_pipeline_dir(pipeline), parse_overrides(set_ or []))
     if shards or ray is not None:
         if source is None or out is None:
@@ -151,55 +156,54 @@ def link_cli(
         typer.echo(f"linked {sum(r.documents for r in done)} documents in {len(done)} shards "
                    f"({len(results) - len(done)} already done) into {out}", err=True)
         return
-    if source is not None and out is not None:
-        n = link(saved, source, out, batch_size, True, workers, from_format)
-        typer.echo(f"linked {n} documents", err=True)
+    if source is not None:  # on stdout, each document as soon as its batch is linked
+        n = link(saved, source, sys.stdout if out is None else out, batch_size, out is not None,
+                 workers, from_format, to_format)
+        if out is not None:
+            typer.echo(f"linked {n} documents", err=True)
         return
-    if source is not None:  # JSON lines on stdout, one document as soon as its batch is linked
-        docs = iter_documents(source, from_format)
-        _echo_jsonl(link_documents(saved, docs, batch_size, workers=workers))
-        return
-    pipe = saved.load()
     if text is not None:
-        check = ScriptCheck(pipe.config.lang)
-        check.add(text)
-        check.finish()  # warns on stderr (logging) when the text is of another script
-        linked = pipe.link_batch([Document("text-0", text)])
-        if out is None:
-            for ent in linked[0].entities:
-                # the alternatives, when asked for (--set linker.alternatives=K), as an 8th column
-                more = ("\t" + ", ".join(f"{c} {score:.3f}" for c, score, _ in ent.alternatives)
-                        if pipe.config.linker.alternatives else "")
-                typer.echo(f"{ent.start}\t{ent.end}\t{ent.text}\t{ent.concept_id or ''}\t"
-                           f"{ent.concept_name or ''}\t{ent.score or 0.0:.3f}\t{ent.id_kind or ''}"
-                           f"{more}")
-        else:
-            write_jsonl(out, linked)
+        _link_text(saved.load(), text, out, to_format)
 
 
-def _echo_jsonl(docs: Iterable[Document]) -> dict[str, int]:
-    """Print documents as JSON lines, each as soon as it comes; the documents and entities
-    printed."""
-    from xlnel.io import document_to_dict
+def _link_text(pipe: Pipeline, text: str, out: Path | None, to_format: str | None) -> None:
+    """Link one text; print a line a link (start, end, text, id, name, score, id kind and, when
+    asked for, the alternatives), or write it as a document ``text-0`` to OUT or as --to says."""
+    from xlnel.io import write_documents
+    from xlnel.outputs import output_format
+    from xlnel.scripts import ScriptCheck
+    from xlnel.types import Document
 
-    counts = {"documents": 0, "entities": 0}
-    for doc in docs:
-        typer.echo(json.dumps(document_to_dict(doc), ensure_ascii=False))
-        counts["documents"] += 1
-        counts["entities"] += len(doc.entities)
-    return counts
+    check = ScriptCheck(pipe.config.lang)
+    check.add(text)
+    check.finish()  # warns on stderr (logging) when the text is of another script
+    linked = pipe.link_batch([Document("text-0", text)])
+    if out is not None or to_format is not None:
+        target = sys.stdout if out is None else out
+        write_documents(target, linked, output_format(target, to_format))
+        return
+    for ent in linked[0].entities:
+        # the alternatives, when asked for (--set linker.alternatives=K), as an 8th column
+        more = ("\t" + ", ".join(f"{c} {score:.3f}" for c, score, _ in ent.alternatives)
+                if pipe.config.linker.alternatives else "")
+        typer.echo(f"{ent.start}\t{ent.end}\t{ent.text}\t{ent.concept_id or ''}\t"
+                   f"{ent.concept_name or ''}\t{ent.score or 0.0:.3f}\t{ent.id_kind or ''}"
+                   f"{more}")
 
 
-def _check_link_paths(pipeline: str, source: Path | None, out: Path | None,
-                      shards: bool, from_format: str | None = None) -> None:
-    """Refuse, before any work, an output that would destroy an input (see xlnel.outputs)."""
+def _check_link_paths(pipeline: str, source: Path | None, out: Path | None, shards: bool,
+                      from_format: str | None = None, to_format: str | None = None) -> None:
+    """Refuse, before any work, an output that would destroy an input (see xlnel.outputs) or
+    a format that cannot be written there."""
     from xlnel.corpus.stream import check_link_output
     from xlnel.io.documents import check_source
-    from xlnel.outputs import check_disjoint
+    from xlnel.outputs import check_disjoint, output_format
 
     if source is not None and not shards and from_format is None:
         check_source(source)
     if out is None:
+        if to_format is not None:
+            output_format(sys.stdout, to_format)
         return
     if shards:
         if out.exists() and not out.is_dir():
@@ -209,7 +213,7 @@ def _check_link_paths(pipeline: str, source: Path | None, out: Path | None,
         inputs = [_pipeline_path(pipeline)] + ([source] if source and source.is_dir() else [])
         check_disjoint(out, inputs, out_is_folder=False)
         return
-    check_link_output(_pipeline_path(pipeline), source, out)
+    check_link_output(_pipeline_path(pipeline), source, out, to_format)
 
 
 @app.command("evaluate")
@@ -369,24 +373,22 @@ def convert_cli(
              "otherwise).")],
     out: Annotated[Path, typer.Argument(
         help="Output: .jsonl, .pubtator, .xml (BioC), .bioc.json (BioC JSON), optionally "
-             ".gz, an existing folder for BRAT files, or - for JSONL on the standard "
-             "output.")],
+             ".gz, an existing folder for BRAT files, or - for the standard output (JSONL "
+             "unless --to says otherwise).")],
     from_format: Annotated[str | None, typer.Option(
         "--from", help="SOURCE's format when its name does not tell it: jsonl, pubtator, "
         "bioc, biocjson, brat or text.")] = None,
+    to_format: Annotated[str | None, typer.Option(
+        "--to", help="OUT's format when its name does not tell it, or on the standard "
+        "output: jsonl, pubtator, bioc, biocjson, or brat (OUT a folder).")] = None,
 ) -> None:
     """Convert a corpus from one document format to another, streamed and written
     atomically."""
     from xlnel.corpus import convert
-    from xlnel.io.documents import check_source, iter_documents
 
-    if str(out) == "-":  # JSON lines on the standard output, a document at a time
-        if from_format is None:
-            check_source(source)
-        counts = _echo_jsonl(iter_documents(source, from_format))
-    else:
-        counts = convert(source, out, from_format)
-    where = "the standard output" if str(out) == "-" else out
+    stdout = str(out) == "-"  # written a document at a time
+    counts = convert(source, sys.stdout if stdout else out, from_format, to_format)
+    where = "the standard output" if stdout else out
     typer.echo(f"converted {counts['documents']} documents ({counts['entities']} mentions) "
                f"into {where}", err=True)
 

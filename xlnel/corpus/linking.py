@@ -11,7 +11,7 @@ import logging
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from xlnel.corpus.shards import (
     ShardResult,
@@ -39,10 +39,11 @@ logger = logging.getLogger(__name__)
 __all__ = ["candidate_recall", "link", "link_documents", "link_shards"]
 
 
-def link(pipeline: PipelineSource, source: str | Path, out: str | Path,
+def link(pipeline: PipelineSource, source: str | Path, out: str | Path | IO[str],
          batch_size: int = 64, progress: bool = False, workers: int = 1,
-         format: str | None = None) -> int:
-    """Link the documents of ``source`` and write them (JSONL, PubTator or BioC, by extension).
+         format: str | None = None, out_format: str | None = None) -> int:
+    """Link the documents of ``source`` and write them (JSONL, PubTator, BioC XML or JSON, by
+    extension or ``out_format``).
 
     Streams: the input is read lazily and the output written batch by batch to a temporary
     file that replaces ``out`` only at the end (see :func:`xlnel.corpus.stream.link_file`), so
@@ -53,18 +54,21 @@ def link(pipeline: PipelineSource, source: str | Path, out: str | Path,
         pipeline: A loaded pipeline, or its folder (a folder when ``workers > 1``), optionally
             with load-time overrides (:class:`SavedPipeline`).
         source: JSONL, PubTator or BioC file, optionally ``.gz``.
-        out: Output file; the format follows its extension.
+        out: Output file (the format follows its extension), or an open text stream
+            (``sys.stdout``; JSONL unless ``out_format`` says otherwise).
         batch_size: Documents per batch.
         progress: Show a progress bar.
         workers: Processes, each loading the pipeline once; the output is the same for any
             number.
         format: ``source``'s format (one of :data:`xlnel.io.FORMATS`); ``None`` tells it from
             the name (``-``, the standard input, is JSONL).
+        out_format: ``out``'s format (``jsonl``, ``pubtator``, ``bioc``, ``biocjson`` or
+            ``brat``); ``None`` tells it from the name.
 
     Returns:
         The number of documents written.
     """
-    return link_file(pipeline, source, out, batch_size, workers, progress, format)
+    return link_file(pipeline, source, out, batch_size, workers, progress, format, out_format)
 
 
 def link_documents(pipeline: PipelineSource, documents: Iterable[Document],

@@ -17,11 +17,12 @@ import contextlib
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import IO
 
 from tqdm import tqdm
 
 from xlnel.io.documents import guess_format, iter_documents, write_documents
-from xlnel.outputs import check_disjoint, corpus_output_format
+from xlnel.outputs import check_disjoint, output_format
 from xlnel.pool import link_in_pool, worker_pool
 from xlnel.runtime import (
     PipelineSource,
@@ -125,9 +126,9 @@ class _Counter:
             yield doc
 
 
-def link_file(pipeline: PipelineSource, source: str | Path, out: str | Path,
+def link_file(pipeline: PipelineSource, source: str | Path, out: str | Path | IO[str],
               batch_size: int = 64, workers: int = 1, progress: bool = False,
-              format: str | None = None) -> int:
+              format: str | None = None, out_format: str | None = None) -> int:
     """Link the corpus file ``source`` into ``out``, streaming, with bounded memory.
 
     The input is read lazily and the output written incrementally to a temporary file beside
@@ -137,12 +138,15 @@ def link_file(pipeline: PipelineSource, source: str | Path, out: str | Path,
     Args:
         pipeline: A loaded pipeline or its folder (a folder for ``workers > 1``).
         source: JSONL, PubTator or BioC file, optionally ``.gz`` (BRAT folders are read whole).
-        out: Output file; the format follows its extension, ``.gz`` compresses it.
+        out: Output file (the format follows its extension, ``.gz`` compresses it), or an
+            open text stream (``sys.stdout``), written a document at a time.
         batch_size: Documents per batch.
         workers: Processes (see :func:`link_stream`).
         progress: Show a progress bar.
         format: ``source``'s format (one of :data:`xlnel.io.FORMATS`); ``None`` tells it from
             the name.
+        out_format: ``out``'s format (``jsonl``, ``pubtator``, ``bioc``, ``biocjson`` or
+            ``brat``); ``None`` tells it from the name.
 
     Returns:
         The number of documents written.
@@ -151,38 +155,50 @@ def link_file(pipeline: PipelineSource, source: str | Path, out: str | Path,
         FileNotFoundError: When ``source`` does not exist.
         FormatError: Naming the file and line of a malformed input line.
         OutputError: When ``out`` is the source, lies inside the pipeline folder or the source
-            folder, or has no known extension (checked before the pipeline is loaded).
+            folder, or has no known extension and no ``out_format`` (checked before the
+            pipeline is loaded).
     """
-    check_link_output(pipeline, source, out)
+    out_format = check_link_output(pipeline, source, out, out_format)
     lang = pipeline_lang(pipeline)
     with open_linker(pipeline, workers) as linker:
-        return link_batches_into(linker, source, out, batch_size, progress, lang, format)
+        return link_batches_into(linker, source, out, batch_size, progress, lang, format,
+                                 out_format)
 
 
-def check_link_output(pipeline: PipelineSource | None,
-                      source: str | Path | None, out: str | Path) -> None:
-    """Refuse an output of ``xlnel link`` that would destroy an input or names no format.
+def check_link_output(pipeline: PipelineSource | None, source: str | Path | None,
+                      out: str | Path | IO[str], out_format: str | None = None) -> str:
+    """Refuse an output of ``xlnel link`` that would destroy an input or names no format;
+    return the format to write (see :func:`xlnel.outputs.output_format`).
 
     Raises:
         OutputError: See :func:`link_file`.
+        ValueError: When ``out_format`` is not a format that can be written (to a stream:
+            BRAT cannot).
     """
-    folder = None if pipeline is None else pipeline_folder(pipeline)
-    inputs = [p for p in (folder, source) if p is not None]
-    check_disjoint(out, inputs, out_is_folder=Path(out).is_dir())
-    corpus_output_format(out)
+    fmt = output_format(out, out_format)
+    if isinstance(out, str | Path):
+        folder = None if pipeline is None else pipeline_folder(pipeline)
+        inputs = [p for p in (folder, source) if p is not None]
+        check_disjoint(out, inputs, out_is_folder=Path(out).is_dir() or fmt == "brat")
+    return fmt
 
 
-def link_batches_into(linker: BatchLinker, source: str | Path, out: str | Path, batch_size: int,
-                      progress: bool, lang: str | None = None, format: str | None = None) -> int:
-    """Link the corpus file ``source`` into ``out`` with an open ``linker`` (see
-    :func:`open_linker`); returns the number of documents written."""
+def link_batches_into(linker: BatchLinker, source: str | Path, out: str | Path | IO[str],
+                      batch_size: int, progress: bool, lang: str | None = None,
+                      format: str | None = None, out_format: str | None = None) -> int:
+    """Link the corpus file ``source`` into ``out`` (in ``out_format``, else the format its name
+    tells) with an open ``linker`` (see :func:`open_linker`); returns the number of documents
+    written."""
     count = _Counter()
     docs = watch_script(iter_documents(source, format), lang)
-    write_documents(out, count(_linked(linker, docs, batch_size, progress)))
-    logger.info("linked %d documents from %s into %s", count.n, source, out)
-    if count.name_ids and guess_format(out, for_writing=True) in ("pubtator", "brat"):
+    if out_format is None:
+        out_format = guess_format(out, for_writing=True) if isinstance(out, str | Path) else "jsonl"
+    write_documents(out, count(_linked(linker, docs, batch_size, progress)), out_format)
+    where = out if isinstance(out, str | Path) else getattr(out, "name", out)
+    logger.info("linked %d documents from %s into %s", count.n, source, where)
+    if count.name_ids and out_format in ("pubtator", "brat"):
         logger.warning("%d of the %d links in %s have a dictionary name as concept id (the "
                        "dictionary gave those names no id), which this format cannot mark; "
                        "write .jsonl, .xml or .bioc.json to get each link's id_kind",
-                       count.name_ids, count.links, out)
+                       count.name_ids, count.links, where)
     return count.n

@@ -11,7 +11,13 @@ from xlnel.io._atomic import atomic_path, atomic_write
 from xlnel.io.bioc import iter_bioc, read_bioc, write_bioc
 from xlnel.io.bioc_json import iter_bioc_json, read_bioc_json, write_bioc_json
 from xlnel.io.brat import read_brat, read_brat_document, write_brat
-from xlnel.io.documents import FORMATS, guess_format, read_documents, write_documents
+from xlnel.io.documents import (
+    FORMATS,
+    format_documents,
+    guess_format,
+    read_documents,
+    write_documents,
+)
 from xlnel.io.jsonl import document_to_dict, iter_jsonl, read_jsonl, write_jsonl
 from xlnel.io.kb import (
     hpo_default_path,
@@ -39,6 +45,7 @@ __all__ = [
     "atomic_write",
     "document_to_dict",
     "format_concept_ids",
+    "format_documents",
     "guess_format",
     "hpo_default_path",
     "iter_bioc",

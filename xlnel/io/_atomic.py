@@ -23,7 +23,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, BinaryIO, Literal, cast
 
@@ -34,7 +34,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["ONE_LINE", "STDIN", "atomic_dir", "atomic_write", "check_entities", "is_gzip",
            "is_stdin", "iter_lines", "open_binary", "open_text", "read_text",
-           "remove_stale_files", "sigterm_as_interrupt", "write_tsv"]
+           "remove_stale_files", "sigterm_as_interrupt", "write_corpus", "write_tsv"]
 
 #: The input name that stands for the standard input (``xlnel link PIPELINE -``).
 STDIN = "-"
@@ -383,6 +383,32 @@ def _install_dir(tmp: Path, target: Path, existing: str) -> None:
         shutil.rmtree(tmp, ignore_errors=True)  # another process wrote it first; keep theirs
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def write_corpus(path: str | Path, docs: Iterable[Document],
+                 text: Callable[[Iterable[Document]], Iterable[str]]) -> int:
+    """Write the corpus file ``text(docs)`` to ``path`` atomically (see :func:`atomic_write`).
+
+    Args:
+        path: File to create or replace (``.gz`` compresses it).
+        docs: Documents to write.
+        text: A format's text of documents, piece by piece (such as
+            :func:`xlnel.io.pubtator.pubtator_text`).
+
+    Returns:
+        The number of documents written.
+    """
+    count = 0
+
+    def counted() -> Iterator[Document]:
+        nonlocal count
+        for doc in docs:
+            count += 1
+            yield doc
+
+    with atomic_write(path) as handle:
+        handle.writelines(text(counted()))
+    return count
 
 
 def check_entities(doc: Document) -> None:

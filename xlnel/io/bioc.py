@@ -48,14 +48,14 @@ from xml.parsers import expat
 from xml.sax.saxutils import escape, quoteattr
 
 from xlnel.errors import FormatError
-from xlnel.io._atomic import atomic_write, check_entities, open_binary
+from xlnel.io._atomic import check_entities, open_binary, write_corpus
 from xlnel.io.bioc_draft import EXTRA_INFON, DocumentDraft, Draft, parse_int
 from xlnel.io.pubtator import format_concept_ids
 from xlnel.types import FOUND_FIELDS, Document, Link
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["iter_bioc", "read_bioc", "write_bioc"]
+__all__ = ["bioc_text", "iter_bioc", "read_bioc", "write_bioc"]
 
 #: Elements whose character data is read; the whitespace between other elements is not.
 _LEAVES = frozenset({"id", "infon", "offset", "text"})
@@ -382,14 +382,22 @@ def write_bioc(path: str | Path, docs: Iterable[Document]) -> None:
         ValueError: When a document's id cannot be written (empty, surrounded by spaces, with
             control characters) or an entity does not match the text.
     """
-    count = 0
-    with atomic_write(path) as handle:
-        handle.write("<?xml version='1.0' encoding='UTF-8'?>\n"
-                     "<!DOCTYPE collection SYSTEM \"BioC.dtd\">\n"
-                     f"<collection>\n  <source>xlnel</source>\n"
-                     f"  <date>{time.strftime('%Y%m%d')}</date>\n  <key>BioC.key</key>\n")
-        for doc in docs:
-            handle.writelines(_document_xml(doc))
-            count += 1
-        handle.write("</collection>\n")
+    count = write_corpus(path, docs, bioc_text)
     logger.info("wrote %d documents to %s", count, path)
+
+
+def bioc_text(docs: Iterable[Document]) -> Iterator[str]:
+    """The text of a BioC XML collection of ``docs``, piece by piece (see :func:`write_bioc`).
+
+    Documents are read one at a time, as the pieces are taken, so the text can be streamed.
+
+    Raises:
+        ValueError: As :func:`write_bioc`.
+    """
+    yield ("<?xml version='1.0' encoding='UTF-8'?>\n"
+           "<!DOCTYPE collection SYSTEM \"BioC.dtd\">\n"
+           f"<collection>\n  <source>xlnel</source>\n"
+           f"  <date>{time.strftime('%Y%m%d')}</date>\n  <key>BioC.key</key>\n")
+    for doc in docs:
+        yield from _document_xml(doc)
+    yield "</collection>\n"

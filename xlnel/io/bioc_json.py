@@ -35,14 +35,15 @@ from pathlib import Path
 from typing import Any
 
 from xlnel.errors import FormatError
-from xlnel.io._atomic import atomic_write, iter_lines
+from xlnel.io._atomic import iter_lines, write_corpus
 from xlnel.io.bioc import extras, layout, link_infons, relations
 from xlnel.io.bioc_draft import DocumentDraft, Draft, parse_int
 from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["BIOC_JSON_KEYS", "InvalidJSONError", "bioc_json_collection", "iter_bioc_json",
+__all__ = ["BIOC_JSON_KEYS", "InvalidJSONError", "bioc_json_collection", "bioc_json_text",
+           "iter_bioc_json",
            "looks_like_bioc_json", "parse_bioc_json", "read_bioc_json", "write_bioc_json"]
 
 #: Keys of an object that hold a list of documents: a BioC collection's, PubTator3's.
@@ -425,13 +426,23 @@ def write_bioc_json(path: str | Path, docs: Iterable[Document]) -> None:
         ValueError: When a document's id cannot be written (empty, surrounded by spaces, with
             control characters) or an entity does not match the text.
     """
-    count = 0
-    with atomic_write(path) as handle:
-        head = json.dumps(_collection_head())
-        handle.write(head[:-1] + ', "documents": [')  # the documents follow, a line each
-        for doc in docs:
-            handle.write(",\n" if count else "\n")
-            handle.write(json.dumps(_document_json(doc), ensure_ascii=False))
-            count += 1
-        handle.write("\n]}\n")
+    count = write_corpus(path, docs, bioc_json_text)
     logger.info("wrote %d documents to %s", count, path)
+
+
+def bioc_json_text(docs: Iterable[Document]) -> Iterator[str]:
+    """The text of a BioC JSON collection of ``docs``, a document a line (see
+    :func:`write_bioc_json`).
+
+    Documents are read one at a time, as the pieces are taken, so the text can be streamed.
+
+    Raises:
+        ValueError: As :func:`write_bioc_json`.
+    """
+    head = json.dumps(_collection_head())
+    yield head[:-1] + ', "documents": ['  # the documents follow, a line each
+    separator = "\n"
+    for doc in docs:
+        yield separator + json.dumps(_document_json(doc), ensure_ascii=False)
+        separator = ",\n"
+    yield "\n]}\n"

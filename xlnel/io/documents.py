@@ -12,27 +12,33 @@ the file name without extensions, as a BRAT text is). Files may be gzip-compress
 from __future__ import annotations
 
 import logging
+import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import IO
 
 from xlnel.errors import FormatError
 from xlnel.io._atomic import is_stdin, iter_lines, open_binary, read_text
-from xlnel.io.bioc import iter_bioc, write_bioc
-from xlnel.io.bioc_json import iter_bioc_json, looks_like_bioc_json, write_bioc_json
+from xlnel.io.bioc import bioc_text, iter_bioc, write_bioc
+from xlnel.io.bioc_json import bioc_json_text, iter_bioc_json, looks_like_bioc_json, write_bioc_json
 from xlnel.io.brat import NO_BRAT_FILES, read_brat, write_brat
-from xlnel.io.jsonl import iter_jsonl, write_jsonl
-from xlnel.io.pubtator import iter_pubtator, write_pubtator
+from xlnel.io.jsonl import iter_jsonl, jsonl_text, write_jsonl
+from xlnel.io.pubtator import iter_pubtator, pubtator_text, write_pubtator
 from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["FORMATS", "READ_ONLY_FORMATS", "check_source", "corpus_extension", "guess_format",
-           "iter_documents", "read_annotated_documents", "read_documents", "write_documents"]
+__all__ = ["FORMATS", "READ_ONLY_FORMATS", "STREAM_FORMATS", "check_source", "corpus_extension",
+           "format_documents", "guess_format", "is_stream", "iter_documents",
+           "read_annotated_documents", "read_documents", "write_documents"]
 
 FORMATS = ("jsonl", "pubtator", "bioc", "biocjson", "brat", "text")
 #: Formats that can only be read: they hold no annotations.
 READ_ONLY_FORMATS = ("text",)
+#: Formats written as one text, which can go to a stream (the standard output): all but BRAT,
+#: a folder of files.
+STREAM_FORMATS = ("jsonl", "pubtator", "bioc", "biocjson")
 _EXTENSIONS = {".jsonl": "jsonl", ".json": "jsonl", ".pubtator": "pubtator", ".xml": "bioc",
                ".bioc": "bioc", ".bioc.json": "biocjson", ".biocjson": "biocjson"}
 _PUBTATOR_TITLE = re.compile(r"^[^\t|]+\|t\|")
@@ -225,32 +231,73 @@ def _read_plain_text(path: Path) -> Document:
     return Document(name or path.name, read_text(path))
 
 
-def write_documents(path: str | Path, docs: Iterable[Document], format: str | None = None) -> None:
-    """Write a corpus in any supported format, atomically.
+def format_documents(docs: Iterable[Document], format: str) -> Iterator[str]:
+    """The text of a corpus file of ``docs`` in ``format``, piece by piece, as it is written.
+
+    Documents are read one at a time as the pieces are taken, so a corpus can be streamed to
+    the standard output or a socket (``xlnel link PIPELINE SOURCE --to pubtator``).
 
     Args:
-        path: File to write (``.gz`` compresses it) or BRAT folder.
+        docs: Documents to write.
+        format: One of :data:`STREAM_FORMATS`.
+
+    Raises:
+        ValueError: When the format is unknown, not written as one text (``brat``, ``text``),
+            or a document cannot be written (see the format's writer).
+    """
+    fmt = _check_format(format)
+    if fmt not in STREAM_FORMATS:
+        raise ValueError(f"{fmt} is not written as one text; give one of {STREAM_FORMATS}"
+                         + (" (BRAT is a folder of files)" if fmt == "brat" else ""))
+    return _TEXTS[fmt](docs)
+
+
+def write_documents(path: str | Path | IO[str], docs: Iterable[Document],
+                    format: str | None = None) -> None:
+    """Write a corpus in any supported format, atomically (or to a text stream).
+
+    Args:
+        path: File to write (``.gz`` compresses it) or BRAT folder; or an open text stream
+            (``sys.stdout``), written a document at a time and flushed after each.
         docs: Documents to write.
         format: ``jsonl``, ``pubtator``, ``bioc``, ``biocjson`` or ``brat``; ``None`` guesses
             it from ``path`` with :func:`guess_format` (an existing folder or a name without
-            extension is BRAT).
+            extension is BRAT; a stream is JSONL).
 
     Raises:
         ValueError: When the format is unknown, read-only (``text``) or cannot be guessed, or
             a document cannot be written (see the format's writer).
     """
+    if not isinstance(path, str | os.PathLike):
+        _write_stream(path, docs, format or "jsonl")
+        return
     fmt = guess_format(path, for_writing=True) if format is None else _check_format(format)
     if fmt in READ_ONLY_FORMATS:
         raise ValueError(f"{fmt} is a format for reading plain texts; write {path} as one of "
                          f"{tuple(f for f in FORMATS if f not in READ_ONLY_FORMATS)}")
     logger.debug("writing %s as %s", path, fmt)
-    if fmt == "jsonl":
-        write_jsonl(path, docs)
-    elif fmt == "pubtator":
-        write_pubtator(path, docs)
-    elif fmt == "bioc":
-        write_bioc(path, docs)
-    elif fmt == "biocjson":
-        write_bioc_json(path, docs)
-    else:
-        write_brat(path, docs)
+    _WRITERS[fmt](path, docs)
+
+
+def is_stream(out: object) -> bool:
+    """Whether an output is an open stream rather than a path."""
+    return not isinstance(out, str | os.PathLike)
+
+
+def _write_stream(stream: IO[str], docs: Iterable[Document], format: str) -> None:
+    def flushed() -> Iterator[Document]:
+        for doc in docs:
+            yield doc
+            # Asked for the next document, the writer has written all of this one: show it now.
+            stream.flush()
+
+    stream.writelines(format_documents(flushed(), format))
+    stream.flush()
+
+
+_TEXTS: dict[str, Callable[[Iterable[Document]], Iterator[str]]] = {
+    "jsonl": jsonl_text, "pubtator": pubtator_text, "bioc": bioc_text,
+    "biocjson": bioc_json_text}
+_WRITERS: dict[str, Callable[[str | Path, Iterable[Document]], None]] = {
+    "jsonl": write_jsonl, "pubtator": write_pubtator, "bioc": write_bioc,
+    "biocjson": write_bioc_json, "brat": write_brat}

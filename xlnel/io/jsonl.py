@@ -25,13 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from xlnel.errors import FormatError
-from xlnel.io._atomic import atomic_write, check_entities, is_stdin, iter_lines
+from xlnel.io._atomic import check_entities, is_stdin, iter_lines, write_corpus
 from xlnel.io.bioc_json import BIOC_JSON_KEYS
 from xlnel.types import FOUND_FIELDS, ID_KINDS, Document, Link
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["document_to_dict", "entity_to_dict", "iter_jsonl", "read_jsonl", "write_jsonl"]
+__all__ = ["document_to_dict", "entity_to_dict", "iter_jsonl", "jsonl_text", "read_jsonl",
+           "write_jsonl"]
 
 _RESERVED = ("id", "text", "entities")
 
@@ -272,10 +273,18 @@ def write_jsonl(path: str | Path, docs: Iterable[Document]) -> None:
         ValueError: When an entity does not match the text or a metadata key clashes.
         TypeError: When a metadata value cannot be written as JSON.
     """
-    count = 0
-    with atomic_write(path) as handle:
-        for doc in docs:
-            check_entities(doc)
-            handle.write(json.dumps(document_to_dict(doc), ensure_ascii=False) + "\n")
-            count += 1
+    count = write_corpus(path, docs, jsonl_text)
     logger.info("wrote %d documents to %s", count, path)
+
+
+def jsonl_text(docs: Iterable[Document]) -> Iterator[str]:
+    """The JSON lines of ``docs``, one a document (see :func:`write_jsonl`).
+
+    Documents are read one at a time, as the lines are taken, so the text can be streamed.
+
+    Raises:
+        ValueError, TypeError: As :func:`write_jsonl`.
+    """
+    for doc in docs:
+        check_entities(doc)
+        yield json.dumps(document_to_dict(doc), ensure_ascii=False) + "\n"

@@ -25,7 +25,7 @@ from typing import Any
 
 from xlnel.errors import FormatError
 from xlnel.io._atomic import ONE_LINE as _ONE_LINE
-from xlnel.io._atomic import atomic_write, check_entities, iter_lines
+from xlnel.io._atomic import check_entities, iter_lines, write_corpus
 from xlnel.types import Document, Link
 
 logger = logging.getLogger(__name__)
@@ -35,6 +35,7 @@ __all__ = [
     "iter_pubtator",
     "normalize_concept_id",
     "parse_concept_ids",
+    "pubtator_text",
     "read_pubtator",
     "write_pubtator",
 ]
@@ -283,9 +284,17 @@ def write_pubtator(path: str | Path, docs: Iterable[Document]) -> None:
     Raises:
         ValueError: When an id cannot be written or an entity does not match the text.
     """
-    count = 0
-    with atomic_write(path) as handle:
-        for doc in docs:
-            handle.writelines(_document_lines(doc))
-            count += 1
+    count = write_corpus(path, docs, pubtator_text)
     logger.info("wrote %d documents to %s", count, path)
+
+
+def pubtator_text(docs: Iterable[Document]) -> Iterator[str]:
+    """The text of a PubTator file of ``docs``, a line at a time (see :func:`write_pubtator`).
+
+    Documents are read one at a time, as the lines are taken, so the text can be streamed.
+
+    Raises:
+        ValueError: When an id cannot be written or an entity does not match the text.
+    """
+    for doc in docs:
+        yield from _document_lines(doc)
