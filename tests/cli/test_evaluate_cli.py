@@ -84,6 +84,27 @@ def test_compare_and_no_ci(files: dict[str, Path]) -> None:
     assert comparison["b"]["tp"] == 16 and comparison["a"]["tp"] == 4
 
 
+def test_predictions_in_any_format_on_the_standard_input(files: dict[str, Path],
+                                                         tmp_path: Path) -> None:
+    expected = invoke(files["gold"], files["good"], "--json", "--no-ci")
+    piped = runner.invoke(app, ["evaluate", str(files["gold"]), "-", "--from", "pubtator",
+                                "--json", "--no-ci"], input=files["good"].read_text())
+    assert piped.exit_code == 0, piped.output
+    assert json.loads(piped.stdout) == json.loads(expected[1])
+    # --from names the format of PRED and --compare when their names do not tell it
+    renamed = tmp_path / "good.predictions"
+    renamed.write_bytes(files["good"].read_bytes())
+    code, out, _ = invoke(files["gold"], renamed, "--compare", renamed, "--from", "pubtator",
+                          "--json", "--no-ci")
+    assert code == 0 and json.loads(out)["span"]["scores"] == \
+        json.loads(expected[1])["span"]["scores"]
+    code, _, error = invoke(files["gold"], "-", "--from", "text")
+    assert code != 0 and "plain-text" in str(error)
+    code, _, error = invoke(files["gold"], "--pipeline", tmp_path, "--protocol", "galperin2022",
+                            "--from", "pubtator")
+    assert code != 0
+
+
 def test_text_output(files: dict[str, Path]) -> None:
     code, out, _ = invoke(files["gold"], files["good"], "--level", "span-prefix")
     assert code == 0, out

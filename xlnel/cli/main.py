@@ -221,7 +221,8 @@ def evaluate_cli(
     gold: Annotated[Path, typer.Argument(
         help="Gold documents (JSONL, PubTator, BioC XML or JSON, or a BRAT folder).")],
     pred: Annotated[Path | None, typer.Argument(
-        help="Predicted documents; - reads JSONL from the standard input.")] = None,
+        help="Predicted documents; - reads the standard input (JSONL unless --from says "
+             "otherwise).")] = None,
     level: Annotated[list[str] | None, typer.Option(
         help="span (default), span-prefix, concept, overlap, span+type, concept+type, "
              "document, or all; repeatable.")]
@@ -248,6 +249,10 @@ def evaluate_cli(
         help="Also write every false negative and false positive of PRED at each level to "
              "this TSV file, classed: missed, spurious, boundary, wrong_concept, wrong_type, "
              "duplicate.")] = None,
+    from_format: Annotated[str | None, typer.Option(
+        "--from", help="The format of PRED and --compare when their names do not tell it: "
+        "jsonl, pubtator, bioc, biocjson or brat (xlnel link DIR GOLD --to pubtator | xlnel "
+        "evaluate GOLD - --from pubtator).")] = None,
 ) -> None:
     """Precision, recall and F1 of PRED against GOLD, with bootstrap intervals per level
     (or of --pipeline's filter by --protocol)."""
@@ -258,6 +263,9 @@ def evaluate_cli(
         if errors is not None:
             raise typer.BadParameter("--errors lists the errors of PRED; --protocol scores a "
                                      "sampled classifier, which has none to list")
+        if from_format is not None:
+            raise typer.BadParameter("--from names the format of PRED; --protocol reads no "
+                                     "PRED")
         _protocol_report(gold, pipeline, protocol, seed, as_json)
         return
     if pred is None:
@@ -272,20 +280,21 @@ def evaluate_cli(
         check_disjoint(errors, [p for p in (gold, pred, compare) if p is not None],
                        out_is_folder=False, option="--errors")
     _evaluate_prediction_file(gold, pred, level or ["span"], by_type, bootstrap if ci else None,
-                              seed, compare, as_json, kb, errors)
+                              seed, compare, as_json, kb, errors, from_format)
 
 
 def _evaluate_prediction_file(gold: Path, pred: Path, levels: list[str], by_type: bool,
                               n_resamples: int | None, seed: int, compare: Path | None,
                               as_json: bool, kb: str | None = None,
-                              errors: Path | None = None) -> None:
+                              errors: Path | None = None,
+                              from_format: str | None = None) -> None:
     """Evaluate PRED against GOLD and print the report as text tables or one JSON object."""
     from xlnel.evaluation.files import evaluate_files_report
     from xlnel.evaluation.report import format_report
 
     reports = evaluate_files_report(gold, pred, levels, by_type=by_type,
                                     n_resamples=n_resamples, seed=seed, compare=compare,
-                                    kb=kb, errors=errors)
+                                    kb=kb, errors=errors, pred_format=from_format)
     if as_json:
         typer.echo(json.dumps({name: r.to_dict() for name, r in reports.items()}))
     else:

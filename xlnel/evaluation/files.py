@@ -18,12 +18,16 @@ __all__ = ["evaluate_files", "evaluate_files_report", "read_corpus"]
 logger = logging.getLogger(__name__)
 
 
-def read_corpus(path: str | Path, role: str = "corpus") -> list[Document]:
+def read_corpus(path: str | Path, role: str = "corpus",
+                format: str | None = None) -> list[Document]:
     """Read documents for evaluation, refusing input that holds no annotations.
 
     Args:
-        path: JSONL, PubTator or BioC file (optionally ``.gz``), or a BRAT folder.
+        path: JSONL, PubTator or BioC file (optionally ``.gz``), a BRAT folder, or ``-`` for
+            the standard input.
         role: What the corpus is (``gold``, ``predictions``), for messages.
+        format: One of :data:`xlnel.io.FORMATS`; ``None`` tells it from the name (``-`` is
+            JSONL).
 
     Returns:
         The documents.
@@ -34,7 +38,7 @@ def read_corpus(path: str | Path, role: str = "corpus") -> list[Document]:
             cannot be told.
         FormatError: When the file does not follow its format.
     """
-    return read_annotated_documents(path, role)
+    return read_annotated_documents(path, role, format)
 
 
 def evaluate_files(gold: str | Path, pred: str | Path, level: str = "span") -> Scores:
@@ -57,6 +61,7 @@ def evaluate_files_report(
     compare: str | Path | None = None,
     kb: str | Path | None = None,
     errors: str | Path | None = None,
+    pred_format: str | None = None,
 ) -> dict[str, LevelReport]:
     """:func:`~xlnel.evaluation.report.evaluate_report` of files (``xlnel evaluate``).
 
@@ -74,6 +79,9 @@ def evaluate_files_report(
             written against an older release of the ontology is not held against a system.
         errors: A TSV file to write every false negative and false positive of ``pred`` into,
             at each level, classed (:mod:`xlnel.evaluation.errors`).
+        pred_format: The format of ``pred`` and ``compare`` (one of
+            :data:`xlnel.io.FORMATS`); ``None`` tells it from their names (``-``, the standard
+            input, is JSONL).
 
     Returns:
         One report per level.
@@ -87,8 +95,9 @@ def evaluate_files_report(
     gold_docs = read_corpus(gold, "gold")
     if not gold_docs:
         raise ValueError(f"gold {gold} holds no document: nothing to evaluate against")
-    pred_docs = read_corpus(pred, "predictions")
-    compared = None if compare is None else read_corpus(compare, "compared predictions")
+    pred_docs = read_corpus(pred, "predictions", pred_format)
+    compared = (None if compare is None
+                else read_corpus(compare, "compared predictions", pred_format))
     if kb is not None:
         history = kb_id_history(kb)
         gold_docs, changed = resolve_documents(gold_docs, history)

@@ -157,12 +157,14 @@ def read_documents(path: str | Path, format: str | None = None) -> list[Document
     return docs
 
 
-def read_annotated_documents(path: str | Path, role: str = "corpus") -> list[Document]:
+def read_annotated_documents(path: str | Path, role: str = "corpus",
+                             format: str | None = None) -> list[Document]:
     """Read a corpus that should hold annotations (gold, training documents, predictions).
 
     Args:
-        path: Corpus file (optionally ``.gz``) or BRAT folder.
+        path: Corpus file (optionally ``.gz``) or BRAT folder; ``-`` reads the standard input.
         role: What the corpus is (``gold``, ``data.train``), for messages.
+        format: One of :data:`FORMATS`; ``None`` guesses it with :func:`guess_format`.
 
     Raises:
         FileNotFoundError: When ``path`` does not exist.
@@ -170,7 +172,7 @@ def read_annotated_documents(path: str | Path, role: str = "corpus") -> list[Doc
             folder without BRAT ``.txt``/``.ann`` files or one without any ``.ann`` file.
         FormatError: When the file does not follow its format.
     """
-    fmt = guess_format(path)
+    fmt = guess_format(path) if format is None else _check_format(format)
     if fmt in READ_ONLY_FORMATS:
         raise ValueError(f"{role} {path} is a plain-text file, which holds no annotations; give "
                          "a JSONL, PubTator or BioC file (optionally .gz) or a BRAT folder")
