@@ -20,7 +20,7 @@ __all__ = ["convert"]
 _PLAIN_FORMATS = ("pubtator", "brat")
 
 
-def counted(docs: Iterable[Document], counts: Counter[str]) -> Iterator[Document]:
+def _counted(docs: Iterable[Document], counts: Counter[str]) -> Iterator[Document]:
     """``docs`` as they come, adding to ``counts`` the documents, their mentions, and the
     mentions with fields of a prediction (``dropped`` where the format cannot hold them)."""
     for doc in docs:
@@ -75,7 +75,7 @@ def convert(source: str | Path, out: str | Path | IO[str], format: str | None = 
     if isinstance(out, str | Path):
         check_disjoint(out, [source], out_is_folder=out_format == "brat")
     counts: Counter[str] = Counter()
-    write_documents(out, counted(iter_documents(source, format), counts), out_format)
+    write_documents(out, _counted(iter_documents(source, format), counts), out_format)
     if counts["dropped"] and out_format in _PLAIN_FORMATS:
         logger.warning("%d of the %d mentions of %s carry scores or names of a prediction, "
                        "which %s cannot hold; write .jsonl or BioC (.xml, .bioc.json) to keep them",
