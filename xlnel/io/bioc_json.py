@@ -42,8 +42,7 @@ from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["BIOC_JSON_KEYS", "InvalidJSONError", "bioc_json_collection", "bioc_json_text",
-           "iter_bioc_json",
+__all__ = ["BIOC_JSON_KEYS", "InvalidJSONError", "bioc_json_text", "iter_bioc_json",
            "looks_like_bioc_json", "parse_bioc_json", "read_bioc_json", "write_bioc_json"]
 
 #: Keys of an object that hold a list of documents: a BioC collection's, PubTator3's.
@@ -397,20 +396,6 @@ def _document_json(doc: Document) -> dict[str, Any]:
     return out
 
 
-def bioc_json_collection(docs: Iterable[Document]) -> dict[str, Any]:
-    """Documents as a BioC JSON collection object (what :func:`write_bioc_json` writes).
-
-    Raises:
-        ValueError: As :func:`write_bioc_json` does.
-    """
-    return {**_collection_head(), "documents": [_document_json(doc) for doc in docs]}
-
-
-def _collection_head() -> dict[str, Any]:
-    """The fields of a collection written by xlnel, before its documents."""
-    return {"source": "xlnel", "date": time.strftime("%Y%m%d"), "key": "BioC.key", "infons": {}}
-
-
 def write_bioc_json(path: str | Path, docs: Iterable[Document]) -> None:
     """Write documents as a BioC JSON collection, one document a line (gzip-compressed when
     ``path`` ends with ``.gz``).
@@ -439,8 +424,8 @@ def bioc_json_text(docs: Iterable[Document]) -> Iterator[str]:
     Raises:
         ValueError: As :func:`write_bioc_json`.
     """
-    head = json.dumps(_collection_head())
-    yield head[:-1] + ', "documents": ['  # the documents follow, a line each
+    head = {"source": "xlnel", "date": time.strftime("%Y%m%d"), "key": "BioC.key", "infons": {}}
+    yield json.dumps(head)[:-1] + ', "documents": ['  # the documents follow, a line each
     separator = "\n"
     for doc in docs:
         yield separator + json.dumps(_document_json(doc), ensure_ascii=False)

@@ -22,12 +22,12 @@ from urllib.parse import quote
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
 from xlnel.errors import FormatError
-from xlnel.io.bioc_json import InvalidJSONError, bioc_json_collection, parse_bioc_json
+from xlnel.io.bioc_json import InvalidJSONError, bioc_json_text, parse_bioc_json
 from xlnel.io.jsonl import document_to_dict
 from xlnel.io.kb_history import kb_ids_history
 from xlnel.runtime import Pipeline
@@ -244,17 +244,23 @@ def _add_routes(app: FastAPI, linker: _Linker, limits: Limits) -> None:
             raise HTTPException(422, str(exc)) from None
         return out[0] if single else {"documents": out}
 
-    @app.post("/link/bioc", responses=errors, summary="Link BioC JSON documents",
+    @app.post("/link/bioc", summary="Link BioC JSON documents",
+              responses={200: {"content": {"application/json": {"schema": {"type": "object"}}},
+                               "description": "A BioC JSON collection"}, **errors},
               openapi_extra={"requestBody": {"required": True, "content": {
                   "application/json": {"schema": {"type": "object"}}}}})
-    async def link_bioc(request: Request) -> dict[str, Any]:
+    async def link_bioc(request: Request) -> Response:
         """Link BioC JSON documents (a collection, PubTator3's ``{"PubTator3": [...]}``, a list
         or one document): the answer is a BioC JSON collection of the same documents, their
         passages, infons and fields kept, the links as annotations (their infons as
         ``xlnel link`` writes them)."""
         docs = _bioc_documents(await request.body(), limits)
         linked = await run_in_threadpool(linker.link, docs)
-        return bioc_json_collection(linked)
+        try:  # the text xlnel's BioC JSON files hold
+            collection = "".join(bioc_json_text(linked))
+        except ValueError as exc:
+            raise HTTPException(422, str(exc)) from None
+        return Response(collection, media_type="application/json")
 
     @app.get("/concepts/{concept_id}", response_model=ConceptOut,
              responses={301: {"description": "A retired id: moved to the current one"},
