@@ -11,16 +11,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, Any
 
 from xlnel.errors import OutputError
-from xlnel.io.documents import (
-    FORMATS,
-    READ_ONLY_FORMATS,
-    STREAM_FORMATS,
-    corpus_extension,
-    is_stream,
-)
+from xlnel.io.documents import STREAM_FORMATS, WRITABLE_FORMATS, corpus_extension
 
 __all__ = ["CORPUS_EXTENSIONS", "check_disjoint", "check_output_folder", "check_pipeline_output",
            "config_inputs",
@@ -195,14 +189,13 @@ def output_format(out: str | Path | IO[str], format: str | None = None) -> str:
         OutputError: When ``format`` is ``None`` and ``out``'s name tells no format.
         ValueError: When ``format`` cannot be written, or not to a stream (BRAT).
     """
-    stream = is_stream(out)
     if format is None:
-        return "jsonl" if stream else corpus_output_format(cast(str | Path, out))
+        return corpus_output_format(out) if isinstance(out, str | Path) else "jsonl"
     fmt = format.lower()
-    allowed = STREAM_FORMATS if stream else tuple(f for f in FORMATS if f not in READ_ONLY_FORMATS)
+    allowed = WRITABLE_FORMATS if isinstance(out, str | Path) else STREAM_FORMATS
     if fmt not in allowed:
         why = (" (BRAT is a folder of files, which the standard output cannot be)"
-               if stream and fmt == "brat" else "")
+               if fmt == "brat" else "")
         raise ValueError(f"cannot write the corpus format {format!r}{why}; give one of "
                          f"{', '.join(allowed)}")
     return fmt

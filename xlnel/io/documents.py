@@ -12,7 +12,6 @@ the file name without extensions, as a BRAT text is). Files may be gzip-compress
 from __future__ import annotations
 
 import logging
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -30,12 +29,14 @@ from xlnel.types import Document
 logger = logging.getLogger(__name__)
 
 __all__ = ["FORMATS", "READ_ONLY_FORMATS", "STREAM_FORMATS", "check_source", "corpus_extension",
-           "format_documents", "guess_format", "is_stream", "iter_documents",
+           "WRITABLE_FORMATS", "format_documents", "guess_format", "iter_documents",
            "read_annotated_documents", "read_documents", "write_documents"]
 
 FORMATS = ("jsonl", "pubtator", "bioc", "biocjson", "brat", "text")
 #: Formats that can only be read: they hold no annotations.
 READ_ONLY_FORMATS = ("text",)
+#: Formats that can be written.
+WRITABLE_FORMATS = tuple(f for f in FORMATS if f not in READ_ONLY_FORMATS)
 #: Formats written as one text, which can go to a stream (the standard output): all but BRAT,
 #: a folder of files.
 STREAM_FORMATS = ("jsonl", "pubtator", "bioc", "biocjson")
@@ -270,20 +271,15 @@ def write_documents(path: str | Path | IO[str], docs: Iterable[Document],
         ValueError: When the format is unknown, read-only (``text``) or cannot be guessed, or
             a document cannot be written (see the format's writer).
     """
-    if not isinstance(path, str | os.PathLike):
+    if not isinstance(path, str | Path):
         _write_stream(path, docs, format or "jsonl")
         return
     fmt = guess_format(path, for_writing=True) if format is None else _check_format(format)
     if fmt in READ_ONLY_FORMATS:
         raise ValueError(f"{fmt} is a format for reading plain texts; write {path} as one of "
-                         f"{tuple(f for f in FORMATS if f not in READ_ONLY_FORMATS)}")
+                         f"{WRITABLE_FORMATS}")
     logger.debug("writing %s as %s", path, fmt)
     _WRITERS[fmt](path, docs)
-
-
-def is_stream(out: object) -> bool:
-    """Whether an output is an open stream rather than a path."""
-    return not isinstance(out, str | os.PathLike)
 
 
 def _write_stream(stream: IO[str], docs: Iterable[Document], format: str) -> None:
