@@ -10,10 +10,11 @@ last step, scores to links, changes:
 - ``abbreviations``: then short forms defined in the document as "long form (SF)"
   (Schwartz-Hearst) are linked with their long form's concept
   (``linker.abbreviations``);
-- ``no-lexicon`` / ``lexicon``: the config's decisions with ``linker.lexicon`` off, or on
-  without ``linker.lexicon_rate`` (each known span takes the concept its text was most often
-  annotated with in the cell's training documents); ``lexicon+rate-R``: also link the spans
-  whose text was annotated in at least the share R of its training occurrences;
+- ``no-lexicon`` / ``lexicon``: the config's decisions with ``linker.lexicon`` off (and
+  ``linker.annotated_release``, which dates the release from it), or on without
+  ``linker.lexicon_rate`` (each known span takes the concept its text was most often annotated
+  with in the cell's training documents); ``lexicon+rate-R``: also link the spans whose text
+  was annotated in at least the share R of its training occurrences;
 - ``no-consistency`` / ``consistency``: every unlinked occurrence of a linked text in the
   document linked with its concept off or on (``linker.consistency``);
 - ``no-composites`` / ``composites``: a link whose text the training annotations mostly mark
@@ -69,10 +70,12 @@ Rule = Callable[[PipelineConfig, Document, list[Candidate], np.ndarray, float,
 
 
 def _decide(**linker: Any) -> Rule:
-    """A decision rule: the config's ``linker`` section with the keys given here replaced."""
+    """A decision rule: the config's ``linker`` section with the keys given here replaced,
+    validated as a config's (a combination no config may hold is an error)."""
     def rule(cfg: PipelineConfig, doc: Document, cands: list[Candidate], scores: np.ndarray,
              t: float, lex: AnnotationLexicon) -> Document:
-        return decide_as(doc, cands, scores, t, cfg.linker.model_copy(update=linker), lex)
+        section = type(cfg.linker).model_validate(cfg.linker.model_dump() | linker)
+        return decide_as(doc, cands, scores, t, section, lex)
     return rule
 
 
@@ -90,7 +93,8 @@ VARIANTS: dict[str, Rule] = {
     "propagate": _decide(propagate=True),
     "no-abbreviations": _decide(abbreviations=False),
     "abbreviations": _decide(abbreviations=True),
-    "no-lexicon": _decide(lexicon=False),
+    # the release check dates the release from the lexicon, so it goes with it
+    "no-lexicon": _decide(lexicon=False, annotated_release=False),
     "lexicon": _decide(lexicon=True, lexicon_rate=None),
     **{f"lexicon+rate-{r}": _decide(lexicon=True, lexicon_rate=r)
        for r in (0.3, 0.5, 0.7, 0.9, 1.0)},

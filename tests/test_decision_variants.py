@@ -36,3 +36,20 @@ def test_threshold_offsets_move_only_the_threshold() -> None:
                                                            lex).entities]
               for name in ("shipped", "threshold-0.05", "threshold+0.05")}
     assert linked == {"shipped": ["aa"], "threshold-0.05": ["aa", "bb"], "threshold+0.05": []}
+
+
+def test_every_variant_runs_on_every_corpus_config() -> None:
+    # a variant's linker section is validated as a config's: turning the lexicon off where
+    # the config dates the release from it (bc5cdr-mesh) must turn the release check off too
+    import numpy as np
+
+    from xlnel.linkers.lexicon import AnnotationLexicon
+    from xlnel.types import Candidate, Document, Span
+
+    doc = Document(id="d", text="aa bb")
+    cands = [Candidate(span=Span(0, 2, "aa"), concept_id="D000001", name="aa", score=1.0)]
+    for corpus in ("bc5cdr", "bc5cdr-train", "bc5cdr-mesh-train", "diabetes"):
+        cfg = cells(corpus)[0]
+        lex = AnnotationLexicon.fit([], cfg.lang)
+        for name, rule in VARIANTS.items():
+            assert rule(cfg, doc, cands, np.array([0.9]), 0.5, lex).id == "d", (corpus, name)
