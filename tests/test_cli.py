@@ -46,6 +46,9 @@ def test_link_text_and_errors(tmp_path, tiny_config):
     r = runner.invoke(app, ["link", str(pipe), "--text", "new asthma attack",
                             "--set", "linker.alternatives=2"])
     assert r.exit_code == 0 and all(len(line.split("\t")) == 8 for line in r.stdout.splitlines())
+    # a text without links prints no row, and says so on stderr
+    r = runner.invoke(app, ["link", str(pipe), "--text", "nothing to see"])
+    assert r.exit_code == 0 and r.stdout == "" and "no concept linked" in r.stderr
     r = runner.invoke(app, ["link", str(pipe), str(pipe / "test.jsonl")])  # to stdout
     assert r.exit_code == 0, r.output
     lines = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]

@@ -183,6 +183,8 @@ def _link_text(pipe: Pipeline, text: str, out: Path | None, to_format: str | Non
         target = sys.stdout if out is None else out
         write_documents(target, linked, output_format(target, to_format))
         return
+    if not linked[0].entities:  # said on stderr, so that standard output stays a table
+        typer.echo("no concept linked in the text", err=True)
     for ent in linked[0].entities:
         # the alternatives, when asked for (--set linker.alternatives=K), as an 8th column
         more = ("\t" + ", ".join(f"{c} {score:.3f}" for c, score, _ in ent.alternatives)
