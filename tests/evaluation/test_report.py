@@ -82,6 +82,18 @@ def test_check_predictions_refuses_silent_zeros(caplog: pytest.LogCaptureFixture
     assert "1 of 2 gold documents have no predictions in p.jsonl" in caplog.text
 
 
+def test_check_predictions_warns_about_a_gold_without_mentions(
+        caplog: pytest.LogCaptureFixture) -> None:
+    bare = [Document(doc.id, doc.text) for doc in GOLD]
+    with caplog.at_level(logging.WARNING):
+        check_predictions(bare, PRED, "p.jsonl")
+    assert f"none of the {len(GOLD)} gold documents has a mention" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        check_predictions(GOLD, PRED, "p.jsonl")
+    assert "has a mention" not in caplog.text
+
+
 def test_files_report_and_refusals(tmp_path: Path) -> None:
     gold, pred, empty = tmp_path / "gold.jsonl", tmp_path / "pred.jsonl", tmp_path / "e.jsonl"
     write_jsonl(gold, GOLD)
