@@ -82,15 +82,14 @@ def test_check_predictions_refuses_silent_zeros(caplog: pytest.LogCaptureFixture
     assert "1 of 2 gold documents have no predictions in p.jsonl" in caplog.text
 
 
-def test_check_predictions_warns_about_a_gold_without_mentions(
-        caplog: pytest.LogCaptureFixture) -> None:
+def test_report_warns_about_a_gold_without_mentions(caplog: pytest.LogCaptureFixture) -> None:
     bare = [Document(doc.id, doc.text) for doc in GOLD]
     with caplog.at_level(logging.WARNING):
-        check_predictions(bare, PRED, "p.jsonl")
-    assert f"none of the {len(GOLD)} gold documents has a mention" in caplog.text
+        evaluate_report(bare, PRED, ["span"], n_resamples=None, compare=PRED)
+    assert caplog.text.count(f"none of the {len(GOLD)} gold documents has a mention") == 1
     caplog.clear()
     with caplog.at_level(logging.WARNING):
-        check_predictions(GOLD, PRED, "p.jsonl")
+        evaluate_report(GOLD, PRED, ["span"], n_resamples=None)
     assert "has a mention" not in caplog.text
 
 

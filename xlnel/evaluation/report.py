@@ -74,8 +74,7 @@ def resolve_levels(levels: Sequence[str]) -> tuple[str, ...]:
 def check_predictions(
     gold: Sequence[Document], pred: Sequence[Document], name: str = "predictions"
 ) -> None:
-    """Refuse predictions that would silently score zero; warn about partial coverage and
-    about a gold without any mention.
+    """Refuse predictions that would silently score zero; warn about partial coverage.
 
     Args:
         gold: Gold documents.
@@ -97,13 +96,6 @@ def check_predictions(
         raise ValueError(
             f"none of the {len(pred)} document ids of {name} is a gold document id "
             f"(first: {example!r}); were the predictions made on these gold documents?"
-        )
-    if not any(doc.entities for doc in gold):
-        logger.warning(
-            "none of the %d gold documents has a mention: recall is undefined and every "
-            "predicted link counts as a false positive (JSONL gold lists its mentions under "
-            "\"entities\")",
-            len(gold),
         )
     missing = len(gold_ids) - len(covered)
     if missing:
@@ -155,6 +147,13 @@ def evaluate_report(
     check_predictions(gold, pred, pred_name)
     if compare is not None:
         check_predictions(gold, compare, compare_name)
+    if not any(doc.entities for doc in gold):
+        logger.warning(
+            "none of the %d gold documents has a mention: recall is undefined and every "
+            "predicted link counts as a false positive (JSONL gold lists its mentions under "
+            "\"entities\")",
+            len(gold),
+        )
     reports: dict[str, LevelReport] = {}
     for level in names:
         counts = document_counts(gold, pred, level)
