@@ -9,6 +9,7 @@ import pytest
 
 from xlnel.errors import FormatError
 from xlnel.io import iter_pubtator, read_pubtator, write_pubtator
+from xlnel.io.pubtator import parse_concept_ids
 from xlnel.types import Document, Link
 
 TITLE = "Lithium carbonate toxicity in a newborn infant."
@@ -153,3 +154,8 @@ def test_invalid_utf8(tmp_path: Path) -> None:
     path.write_bytes(HEAD.encode() + b"\xff\xfe\n")
     with pytest.raises(FormatError, match="bad.pubtator:3: not valid UTF-8"):
         read_pubtator(path)
+
+
+def test_semicolon_joined_id_stays_one_id_with_every_prefix_stripped() -> None:
+    assert parse_concept_ids("MESH:D1;MESH:D2") == ("D1;D2",)
+    assert parse_concept_ids("MESH:D1;MESH:D2|UMLS:C3") == ("D1;D2", "C3")

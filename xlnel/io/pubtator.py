@@ -63,8 +63,13 @@ def normalize_concept_id(concept_id: str) -> str:
 
 
 def parse_concept_ids(field_value: str) -> tuple[str, ...]:
-    """Parse a PubTator id field: ``-1`` gives ``()``, ``A|B`` gives ``("A", "B")``."""
-    ids = (normalize_concept_id(part) for part in field_value.split("|"))
+    """Parse a PubTator id field: ``-1`` gives ``()``, ``A|B`` gives ``("A", "B")``.
+
+    An id joined by ``;`` (as PubTator3 writes some) stays one id, each of its parts stripped of
+    its prefix alike: ``MESH:D1;MESH:D2`` gives ``("D1;D2",)``.
+    """
+    ids = (";".join(normalize_concept_id(piece) for piece in part.split(";"))
+           for part in field_value.split("|"))
     return tuple(dict.fromkeys(i for i in ids if i not in _NO_CONCEPT))
 
 
