@@ -12,7 +12,9 @@ document-bootstrap intervals at levels span, concept and document. ``bc5cdr-mesh
 with ``configs/bc5cdr-mesh.yaml`` (MeSH with entry terms, cut to diseases, chemicals and mental
 disorders; its tables are fetched first, :mod:`benchmarks._mesh`), and its paired document
 bootstrap against ``bc5cdr`` at each level (``paired``; the ``bc5cdr`` cell is run, or resumed
-from the same ``--work``). ``bc5cdr-train``: the same
+from the same ``--work``). With ``--against-shipped`` (and ``--set``), a trial of an option on
+the dev cell: each dev name is paired against its own shipped config instead, run without the
+overrides (or resumed from ``WORK/NAME-shipped``). ``bc5cdr-train``: the same
 config cross-validated inside train.pubtator (5 folds by abstract, ``data.test`` unset), scored
 as the Camoni communities are at those three levels: an estimate that never reads dev, on
 which the BC5CDR settings were chosen; ``bc5cdr-mesh-train`` the same for
@@ -20,7 +22,7 @@ which the BC5CDR settings were chosen; ``bc5cdr-mesh-train`` the same for
 
     python -m benchmarks cv_accuracy [--folds 5] [--cache DIR] [--work DIR]
         [--filter PIPELINE.yaml] [--set KEY=VALUE ...] [--name RESULT] [--no-protocol]
-        [--shipped-prefilter] [--fold-ids I,J] [NAME ...]
+        [--shipped-prefilter] [--against-shipped] [--fold-ids I,J] [NAME ...]
 
 NAME is among diabetes, sclerosis, depression, bc5cdr, bc5cdr-mesh, bc5cdr-train,
 bc5cdr-mesh-train (default: all but the two MeSH names). Runs resume from
@@ -263,9 +265,11 @@ def cross_validated(name: str, folds: int, work: Path, cache: Path, overrides: O
 
 
 def bc5cdr(work: Path, cache: Path, overrides: Overrides, protocol: bool = True,
-           name: str = "bc5cdr") -> dict[str, Any]:
+           name: str = "bc5cdr", against_shipped: bool = False) -> dict[str, Any]:
     """BC5CDR trained on train, scored on dev, with document-bootstrap intervals; a name other
-    than ``bc5cdr`` (:data:`BC5CDR_DEV`) also gets its paired bootstrap against ``bc5cdr``."""
+    than ``bc5cdr`` (:data:`BC5CDR_DEV`) also gets its paired bootstrap against ``bc5cdr``, or,
+    with ``against_shipped``, against its own config without the ``overrides`` (those of
+    :data:`RUNTIME_KEYS` kept), run or resumed from ``WORK/NAME-shipped``."""
     t0 = time.perf_counter()
     config = BC5CDR_DEV[name]
     (record,) = run_experiment(config, {}, [SEED], work / name, dict(overrides),
@@ -283,7 +287,16 @@ def bc5cdr(work: Path, cache: Path, overrides: Overrides, protocol: bool = True,
            "galperin2022": protocol_summary(extra),
            "hrm": record["metrics"]["hrm"], "threshold": record["threshold"],
            "cell_seconds": record["seconds"]["total"]}
-    if name != "bc5cdr":
+    if against_shipped:
+        trial = {k: v for k, v in overrides.items() if k not in RUNTIME_KEYS}
+        runtime = {k: v for k, v in overrides.items() if k in RUNTIME_KEYS}
+        (base,) = run_experiment(config, {}, [SEED], work / f"{name}-shipped", runtime,
+                                 cache_dir=cache, progress=True)
+        out["paired"] = {"against": config, "without": trial, **{
+            level: paired_scores(counts_by_document([base], level),
+                                 counts_by_document([record], level))
+            for level in BC5CDR_LEVELS}}
+    elif name != "bc5cdr":
         (base,) = run_experiment(BC5CDR, {}, [SEED], work / "bc5cdr", dict(overrides),
                                  cache_dir=cache, progress=True)
         out["paired"] = {"against": BC5CDR, **{
@@ -392,6 +405,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--shipped-prefilter", action="store_true",
                         help="the prefilter of the --filter cascade takes the options of each "
                              "shipped config's own filter")
+    parser.add_argument("--against-shipped", action="store_true",
+                        help="pair each BC5CDR dev name, run with --set, against its "
+                             "shipped config (see the module's docstring)")
     parser.add_argument("--fold-ids", type=lambda t: [int(x) for x in t.split(",")],
                         default=None, metavar="I,J",
                         help="run only these folds into WORK/NAME/runs.jsonl and write no "
@@ -405,6 +421,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     overrides = {**filter_overrides(args.filter), **parse_overrides(args.set)}
     protocol = not args.no_protocol
 
+    if args.against_shipped and not (set(overrides) - RUNTIME_KEYS
+                                     and set(args.names) <= set(BC5CDR_DEV)):
+        parser.error("--against-shipped: give --set or --filter, and only names among "
+                     f"{sorted(BC5CDR_DEV)}")
     if args.fold_ids is not None:
         for name in args.names:
             if name not in CROSS_VALIDATED:
@@ -420,8 +440,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         config, ov, added = name_overrides(name, overrides, args.shipped_prefilter)
         key = summary_key(config, {**ov, **added}, args.folds, protocol)
         if name in BC5CDR_DEV:
+            key["against_shipped"] = args.against_shipped
             results[name] = resumed(args.work, name, key, functools.partial(
-                bc5cdr, args.work, args.cache, ov, protocol, name))
+                bc5cdr, args.work, args.cache, ov, protocol, name, args.against_shipped))
         else:
             results[name] = resumed(args.work, name, key, functools.partial(
                 cross_validated, name, args.folds, args.work, args.cache, ov, protocol))

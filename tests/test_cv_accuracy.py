@@ -134,3 +134,42 @@ def test_mesh_names_fetch_the_tables_before_their_config(monkeypatch: pytest.Mon
     assert (config, added) == ("configs/bc5cdr-mesh.yaml", {"data.test": None})
     assert fetched == [True]
     assert cv._parser().parse_args(["bc5cdr-mesh-train"]).names == ["bc5cdr-mesh-train"]
+
+
+def _dev_record(tp: int) -> dict[str, object]:
+    counts = [[tp, 1, 1], [2, 0, 1], [3, 1, 0]]
+    return {"metrics": {**{lv: {"f1": 0.5} for lv in cv_accuracy.BC5CDR_LEVELS}, "hrm": {}},
+            "per_document": {"ids": ["a", "b", "c"],
+                             "counts": {lv: counts for lv in cv_accuracy.BC5CDR_LEVELS}},
+            "test_documents": 3, "threshold": 0.5, "seconds": {"total": 1.0}}
+
+
+def test_against_shipped_pairs_the_dev_trial_with_its_own_config(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    runs: list[tuple[str, Path, dict[str, object]]] = []
+
+    def fake_run(config: str, grid: object, seeds: object, out: Path,
+                 overrides: dict[str, object], **_: object) -> list[dict[str, object]]:
+        runs.append((config, out, overrides))
+        return [_dev_record(2 if "filter.options.bag" in overrides else 1)]
+
+    monkeypatch.setattr(cv_accuracy, "run_experiment", fake_run)
+    monkeypatch.setattr(cv_accuracy, "plan_cells", lambda *a, **k: [(None, None)])
+    trial = {"filter.options.bag": 4, "candidates.workers": 2}
+    out = cv_accuracy.bc5cdr(tmp_path, tmp_path / "cache", trial, protocol=False,
+                             name="bc5cdr-mesh", against_shipped=True)
+    mesh = cv_accuracy.BC5CDR_DEV["bc5cdr-mesh"]
+    assert runs == [(mesh, tmp_path / "bc5cdr-mesh", trial),
+                    (mesh, tmp_path / "bc5cdr-mesh-shipped", {"candidates.workers": 2})]
+    paired = out["paired"]
+    assert paired["against"] == mesh and paired["without"] == {"filter.options.bag": 4}
+    assert paired["document"]["tp"] == 7 and paired["document"]["delta_f1"] > 0
+
+
+def test_against_shipped_needs_a_trial_on_dev_names() -> None:
+    with pytest.raises(SystemExit):
+        cv_accuracy.main(["--against-shipped", "bc5cdr-mesh"])
+    with pytest.raises(SystemExit):
+        cv_accuracy.main(["--against-shipped", "--set", "filter.options.bag=4", "diabetes"])
+    with pytest.raises(SystemExit):
+        cv_accuracy.main(["--against-shipped", "--set", "candidates.workers=2", "bc5cdr-mesh"])
