@@ -287,19 +287,18 @@ def bc5cdr(work: Path, cache: Path, overrides: Overrides, protocol: bool = True,
            "galperin2022": protocol_summary(extra),
            "hrm": record["metrics"]["hrm"], "threshold": record["threshold"],
            "cell_seconds": record["seconds"]["total"]}
+    base_run: tuple[str, Path, dict[str, Any], dict[str, Any]] | None = None
     if against_shipped:
         trial = {k: v for k, v in overrides.items() if k not in RUNTIME_KEYS}
         runtime = {k: v for k, v in overrides.items() if k in RUNTIME_KEYS}
-        (base,) = run_experiment(config, {}, [SEED], work / f"{name}-shipped", runtime,
-                                 cache_dir=cache, progress=True)
-        out["paired"] = {"against": config, "without": trial, **{
-            level: paired_scores(counts_by_document([base], level),
-                                 counts_by_document([record], level))
-            for level in BC5CDR_LEVELS}}
+        base_run = (config, work / f"{name}-shipped", runtime, {"without": trial})
     elif name != "bc5cdr":
-        (base,) = run_experiment(BC5CDR, {}, [SEED], work / "bc5cdr", dict(overrides),
+        base_run = (BC5CDR, work / "bc5cdr", dict(overrides), {})
+    if base_run is not None:
+        against, base_work, base_overrides, described = base_run
+        (base,) = run_experiment(against, {}, [SEED], base_work, base_overrides,
                                  cache_dir=cache, progress=True)
-        out["paired"] = {"against": BC5CDR, **{
+        out["paired"] = {"against": against, **described, **{
             level: paired_scores(counts_by_document([base], level),
                                  counts_by_document([record], level))
             for level in BC5CDR_LEVELS}}

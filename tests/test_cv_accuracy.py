@@ -173,3 +173,25 @@ def test_against_shipped_needs_a_trial_on_dev_names() -> None:
         cv_accuracy.main(["--against-shipped", "--set", "filter.options.bag=4", "diabetes"])
     with pytest.raises(SystemExit):
         cv_accuracy.main(["--against-shipped", "--set", "candidates.workers=2", "bc5cdr-mesh"])
+
+
+def test_a_mesh_dev_cell_is_paired_against_bc5cdr_yaml_by_default(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    runs: list[tuple[str, Path, dict[str, object]]] = []
+
+    def fake_run(config: str, grid: object, seeds: object, out: Path,
+                 overrides: dict[str, object], **_: object) -> list[dict[str, object]]:
+        runs.append((config, out, overrides))
+        return [_dev_record(1)]
+
+    monkeypatch.setattr(cv_accuracy, "run_experiment", fake_run)
+    monkeypatch.setattr(cv_accuracy, "plan_cells", lambda *a, **k: [(None, None)])
+    out = cv_accuracy.bc5cdr(tmp_path, tmp_path / "cache", {"candidates.workers": 2},
+                             protocol=False, name="bc5cdr-mesh")
+    mesh = cv_accuracy.BC5CDR_DEV["bc5cdr-mesh"]
+    assert runs == [(mesh, tmp_path / "bc5cdr-mesh", {"candidates.workers": 2}),
+                    (cv_accuracy.BC5CDR, tmp_path / "bc5cdr", {"candidates.workers": 2})]
+    assert out["paired"]["against"] == cv_accuracy.BC5CDR and "without" not in out["paired"]
+    assert out["paired"]["document"]["delta_f1"] == 0
+    bare = cv_accuracy.bc5cdr(tmp_path, tmp_path / "cache", {}, protocol=False)
+    assert "paired" not in bare
