@@ -144,9 +144,13 @@ def _dev_record(tp: int) -> dict[str, object]:
             "test_documents": 3, "threshold": 0.5, "seconds": {"total": 1.0}}
 
 
-def test_against_shipped_pairs_the_dev_trial_with_its_own_config(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    runs: list[tuple[str, Path, dict[str, object]]] = []
+Run = tuple[str, Path, dict[str, object]]
+
+
+def _fake_dev_runs(monkeypatch: pytest.MonkeyPatch) -> list[Run]:
+    """Stand in for the dev cells: each run is recorded and returns :func:`_dev_record`, with
+    two true positives in its first document when the run sets ``filter.options.bag``."""
+    runs: list[Run] = []
 
     def fake_run(config: str, grid: object, seeds: object, out: Path,
                  overrides: dict[str, object], **_: object) -> list[dict[str, object]]:
@@ -155,6 +159,12 @@ def test_against_shipped_pairs_the_dev_trial_with_its_own_config(
 
     monkeypatch.setattr(cv_accuracy, "run_experiment", fake_run)
     monkeypatch.setattr(cv_accuracy, "plan_cells", lambda *a, **k: [(None, None)])
+    return runs
+
+
+def test_against_shipped_pairs_the_dev_trial_with_its_own_config(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = _fake_dev_runs(monkeypatch)
     trial = {"filter.options.bag": 4, "candidates.workers": 2}
     out = cv_accuracy.bc5cdr(tmp_path, tmp_path / "cache", trial, protocol=False,
                              name="bc5cdr-mesh", against_shipped=True)
@@ -177,15 +187,7 @@ def test_against_shipped_needs_a_trial_on_dev_names() -> None:
 
 def test_a_mesh_dev_cell_is_paired_against_bc5cdr_yaml_by_default(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    runs: list[tuple[str, Path, dict[str, object]]] = []
-
-    def fake_run(config: str, grid: object, seeds: object, out: Path,
-                 overrides: dict[str, object], **_: object) -> list[dict[str, object]]:
-        runs.append((config, out, overrides))
-        return [_dev_record(1)]
-
-    monkeypatch.setattr(cv_accuracy, "run_experiment", fake_run)
-    monkeypatch.setattr(cv_accuracy, "plan_cells", lambda *a, **k: [(None, None)])
+    runs = _fake_dev_runs(monkeypatch)
     out = cv_accuracy.bc5cdr(tmp_path, tmp_path / "cache", {"candidates.workers": 2},
                              protocol=False, name="bc5cdr-mesh")
     mesh = cv_accuracy.BC5CDR_DEV["bc5cdr-mesh"]
