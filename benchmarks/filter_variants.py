@@ -28,7 +28,9 @@ levels span, concept and document (1,000 resamples, two-sided p).
   span's sentence piece, the span and the candidate's name, embeddings stored per text);
   ``encoder+pca8``: with the first 8 principal components of the span embedding too;
 - ``trees-*``: the gradient-boosted trees' own settings (``learning_rate`` 0.04 with 600
-  iterations, or 0.15; ``max_leaf_nodes`` 15 or 63; ``l2_regularization`` 0.1 or 10).
+  iterations, or 0.15; ``max_leaf_nodes`` 15 or 63; ``l2_regularization`` 0.1 or 10);
+- ``balanced-bag``: ``filter.options.bag`` 4 with ``negatives`` 0.25 (four models averaged,
+  each fitted on every positive row and its own seeded quarter of the negatives).
 
 ``--baseline-scores DIR`` takes the shipped filter's dev scores and threshold from a scores
 folder of a stage cache (``scores.npz``, ``threshold.json``) instead of the shipped config's
@@ -94,6 +96,9 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "trees-leaves63": {"max_leaf_nodes": 63},
     "trees-l2-0.1": {"l2_regularization": 0.1},
     "trees-l2-10": {"l2_regularization": 10.0},
+    # four models averaged, each on every positive row and its own seeded quarter of the
+    # negatives (the bag of configs/bc5cdr-mesh.yaml)
+    "balanced-bag": {"bag": 4, "negatives": 0.25},
 }
 LEVELS = ("span", "concept", "document")
 CAMONI_LEVELS = ("span", "overlap", "span-prefix")
