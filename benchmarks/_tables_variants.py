@@ -144,6 +144,11 @@ def filter_variants_camoni_trees() -> str:
     return _filter_variants_camoni_table("filter_variants_camoni_trees.json")
 
 
+def filter_variants_camoni_balanced_bag() -> str:
+    """The balanced bag of the MeSH config on Camoni by 5-fold CV, against the configs."""
+    return _filter_variants_camoni_table("filter_variants_camoni_balanced_bag.json")
+
+
 def filter_variants_camoni_extra() -> str:
     """The extended features on Camoni by 5-fold CV, the other communities' posts training."""
     return _filter_variants_camoni_table("filter_variants_camoni_extra.json")
@@ -238,7 +243,8 @@ TABLES = (decision_variants, decision_variants_bc5cdr_train, decision_variants_b
           filter_variants_camoni, filter_variants_camoni_trees, filter_variants_camoni_extra,
           filter_variants_camoni_concepts, filter_variants_camoni_extra_more,
           filter_variants_camoni_extra_tagger, filter_variants_camoni_extra_encoder,
-          filter_variants_camoni_extra_trees, filter_variants_camoni_edits,
+          filter_variants_camoni_extra_trees, filter_variants_camoni_balanced_bag,
+          filter_variants_camoni_edits,
           filter_variants_ngrams,
           filter_variants_camoni_ngrams, filter_variants_kinds, filter_variants_camoni_kinds,
           filter_variants_kinds_ngrams, filter_variants_camoni_kinds_ngrams,
