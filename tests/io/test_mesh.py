@@ -169,8 +169,9 @@ def test_malformed_files_name_file_and_line(tmp_path: Path, name: str, content: 
 
 
 def test_wrong_paths(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="not found"):
+    with pytest.raises(FileNotFoundError, match="not found") as info:
         read_mesh(tmp_path / "missing.bin")
+    assert "fetch_mesh" in str(info.value)
     with pytest.raises(FileNotFoundError, match="no MeSH descriptor file"):
         read_mesh(tmp_path)
     (tmp_path / "names.tsv").write_text("x\n", encoding="utf-8")

