@@ -21,6 +21,11 @@ class FormatError(XlnelError, ValueError):
         self.line = line
 
 
+class LimitError(FormatError):
+    """Input within its format but over a size limit the caller set (a service's request
+    limits); the message names the limit."""
+
+
 class ConfigError(XlnelError, ValueError):
     """A configuration value is missing, of the wrong type or out of range."""
 

@@ -69,12 +69,49 @@ def test_malformed_json_is_400(client: TestClient) -> None:
         r = client.post("/link", content=raw, headers={"content-type": "application/json"})
         assert r.status_code == 400, raw
         assert "not valid JSON" in r.json()["detail"]
+    r = client.post("/link", content=b"", headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "empty" in r.json()["detail"]
 
 
 def test_oversized_body_is_413(client: TestClient) -> None:
     r = client.post("/link", content=b'{"text": "' + b"a" * 6000 + b'"}',
                     headers={"content-type": "application/json"})
     assert r.status_code == 413 and "5000 bytes" in r.json()["detail"]
+
+
+def test_a_chunked_body_over_the_limit_is_413(client: TestClient) -> None:
+    def chunks() -> object:  # no Content-Length: the bytes are counted as they come
+        yield b'{"text": "'
+        for _ in range(10):
+            yield b"a" * 1000
+        yield b'"}'
+
+    for path in ("/link", "/link/bioc"):
+        r = client.post(path, content=chunks(), headers={"content-type": "application/json"})
+        assert r.status_code == 413, r.text
+        assert "more than 5000 bytes" in r.json()["detail"]
+
+
+@pytest.mark.parametrize("body, where", [
+    ({"text": "\ud800 asthma"}, "document 0 text holds the lone surrogate"),
+    ({"texts": ["asthma", "x \udfff"]}, "document 1 text"),
+    ({"documents": [{"id": "\ud800", "text": "asthma"}]}, "unicode string"),  # pydantic's
+    ({"documents": [{"id": "a", "text": "asthma", "note": ["\ud800"]}]}, "'note'"),
+])
+def test_lone_surrogates_are_422_not_500(client: TestClient, body: object, where: str) -> None:
+    raw = json.dumps(body).encode()  # ensure_ascii: the surrogate travels as \ud800
+    r = client.post("/link", content=raw, headers={"content-type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert where in json.dumps(r.json())
+
+
+def test_document_fields_come_back_even_when_null(client: TestClient) -> None:
+    r = client.post("/link", json={"documents": [{"id": "a", "text": "xyz", "note": None,
+                                                  "keep": 1}]})
+    assert r.json()["documents"][0] == {"id": "a", "note": None, "keep": 1, "text": "xyz",
+                                        "entities": []}
+    assert client.post("/link", json={"documents": [{"id": "", "text": "x"}]}
+                       ).status_code == 422
 
 
 def test_link_bioc_json_documents(client: TestClient) -> None:
@@ -93,7 +130,9 @@ def test_link_bioc_json_documents(client: TestClient) -> None:
              for p in doc["passages"] for a in p["annotations"]]
     assert found[:2] == [("Asthma", "C4", [{"offset": 0, "length": 6}]),
                          ("diabetes", "C1", [{"offset": 16, "length": 8}])]
-    assert "/link/bioc" in client.get("/openapi.json").json()["paths"]
+    body = client.get("/openapi.json").json()["paths"]["/link/bioc"]["post"]["requestBody"]
+    shapes = body["content"]["application/json"]["schema"]["oneOf"]
+    assert [shape["type"] for shape in shapes] == ["object", "array"]
 
 
 @pytest.mark.parametrize("raw, status, words", [
@@ -103,7 +142,14 @@ def test_link_bioc_json_documents(client: TestClient) -> None:
      'passage without an \\"offset\\"'),
     (b'{"text": "a"}', 422, "jsonl"),
     (json.dumps([{"id": str(i), "passages": [{"offset": 0, "text": "a"}]}
-                 for i in range(4)]).encode(), 413, "batch of 4 texts"),
+                 for i in range(4)]).encode(), 413, "more than 3 documents, the limit"),
+    # a passage offset far out: refused before the gap is filled with spaces
+    (json.dumps({"id": "a", "passages": [{"offset": 10**8, "text": "x"}]}).encode(), 413,
+     "100000001 characters long, over the limit of 200"),
+    (b"nope", 400, "found 'nope'"),
+    (b"42", 422, "found '42'"),
+    (b'{"id": "a", "passages": [{"offset": 0, "text": "\\ud800 x"}]}', 422,
+     "lone surrogate"),
     (json.dumps({"id": "a", "passages": [{"offset": 0, "text": "x" * 201}]}).encode(), 413,
      "201 characters"),
 ])

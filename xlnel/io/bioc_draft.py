@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xlnel.errors import FormatError
+from xlnel.errors import FormatError, LimitError
 from xlnel.io.pubtator import parse_concept_ids
 from xlnel.types import FOUND_FIELDS, ID_KINDS, Document, Link
 
@@ -67,6 +67,9 @@ class DocumentDraft(Draft):
     ignored: int = 0
     #: Read from BioC JSON: messages name JSON keys (``"offset"``) instead of elements.
     from_json: bool = False
+    #: The most characters the document's text may reach (a caller's limit), checked before
+    #: the gaps between passages are filled; ``None``: :data:`MAX_OFFSET` and :data:`MAX_GAP`.
+    max_chars: int | None = None
 
     def _key(self, element: str, key: str) -> str:
         """How the file names a field: an XML element, or a JSON key."""
@@ -89,6 +92,11 @@ class DocumentDraft(Draft):
                 if piece.offset < len(text):
                     raise FormatError(f"{piece.kind} at offset {piece.offset} overlaps the text "
                                       f"before it, which ends at {len(text)}", path, piece.line)
+                reach = piece.offset + len(piece.text or "")
+                if self.max_chars is not None and reach > self.max_chars:
+                    raise LimitError(f"{piece.kind} at offset {piece.offset} makes the text of "
+                                     f"document {self.id!r} {reach} characters long, over the "
+                                     f"limit of {self.max_chars}; split it", path, piece.line)
                 if piece.offset - len(text) > MAX_GAP:
                     raise FormatError(f"{piece.kind} at offset {piece.offset} leaves a gap of "
                                       f"{piece.offset - len(text)} characters after the text "

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from xlnel.errors import FormatError
+from xlnel.errors import FormatError, LimitError
 from xlnel.io._atomic import iter_lines, write_corpus
 from xlnel.io.bioc import extras, layout, link_infons, relations
 from xlnel.io.bioc_draft import DocumentDraft, Draft, parse_int
@@ -211,8 +211,13 @@ def _top_level(scanner: _Scanner) -> Iterator[tuple[Any, int]]:
             yield from scanner.objects()
         else:
             found = scanner.text[scanner.pos:].split("\n", 1)[0][:20]
-            raise FormatError(f"expected a BioC JSON collection, document or list of "
-                              f"documents, found {found!r}", scanner.path, scanner.line())
+            try:  # a JSON value of another kind, or no JSON at all
+                json.JSONDecoder().raw_decode(scanner.text, scanner.pos)
+                error: type[FormatError] = FormatError
+            except json.JSONDecodeError:
+                error = InvalidJSONError
+            raise error(f"expected a BioC JSON collection, document or list of documents, "
+                        f"found {found!r}", scanner.path, scanner.line())
         char = scanner.peek()
 
 
@@ -233,24 +238,38 @@ def iter_bioc_json(path: str | Path) -> Iterator[Document]:
     yield from _read(iter_lines(path), path)
 
 
-def parse_bioc_json(text: str, name: str = "<request>") -> list[Document]:
+def parse_bioc_json(text: str, name: str = "<request>", max_documents: int | None = None,
+                    max_chars: int | None = None) -> list[Document]:
     """The documents of a BioC JSON text (any shape :func:`iter_bioc_json` reads).
 
     Args:
         text: The JSON text.
         name: What the text is, for error messages (in place of a file name).
+        max_documents: The most documents the text may hold.
+        max_chars: The most characters a document's text may have; checked while its
+            passages are read, before the gaps between their offsets are filled with spaces.
 
     Raises:
         FormatError: As :func:`iter_bioc_json` does, naming ``name`` and the line.
+        LimitError: When a limit is passed (a :class:`FormatError` too).
     """
-    return list(_read(enumerate(text.removeprefix("\ufeff").split("\n"), 1), Path(name)))
+    lines = enumerate(text.removeprefix("\ufeff").split("\n"), 1)
+    docs: list[Document] = []
+    for doc in _read(lines, Path(name), max_chars):
+        if max_documents is not None and len(docs) == max_documents:
+            raise LimitError(f"more than {max_documents} documents, the limit; split them "
+                             "into smaller requests", name)
+        docs.append(doc)
+    return docs
 
 
-def _read(lines: Iterator[tuple[int, str]], path: Path) -> Iterator[Document]:
+def _read(lines: Iterator[tuple[int, str]], path: Path,
+          max_chars: int | None = None) -> Iterator[Document]:
     seen: dict[str, int] = {}
     ignored = 0
     for item, line in _top_level(_Scanner(lines, path)):
         draft = _document(item, line, path)
+        draft.max_chars = max_chars
         doc = draft.finish(path)
         if doc.id in seen:
             raise FormatError(f"document id {doc.id!r} already used on line {seen[doc.id]}",

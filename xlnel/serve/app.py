@@ -26,7 +26,7 @@ from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Resp
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
-from xlnel.errors import FormatError
+from xlnel.errors import FormatError, LimitError
 from xlnel.io.bioc_json import InvalidJSONError, bioc_json_text, parse_bioc_json
 from xlnel.io.jsonl import document_to_dict
 from xlnel.io.kb_history import kb_ids_history
@@ -165,15 +165,45 @@ def _add_error_handlers(app: FastAPI, limits: Limits) -> None:
             return JSONResponse({"detail": "the request body is not valid JSON: "
                                  + "; ".join(str(e.get("ctx", {}).get("error", e.get("msg")))
                                              for e in errors)}, status_code=400)
+        if any(tuple(e.get("loc", ())) == ("body",) and e.get("type") == "missing"
+               for e in errors):
+            return JSONResponse({"detail": "the request body is empty: send a JSON object"},
+                                status_code=400)
         return JSONResponse({"detail": _plain(errors)}, status_code=422)
 
-    @app.middleware("http")
-    async def _body_size(request: Request, call_next: Any) -> Any:
-        size = request.headers.get("content-length")
-        if size is not None and size.isdigit() and int(size) > limits.max_body_bytes:
-            return JSONResponse({"detail": f"request body of {size} bytes is over the limit of "
-                                 f"{limits.max_body_bytes} bytes"}, status_code=413)
-        return await call_next(request)
+    app.add_middleware(_BodyLimit, max_bytes=limits.max_body_bytes)
+
+
+class _BodyLimit:
+    """Answers 413 to a body over ``max_bytes``: at once when its ``Content-Length`` says so,
+    else (chunked transfer) as soon as the bytes received pass the limit, without reading on."""
+
+    def __init__(self, app: Any, max_bytes: int) -> None:
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        size = dict(scope["headers"]).get(b"content-length", b"").decode("latin-1")
+        if size.isdigit() and int(size) > self.max_bytes:
+            answer = JSONResponse({"detail": f"request body of {size} bytes is over the limit "
+                                   f"of {self.max_bytes} bytes"}, status_code=413)
+            await answer(scope, receive, send)
+            return
+        received = 0
+
+        async def counted() -> Any:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:  # raised inside the route: answered as 413
+                    raise HTTPException(413, f"request body of more than {self.max_bytes} "
+                                             f"bytes is over the limit of {self.max_bytes} bytes")
+            return message
+
+        await self.app(scope, counted, send)
 
 
 def _plain(errors: Any) -> list[dict[str, Any]]:
@@ -201,7 +231,7 @@ def _documents(request: LinkRequest, limits: Limits) -> tuple[list[Document], bo
 
 
 def _check_limits(docs: list[Document], limits: Limits) -> None:
-    """Refuse (413) a batch or a text over the limits."""
+    """Refuse a batch or a text over the limits (413) and text that is not Unicode (422)."""
     if len(docs) > limits.max_batch:
         raise HTTPException(413, f"batch of {len(docs)} texts is over the limit of "
                                  f"{limits.max_batch}; split it into smaller requests")
@@ -209,6 +239,27 @@ def _check_limits(docs: list[Document], limits: Limits) -> None:
         if len(doc.text) > limits.max_text_chars:
             raise HTTPException(413, f"text {i} has {len(doc.text)} characters, over the limit "
                                      f"of {limits.max_text_chars}; split it")
+        for what, value in (("id", doc.id), ("text", doc.text), ("fields", doc.metadata)):
+            _check_unicode(value, f"document {i} {what}")
+
+
+def _check_unicode(value: Any, where: str) -> None:
+    """Refuse (422) a string holding a lone surrogate (JSON's ``\\ud800`` escape decodes to one):
+    it is no character, and no answer could encode it."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise HTTPException(422, f"{where} holds the lone surrogate "
+                                     f"{value[exc.start]!r} at character {exc.start}: not "
+                                     "Unicode text") from None
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            _check_unicode(key, where)
+            _check_unicode(item, f"{where} {key!r}")
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _check_unicode(item, where)
 
 
 def _bioc_documents(body: bytes, limits: Limits) -> list[Document]:
@@ -218,11 +269,13 @@ def _bioc_documents(body: bytes, limits: Limits) -> list[Document]:
     except UnicodeDecodeError as exc:
         raise HTTPException(400, f"the body is not UTF-8 ({exc.reason} at byte {exc.start})"
                             ) from None
-    try:
-        docs = parse_bioc_json(text)
+    try:  # limits checked while parsing: passage offsets must not make huge texts first
+        docs = parse_bioc_json(text, max_documents=limits.max_batch,
+                               max_chars=limits.max_text_chars)
     except FormatError as exc:  # 400 for JSON syntax, as /link answers; 422 for BioC faults
-        raise HTTPException(400 if isinstance(exc, InvalidJSONError) else 422, str(exc)
-                            ) from None
+        status = 413 if isinstance(exc, LimitError) else (
+            400 if isinstance(exc, InvalidJSONError) else 422)
+        raise HTTPException(status, str(exc)) from None
     _check_limits(docs, limits)
     return docs
 
@@ -231,9 +284,9 @@ def _add_routes(app: FastAPI, linker: _Linker, limits: Limits) -> None:
     errors: dict[int | str, dict[str, Any]] = {
         code: {"model": ErrorOut} for code in (400, 413, 422)}
 
-    @app.post("/link", response_model=DocumentOut | BatchOut, response_model_exclude_none=True,
-              responses=errors, summary="Link one text or a batch")
-    def link(request: LinkRequest) -> dict[str, Any]:
+    @app.post("/link", response_model=DocumentOut | BatchOut, responses=errors,
+              summary="Link one text or a batch")
+    def link(request: LinkRequest) -> JSONResponse:
         """Link ``text`` (answer: one document) or ``texts`` / ``documents`` (answer:
         ``{"documents": [...]}``), each document as a line of ``xlnel link``'s JSONL output."""
         docs, single = _documents(request, limits)
@@ -242,19 +295,21 @@ def _add_routes(app: FastAPI, linker: _Linker, limits: Limits) -> None:
             out = [document_to_dict(d) for d in linked]
         except ValueError as exc:  # metadata keys clashing with the JSONL keys
             raise HTTPException(422, str(exc)) from None
-        return out[0] if single else {"documents": out}
+        # As the JSONL writer writes them: metadata keys kept even when null.
+        return JSONResponse(out[0] if single else {"documents": out})
 
     @app.post("/link/bioc", summary="Link BioC JSON documents",
               responses={200: {"content": {"application/json": {"schema": {"type": "object"}}},
                                "description": "A BioC JSON collection"}, **errors},
               openapi_extra={"requestBody": {"required": True, "content": {
-                  "application/json": {"schema": {"type": "object"}}}}})
+                  "application/json": {"schema": {"oneOf": [
+                      {"type": "object"}, {"type": "array", "items": {"type": "object"}}]}}}}})
     async def link_bioc(request: Request) -> Response:
         """Link BioC JSON documents (a collection, PubTator3's ``{"PubTator3": [...]}``, a list
         or one document): the answer is a BioC JSON collection of the same documents, their
         passages, infons and fields kept, the links as annotations (their infons as
         ``xlnel link`` writes them)."""
-        docs = _bioc_documents(await request.body(), limits)
+        docs = await run_in_threadpool(_bioc_documents, await request.body(), limits)
         linked = await run_in_threadpool(linker.link, docs)
         try:  # the text xlnel's BioC JSON files hold
             collection = "".join(bioc_json_text(linked))

@@ -12,7 +12,8 @@ class DocumentIn(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    id: str | None = Field(None, description="Identifier; text-N (its position) when absent.")
+    id: str | None = Field(None, min_length=1,
+                           description="Identifier; text-N (its position) when absent.")
     text: str
 
 
