@@ -117,3 +117,51 @@ def test_alternatives_setting_reaches_the_spans(en_pipeline: Path) -> None:
     assert doc.ents[0]._.xlnel["alternatives"] == list(alternatives)
     with pytest.raises(ValueError, match="alternatives must be 0 or more, got -1"):
         XlnelLinker(None, "x", str(en_pipeline), alternatives=-1)
+
+
+def test_links_that_widen_to_one_token_keep_their_own_data(en_pipeline: Path) -> None:
+    nlp = _nlp("en", en_pipeline)
+    text = "asthma;hypertension"  # one token for spaCy, two links for xlnel
+    assert [x.concept_id for x in xlnel.load(en_pipeline).link(text)] == ["C4", "C2"]
+    doc = nlp(text)
+    spans = doc.spans["xlnel"]
+    assert [(s.text, s.kb_id_, s._.xlnel["concept_id"], s._.xlnel["alignment"])
+            for s in spans] == [(text, "C4", "C4", "expand"), (text, "C2", "C2", "expand")]
+    assert [s._.xlnel["start_char"] for s in spans] == [0, 7]
+    (ent,) = _nlp("en", en_pipeline, target="ents")(text).ents
+    assert ent._.xlnel["concept_id"] == ent.kb_id_
+    again = spacy.tokens.Doc(nlp.vocab).from_bytes(doc.to_bytes())
+    assert [s._.xlnel["concept_id"] for s in again.spans["xlnel"]] == ["C4", "C2"]
+
+
+def test_target_ents_keeps_the_entities_already_there(en_pipeline: Path) -> None:
+    def nlp_with_ruler(**config: object) -> spacy.language.Language:
+        nlp = spacy.blank("en")
+        nlp.add_pipe("entity_ruler").add_patterns([
+            {"label": "PERSON", "pattern": "She"}, {"label": "RISK", "pattern": "diabetes"}])
+        nlp.add_pipe("xlnel_linker", config={"pipeline": str(en_pipeline), "target": "ents",
+                                             **config})
+        return nlp
+
+    kept = nlp_with_ruler()(EN[0])
+    assert [(e.text, e.label_) for e in kept.ents] == [
+        ("She", "PERSON"), ("diabetes", "RISK"), ("high blood pressure", "Disorder")]
+    replaced = nlp_with_ruler(overwrite_ents=True)(EN[0])
+    assert [(e.text, e.label_) for e in replaced.ents] == [
+        ("She", "PERSON"), ("diabetes", "Disorder"), ("high blood pressure", "Disorder")]
+
+
+def test_pipe_refuses_a_batch_size_below_one(en_pipeline: Path) -> None:
+    nlp = _nlp("en", en_pipeline)
+    with pytest.raises(ValueError, match="batch_size must be at least 1, got 0"):
+        list(nlp.pipe(EN, batch_size=0))
+
+
+def test_a_pipeline_named_in_the_load_config_wins_over_the_saved_one(
+        en_pipeline: Path, he_pipeline: Path, tmp_path: Path) -> None:
+    _nlp("en", en_pipeline).to_disk(tmp_path / "nlp")
+    moved = {"components": {"xlnel_linker": {"pipeline": str(he_pipeline)}}}
+    loaded = spacy.load(tmp_path / "nlp", config=moved)
+    assert loaded.get_pipe("xlnel_linker").pipeline_ref == str(he_pipeline)
+    again = spacy.load(tmp_path / "nlp")
+    assert again.get_pipe("xlnel_linker").pipeline_ref == str(en_pipeline.resolve())
