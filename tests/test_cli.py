@@ -42,6 +42,9 @@ def test_link_text_and_errors(tmp_path, tiny_config):
     r = runner.invoke(app, ["link", str(pipe), "--text", "new asthma attack"])
     assert r.exit_code == 0 and "C4" in r.stdout
     assert all(len(line.split("\t")) == 7 for line in r.stdout.splitlines())
+    # a tab inside the mention is a space in its column: the row keeps 7 columns
+    r = runner.invoke(app, ["link", str(pipe), "--text", "her high\tblood pressure"])
+    assert r.exit_code == 0 and r.stdout.split("\t")[2:4] == ["high blood pressure", "C2"]
     # with alternatives asked for, an 8th column lists them (empty here: one concept matched)
     r = runner.invoke(app, ["link", str(pipe), "--text", "new asthma attack",
                             "--set", "linker.alternatives=2"])

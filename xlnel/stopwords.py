@@ -50,7 +50,8 @@ def read_stopword_file(path: str | Path, lang: str) -> frozenset[str]:
     """
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"stop-word file {path} does not exist")
+        what = "is a folder, not a file" if path.is_dir() else "does not exist"
+        raise FileNotFoundError(f"stop-word file {path} {what}")
     words = set()
     with path.open(encoding="utf-8") as handle:
         for line in handle:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from xlnel.errors import FormatError
+from xlnel.errors import FormatError, OutputError
 from xlnel.io import write_jsonl
-from xlnel.io._atomic import atomic_write, iter_lines
+from xlnel.io._atomic import atomic_dir, atomic_write, iter_lines, open_binary
 from xlnel.types import Document
 
 
@@ -106,3 +106,20 @@ def test_atomic_dir_replaces_or_keeps_and_cleans_up(tmp_path: Path) -> None:
         (tmp / "b.txt").write_text("third", encoding="utf-8")
     assert sorted(p.name for p in target.iterdir()) == ["b.txt"]
     assert [p.name for p in tmp_path.iterdir()] == ["model"]  # no temporaries left
+
+
+def test_paths_the_system_would_refuse_are_refused_first(tmp_path: Path) -> None:
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    cases = [(lambda: atomic_write(tmp_path / "folder"), OutputError,
+              "folder is a folder; give the path of a file"),
+             (lambda: atomic_write(tmp_path / "file" / "a" / "b.jsonl"), OutputError,
+              r"file/a/b\.jsonl: .*file is a file, not a folder"),
+             (lambda: atomic_dir(tmp_path / "file"), OutputError,
+              "file is a file; give the path of a folder"),
+             (lambda: open_binary(tmp_path / "folder"), IsADirectoryError,
+              "folder is a folder, not a file")]
+    for opened, error, message in cases:
+        with pytest.raises(error, match=message), opened():
+            pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "folder"]

@@ -65,15 +65,18 @@ def coverage_cli(
 ) -> None:
     """Share of GOLD texts found in DICTIONARY exactly and fuzzily, and lookup accuracy."""
     from xlnel.analysis.coverage import coverage, format_table
+    from xlnel.io.kb import kb_files
     from xlnel.outputs import check_disjoint
 
     try:
         if details is not None:
-            check_disjoint(details, [Path(dictionary), *gold], out_is_folder=False,
-                           option="--details")
+            inputs = [Path(dictionary), *kb_files(dictionary), *gold,
+                      *([] if kb is None else kb_files(kb)),
+                      *([] if stopwords is None else [stopwords])]
+            check_disjoint(details, inputs, out_is_folder=False, option="--details")
         report = coverage(dictionary, gold, lang, threshold, k, rank, weight, kb, encoder,
                           encoder_weight, stopwords, fold_accents, details)
-    except (XlnelError, FileNotFoundError, ValueError) as e:
+    except (XlnelError, OSError, ValueError) as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(1) from e
     if as_json:

@@ -43,7 +43,7 @@ def _run(job: Callable[[], T]) -> T:
     """Run a job; on bad input print ``error: ...`` and exit with status 1."""
     try:
         return job()
-    except (XlnelError, FileNotFoundError, ValueError) as e:
+    except (XlnelError, OSError, ValueError) as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(1) from e
 

@@ -63,7 +63,7 @@ def align_cli(
                            max_steps=max_steps, seed=seed, device=device)
     try:
         report = align_encoder(kb or [], out, dictionary or [], options, progress=True)
-    except (XlnelError, FileNotFoundError, ValueError) as e:
+    except (XlnelError, OSError, ValueError) as e:
         raise _fail(e) from e
     typer.echo(json.dumps(report, indent=2, ensure_ascii=False))
     typer.echo(f"aligned encoder saved to {out}", err=True)
@@ -88,6 +88,6 @@ def evaluate_cli(
     try:
         report = evaluate_encoder(model, kb or [], gold, dictionary or [], lang, k, options,
                                   progress=True)
-    except (XlnelError, FileNotFoundError, ValueError) as e:
+    except (XlnelError, OSError, ValueError) as e:
         raise _fail(e) from e
     typer.echo(json.dumps(report, indent=2, ensure_ascii=False))

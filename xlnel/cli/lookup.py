@@ -72,7 +72,7 @@ def lookup_cli(
             raise ValueError("give terms as arguments or with --file")
         found = lookup_terms(dictionary, texts, lang, k, rank, weight, encoder, encoder_weight,
                              stopwords, fold_accents)
-    except (XlnelError, FileNotFoundError, ValueError) as e:
+    except (XlnelError, OSError, ValueError) as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(1) from e
     if as_json:

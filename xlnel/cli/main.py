@@ -171,6 +171,7 @@ def _link_text(pipe: Pipeline, text: str, out: Path | None, to_format: str | Non
     """Link one text; print a line a link (start, end, text, id, name, score, id kind and, when
     asked for, the alternatives), or write it as a document ``text-0`` to OUT or as --to says."""
     from xlnel.io import write_documents
+    from xlnel.io._atomic import ONE_LINE
     from xlnel.outputs import output_format
     from xlnel.scripts import ScriptCheck
     from xlnel.types import Document
@@ -189,9 +190,11 @@ def _link_text(pipe: Pipeline, text: str, out: Path | None, to_format: str | Non
         # the alternatives, when asked for (--set linker.alternatives=K), as an 8th column
         more = ("\t" + ", ".join(f"{c} {score:.3f}" for c, score, _ in ent.alternatives)
                 if pipe.config.linker.alternatives else "")
-        typer.echo(f"{ent.start}\t{ent.end}\t{ent.text}\t{ent.concept_id or ''}\t"
-                   f"{ent.concept_name or ''}\t{ent.score or 0.0:.3f}\t{ent.id_kind or ''}"
-                   f"{more}")
+        # a tab or line break inside a mention or name would break the columns
+        cells = [ent.text, ent.concept_id or "", ent.concept_name or ""]
+        mention, cid, name = (cell.translate(ONE_LINE) for cell in cells)
+        typer.echo(f"{ent.start}\t{ent.end}\t{mention}\t{cid}\t{name}\t"
+                   f"{ent.score or 0.0:.3f}\t{ent.id_kind or ''}{more}")
 
 
 def _check_link_paths(pipeline: str, source: Path | None, out: Path | None, shards: bool,
@@ -438,10 +441,12 @@ def _main(
 
 
 def main() -> None:
-    """Entry point: run the app; xlnel's own errors become a one-line message and exit 1."""
+    """Entry point: run the app; xlnel's own errors, bad values and the system's refusals of a
+    path (a folder where a file goes, a file where a folder goes) become a one-line message
+    and exit 1."""
     try:
         app()
-    except (XlnelError, FileNotFoundError, ValueError, BrokenProcessPool) as e:
+    except (XlnelError, OSError, ValueError, BrokenProcessPool) as e:
         typer.echo(f"error: {e}", err=True)
         sys.exit(1)
 

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, BinaryIO, Literal, cast
 
-from xlnel.errors import FormatError
+from xlnel.errors import FormatError, OutputError
 from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
@@ -64,6 +64,7 @@ def open_binary(path: str | Path) -> Iterator[BinaryIO]:
 
     Raises:
         FileNotFoundError: When ``path`` does not exist.
+        IsADirectoryError: When it is a folder.
     """
     if is_stdin(path):
         yield sys.stdin.buffer
@@ -71,6 +72,8 @@ def open_binary(path: str | Path) -> Iterator[BinaryIO]:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no such file: {path}")
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder, not a file")
     with gzip.open(path, "rb") if is_gzip(path) else open(path, "rb") as handle:
         yield cast(BinaryIO, handle)
 
@@ -247,6 +250,19 @@ def _create_temp(path: Path) -> tuple[int, str]:
             continue
 
 
+def check_writable(path: Path, folder: bool = False) -> None:
+    """Refuse, before anything is written, a file path that is a folder, a folder path that is
+    a file, and a path under a file (the system's own errors there name a temporary file)."""
+    if path.is_dir() != folder and path.exists():
+        raise OutputError(f"{path} is a {'file' if folder else 'folder'}; give the path of a "
+                          f"{'folder' if folder else 'file'} to write")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise OutputError(f"cannot write {path}: {parent} is a file, not a folder")
+            return
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
     """A temporary path beside ``path`` that replaces it when the ``with`` block succeeds.
@@ -258,6 +274,7 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         The temporary file's path (already created, empty).
     """
     path = Path(path)
+    check_writable(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_temporaries(path)
     with sigterm_as_interrupt():
@@ -350,6 +367,7 @@ def atomic_dir(target: str | Path, existing: Literal["replace", "keep"] = "repla
         The temporary folder (created, empty).
     """
     target = Path(target)
+    check_writable(target, folder=True)
     target.parent.mkdir(parents=True, exist_ok=True)
     if clean_stale:
         stale = re.compile(re.escape(f".{target.name}.") + r"(?:[a-z0-9_]{8}|old-\d+)")

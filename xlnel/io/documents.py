@@ -111,7 +111,8 @@ def guess_format(path: str | Path, for_writing: bool = False) -> str:
     if ext == ".txt":
         return "pubtator" if for_writing or _looks_like_pubtator(path) else "text"
     raise ValueError(
-        f"cannot tell the corpus format of {path}: give format= one of {FORMATS}, or use the "
+        f"cannot tell the corpus format of {path}: name it (--from or --to on the command "
+        f"line, format= in Python) as one of {', '.join(FORMATS)}, or use the "
         f"extension .jsonl, .json, .pubtator, .xml (BioC), .bioc.json (BioC JSON) or .txt "
         "(optionally .gz), or a BRAT folder"
     )
