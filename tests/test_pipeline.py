@@ -48,6 +48,10 @@ def test_candidate_recall_reports_both_levels(tmp_path, tiny_config):
     rep = candidate_recall(tmp_path / "pipe", tmp_path / "pipe" / "test.jsonl")
     assert rep["span"]["recall"] == pytest.approx(1.0)
     assert rep["concept"]["recall"] == pytest.approx(1.0)
+    bare = tmp_path / "bare.jsonl"  # no mention: recall is undefined, not 0
+    bare.write_text('{"id": "a", "text": "asthma"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="none of its 1 documents has a mention"):
+        candidate_recall(tmp_path / "pipe", bare)
 
 
 def test_retraining_replaces_the_folder_atomically(tmp_path, tiny_config):

@@ -95,6 +95,18 @@ def test_tsv_with_and_without_header(tmp_path: Path) -> None:
                                        GoldItem("hypertensionx", ("C2",))]
 
 
+def test_a_first_row_of_ids_without_digits_is_no_header(tmp_path: Path) -> None:
+    path = tmp_path / "names.tsv"  # a names: knowledge base's ids are names
+    path.write_text("seizure\tseizures\tcrises\nhypertension\thypertension\thta\n",
+                    encoding="utf-8")
+    assert [item.concept_ids for item in read_gold_tsv(path)] == [("seizure",),
+                                                                  ("hypertension",)]
+    for header in ("hpo_id", "concept_id", "ID", "cui"):
+        path.write_text(f"{header}\tenglish\ttranslation\nseizure\tseizures\tcrises\n",
+                        encoding="utf-8")
+        assert len(read_gold_tsv(path)) == 1, header
+
+
 def test_malformed_tsv_names_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.tsv"
     path.write_text("hpo_id\tenglish\ttranslation\nC1\tDiabetes\tDiabetes\nC2\tno translation\n",
@@ -279,3 +291,9 @@ def test_details_rows_agree_with_the_counts(tmp_path: Path, dictionary: Dictiona
     result = CliRunner().invoke(app, ["dictionary", "coverage", str(dict_path), str(gold),
                                       "--details", str(gold)])
     assert result.exit_code != 0 and "is the input" in result.output
+    kb = _write_tsv(tmp_path / "kb.tsv", [])  # a KB named by a spec is an input too
+    kb.write_text("concept_id\tname\nC1\tdiabetes\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["dictionary", "coverage", f"tsv:{kb}", str(gold),
+                                      "--details", str(kb)])
+    assert result.exit_code != 0 and "is the input" in result.output
+    assert kb.read_text(encoding="utf-8") == "concept_id\tname\nC1\tdiabetes\n"

@@ -136,6 +136,10 @@ def _entity(**fields: Any) -> list[dict[str, Any]]:
         (json.dumps({"id": "", "text": "t"}), "id '' is not"),
         (json.dumps({"id": "x", "text": 3}), "text of document 'x' is not a string"),
         (_line(id="x", entities={"a": 1}), "entities of document 'x' is not a list"),
+        (_line(id="x", entities={}), "entities of document 'x' is not a list"),
+        (_line(id="x", entities=False), "entities of document 'x' is not a list"),
+        ('{"id": "x", "text": "a \\ud800 b"}', "['text'] holds the lone surrogate"),
+        ('{"id": "x", "text": "a", "note": {"k": ["\\udfff"]}}', "['note'] ['k'] [0] holds"),
         (_line(id="x", entities=_entity(start="4")), "start='4' end=14 are not both integers"),
         (_line(id="x", entities=_entity(end=4.5)), "start=4 end=4.5 are not both integers"),
         (_line(id="x", entities=_entity(end=4)), "offsets 4-4"),
@@ -160,6 +164,11 @@ def test_malformed(tmp_path: Path, bad_line: str, message: str) -> None:
         read_jsonl(path)
     assert "bad.jsonl:2:" in str(info.value)
     assert message in str(info.value)
+
+
+def test_surrogate_pairs_are_text(tmp_path: Path) -> None:
+    path = _write(tmp_path, '{"id": "x", "text": "a \\ud83d\\ude00 b"}', name="ok.jsonl")
+    assert read_jsonl(path)[0].text == "a \U0001F600 b"
 
 
 def test_alternatives_read_as_triples(tmp_path: Path) -> None:

@@ -255,6 +255,13 @@ def test_load_kb_prefixes_and_extensions(tmp_path: Path) -> None:
     assert load_kb(gz) == read_kb_tsv(tsv)
 
 
+def test_a_file_without_concepts_is_no_knowledge_base(tmp_path: Path) -> None:
+    with pytest.raises(FormatError, match=r"text\.obo: no \[Term\] stanza"):
+        load_kb(f"obo:{_write(tmp_path, 'text.obo', 'not an ontology at all')}")
+    with pytest.raises(ValueError, match="holds no concept"):
+        load_kb(f"tsv:{_write(tmp_path, 'header.tsv', 'concept_id' + chr(9) + 'name' + chr(10))}")
+
+
 def test_load_kb_errors(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="missing.tsv"):
         load_kb(tmp_path / "missing.tsv")

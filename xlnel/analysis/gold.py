@@ -34,16 +34,21 @@ class GoldItem:
     concept_ids: tuple[str, ...] = ()
 
 
+#: A column name of concept ids (``hpo_id``, ``concept_id``, ``id``, ``CUI``). Digits do not
+#: tell ids from names: a ``names:`` knowledge base's ids are names (``seizure``).
+_ID_COLUMN = re.compile(r"(?i)(?:[a-z]+_)?(?:id|cui|code|concept)")
+
+
 def _is_header(fields: Sequence[str]) -> bool:
-    # concept ids (HP:0000001, C0011849, D003920) carry digits; column names do not
-    return not any(ch.isdigit() for ch in fields[0])
+    return _ID_COLUMN.fullmatch(fields[0].strip()) is not None
 
 
 def read_gold_tsv(path: str | Path) -> list[GoldItem]:
     """Read ``concept_id<TAB>english<TAB>translation`` rows, with or without a header line.
 
-    The first line is a header when its first field holds no digit (``hpo_id``); blank lines
-    are skipped. Each row is the item (translation, concept id).
+    The first line is a header when its first field is a column name of ids (``hpo_id``,
+    ``concept_id``, ``id``, ``cui``); blank lines are skipped. Each row is the item
+    (translation, concept id).
 
     Raises:
         FileNotFoundError: If the file does not exist.

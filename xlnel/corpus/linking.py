@@ -91,9 +91,15 @@ def candidate_recall(pipeline: PipelineSource, gold: str | Path,
     them (:func:`xlnel.io.kb_history.kb_ids_history`). With ``missed``, the gold mentions not
     reached at each level are written to that TSV file with the nearest candidate
     (:func:`xlnel.evaluation.hrm.unreached`).
+
+    Raises:
+        ValueError: When no gold document has a mention.
     """
     pipe = open_pipeline(pipeline)
     docs = read_annotated_documents(gold, "gold")
+    if not any(d.entities for d in docs):
+        raise ValueError(f"{gold}: none of its {len(docs)} documents has a mention: recall is "
+                         "undefined (JSONL gold lists its mentions under \"entities\")")
     history = kb_ids_history(pipe.config.dictionary.kb, missing_ok=True)
     if history:
         docs = resolve_documents(docs, history)[0]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -31,10 +32,44 @@ from xlnel.types import FOUND_FIELDS, ID_KINDS, Document, Link
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["document_to_dict", "entity_to_dict", "iter_jsonl", "jsonl_text", "read_jsonl",
-           "write_jsonl"]
+__all__ = ["document_to_dict", "entity_to_dict", "iter_jsonl", "jsonl_text", "lone_surrogate",
+           "read_jsonl", "write_jsonl"]
 
 _RESERVED = ("id", "text", "entities")
+#: A JSON escape of a UTF-16 surrogate: the one way JSON text can hold a string that is not
+#: Unicode text (a lone ``\\ud800``); lines without one need no check.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def lone_surrogate(value: Any, where: str) -> str | None:
+    """Where a string in ``value`` (a JSON value, searched through lists and objects) holds a
+    lone surrogate, which no UTF-8 file or answer can encode; ``None`` when none does.
+
+    Args:
+        value: The value.
+        where: What ``value`` is, to start the answer with (``"text of document 'a'"``).
+
+    Returns:
+        ``"WHERE holds the lone surrogate '\\ud800' at character N"``, or ``None``.
+    """
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return (f"{where} holds the lone surrogate {value[exc.start]!r} at character "
+                    f"{exc.start}")
+        return None
+    parts: list[tuple[Any, str]] = []
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            parts += [(key, f"a key of {where}"), (item, f"{where} [{key!r}]")]
+    elif isinstance(value, list | tuple):
+        parts = [(item, f"{where} [{i}]") for i, item in enumerate(value)]
+    for part, place in parts:
+        found = lone_surrogate(part, place)
+        if found is not None:
+            return found
+    return None
 
 
 def _is_int(value: Any) -> bool:
@@ -161,7 +196,9 @@ def _parse_document(obj: Any, path: Path, lineno: int) -> Document:
         raise FormatError(f"id {doc_id!r} is not a non-empty string", path, lineno)
     if not isinstance(text, str):
         raise FormatError(f"text of document {doc_id!r} is not a string", path, lineno)
-    raw_entities = obj.get("entities") or []
+    raw_entities = obj.get("entities")
+    if raw_entities is None:
+        raw_entities = []
     if not isinstance(raw_entities, list):
         raise FormatError(f"entities of document {doc_id!r} is not a list", path, lineno)
     entities = [_parse_entity(raw, i, text, path, lineno) for i, raw in enumerate(raw_entities)]
@@ -201,6 +238,10 @@ def iter_jsonl(path: str | Path) -> Iterator[Document]:
         except RecursionError:
             raise FormatError("invalid JSON: arrays or objects nested too deeply", path,
                               lineno) from None
+        if _SURROGATE_ESCAPE.search(line):
+            found = lone_surrogate(obj, "the line")
+            if found is not None:
+                raise FormatError(f"{found}: not Unicode text", path, lineno)
         doc = _parse_document(obj, path, lineno)
         if doc.id in seen:
             raise FormatError(

@@ -263,14 +263,16 @@ def read_obo(path: str | Path, scopes: Collection[str] | None = None,
 
     Raises:
         FileNotFoundError: When ``path`` does not exist.
-        FormatError: For a term without ``id``, a line that is not ``tag: value`` or a
-            synonym without a quoted text.
+        FormatError: For a file without terms, a term without ``id``, a line that is not
+            ``tag: value`` or a synonym without a quoted text.
     """
     path = Path(path)
     keep = None if scopes is None else frozenset(s.upper() for s in scopes)
     collector = ConceptCollector()
     obsolete = 0
     terms = list(_iter_obo_terms(path, keep))
+    if not terms:
+        raise FormatError("no [Term] stanza: not an OBO ontology", path)
     branches = _branches([t for t in terms if not t.obsolete]) if branch_types else {}
     for term in terms:
         if not term.id:
@@ -378,7 +380,8 @@ def load_kb(spec: str | Path) -> list[Concept]:
     Raises:
         FileNotFoundError: When the file does not exist.
         ValueError: When the format is not given and the extension is not known, an option is
-            malformed or not the format's, or no concept has the requested types.
+            malformed or not the format's, the file holds no concept, or no concept has the
+            requested types.
     """
     text = str(spec)
     fmt, path, options = _parse_spec(text)
@@ -392,6 +395,9 @@ def load_kb(spec: str | Path) -> list[Concept]:
             raise FileNotFoundError(f"knowledge-base file not found: {path}{hint}")
         logger.debug("loading knowledge base %s as %s", path, fmt)
         concepts = _LOADERS[fmt](path, options)
+    if not concepts:
+        raise ValueError(f"knowledge base {text!r} holds no concept (read as {fmt}): nothing "
+                         "to link to")
     return select_concepts(concepts, options.types, text, options.groups)
 
 

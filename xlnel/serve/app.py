@@ -28,7 +28,7 @@ from starlette.concurrency import run_in_threadpool
 
 from xlnel.errors import FormatError, LimitError
 from xlnel.io.bioc_json import InvalidJSONError, bioc_json_text, parse_bioc_json
-from xlnel.io.jsonl import document_to_dict
+from xlnel.io.jsonl import document_to_dict, lone_surrogate
 from xlnel.io.kb_history import kb_ids_history
 from xlnel.runtime import Pipeline
 from xlnel.serve.schemas import (
@@ -246,20 +246,9 @@ def _check_limits(docs: list[Document], limits: Limits) -> None:
 def _check_unicode(value: Any, where: str) -> None:
     """Refuse (422) a string holding a lone surrogate (JSON's ``\\ud800`` escape decodes to one):
     it is no character, and no answer could encode it."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise HTTPException(422, f"{where} holds the lone surrogate "
-                                     f"{value[exc.start]!r} at character {exc.start}: not "
-                                     "Unicode text") from None
-    elif isinstance(value, Mapping):
-        for key, item in value.items():
-            _check_unicode(key, where)
-            _check_unicode(item, f"{where} {key!r}")
-    elif isinstance(value, list | tuple):
-        for item in value:
-            _check_unicode(item, where)
+    found = lone_surrogate(value, where)
+    if found is not None:
+        raise HTTPException(422, f"{found}: not Unicode text")
 
 
 def _bioc_documents(body: bytes, limits: Limits) -> list[Document]:
