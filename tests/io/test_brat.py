@@ -131,6 +131,9 @@ def test_write_rejects_unsafe_ids(tmp_path: Path, doc_id: str) -> None:
     [
         ("T1\tDisorder 12 29\tdiabetes mellitus\nT2\tDisorder\tx\n", 2, "is not 'ID<TAB>Type"),
         ("T1\tDisorder 12 x\tdiabetes\n", 1, "'12 x' are not integers"),
+        ("T1\tDisorder 12 \u0662\u0660\tdiabetes\n", 1, "are not integers"),
+        ("T1\tDisorder +12 20\tdiabetes\n", 1, "'+12 20' are not integers"),
+        ("T1\tDisorder 1_2 20\tdiabetes\n", 1, "'1_2 20' are not integers"),
         ("T1\tDisorder 12\tdiabetes\n", 1, "span '12' is not 'start end'"),
         ("T1\tDisorder 20 12\tdiabetes\n", 1, "20-12"),
         ("T1\tDisorder 12 999\tdiabetes\n", 1, "end offset 999"),

@@ -121,6 +121,11 @@ HEAD = "1|t|Title here\n1|a|Abstract text.\n"
     [
         (HEAD + "1\tx\t5\tTitle\tT\t-1\n", 3, "'x' is not an integer"),
         (HEAD + "1\t0\t5.5\tTitle\tT\t-1\n", 3, "'5.5' is not an integer"),
+        (HEAD + "1\t\u0660\t5\tTitle\tT\t-1\n", 3, "'\u0660' is not an integer"),
+        (HEAD + "1\t0_0\t5\tTitle\tT\t-1\n", 3, "'0_0' is not an integer"),
+        (HEAD + "1\t+0\t5\tTitle\tT\t-1\n", 3, "'+0' is not an integer"),
+        (HEAD + "1\t 0\t5\tTitle\tT\t-1\n", 3, "' 0' is not an integer"),
+        (HEAD + "1\t0\t5 \tTitle\tT\t-1\n", 3, "'5 ' is not an integer"),
         (HEAD + "1\t5\t5\tTitle\tT\t-1\n", 3, "5-5"),
         (HEAD + "1\t20\t99\ttext.\tT\t-1\n", 3, "end offset 99"),
         (HEAD + "1\t0\t5\tTitles\tT\t-1\n", 3, "'Titles' differs"),

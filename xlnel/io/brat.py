@@ -12,6 +12,7 @@ last end. Relations, events, attributes and notes are ignored.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,10 @@ NO_BRAT_FILES = ("a folder without BRAT .txt files; give a corpus file (.jsonl, 
                  ".xml, optionally .gz) or a folder of BRAT .txt + .ann files")
 
 
+# ASCII digits alone: int() would also take "+0", "0_8" or other scripts' digits ("٨").
+_DIGITS = re.compile(r"[0-9]{1,18}")
+
+
 @dataclass
 class _Annotations:
     """``T`` and ``N`` annotations of one ``.ann`` file, before they are joined."""
@@ -45,10 +50,10 @@ def _parse_fragments(value: str, path: Path, lineno: int) -> list[tuple[int, int
         bounds = part.split()
         if len(bounds) != 2:
             raise FormatError(f"span {part!r} is not 'start end'", path, lineno)
-        try:
-            start, end = int(bounds[0]), int(bounds[1])
-        except ValueError:
-            raise FormatError(f"offsets {part!r} are not integers", path, lineno) from None
+        if not all(_DIGITS.fullmatch(bound) for bound in bounds):
+            raise FormatError(f"offsets {part!r} are not integers (ASCII digits only)", path,
+                              lineno)
+        start, end = int(bounds[0]), int(bounds[1])
         if start < 0 or start >= end:
             raise FormatError(f"offsets {start}-{end} are not a non-empty range", path, lineno)
         fragments.append((start, end))

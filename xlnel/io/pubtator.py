@@ -43,6 +43,8 @@ __all__ = [
 _TEXT_LINE = re.compile(r"^([^\t|]+)\|([ta])\|(.*)$", re.DOTALL)
 _ID_PREFIXES = ("UMLS:", "MESH:")
 _NO_CONCEPT = frozenset({"", "-1", "-"})
+# At most 18 digits: int() refuses strings of thousands of digits, and no text is that long.
+_DIGITS = re.compile(r"[0-9]{1,18}")
 
 
 def normalize_concept_id(concept_id: str) -> str:
@@ -109,10 +111,15 @@ class _Draft:
 
 
 def _parse_offset(value: str, what: str, path: Path, lineno: int) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        raise FormatError(f"{what} offset {value!r} is not an integer", path, lineno) from None
+    """An offset written as ASCII digits alone, else a :class:`FormatError` naming ``what``.
+
+    ``int()`` alone would also take ``+0``, `` 0``, ``0_8`` and other scripts' digits (``٨``),
+    which no corpus tool writes.
+    """
+    if _DIGITS.fullmatch(value) is None:
+        raise FormatError(f"{what} offset {value!r} is not an integer (ASCII digits only)",
+                          path, lineno)
+    return int(value)
 
 
 def _parse_annotation(fields: list[str], draft: _Draft, path: Path, lineno: int) -> None:
@@ -170,7 +177,7 @@ def _add_tab_line(fields: list[str], draft: _Draft | None, path: Path, lineno: i
             f"line for document {fields[0]!r} inside document {draft.pmid!r}", path, lineno
         )
     if len(fields) == 4:
-        if fields[1].isdigit() and fields[2].isdigit():
+        if _DIGITS.fullmatch(fields[1]) and _DIGITS.fullmatch(fields[2]):
             raise FormatError(
                 f"annotation line has no type column: {'<TAB>'.join(fields)[:80]!r}", path, lineno
             )
