@@ -198,11 +198,12 @@ def iter_pubtator(path: str | Path) -> Iterator[Document]:
     Raises:
         FileNotFoundError: When ``path`` does not exist.
         FormatError: Naming the file, line and bad value, for a line that matches no PubTator
-            line kind, a missing ``|t|`` or ``|a|`` line, an annotation of another document,
-            non-integer, empty or out-of-text offsets, or a mention that differs from the text.
+            line kind, a repeated document id, a missing ``|t|`` or ``|a|`` line, an annotation
+            of another document, non-integer, empty or out-of-text offsets, or a mention that differs from the text.
     """
     path = Path(path)
     draft: _Draft | None = None
+    seen: dict[str, int] = {}
     for lineno, line in iter_lines(path):
         if not line.strip():
             if draft is not None:
@@ -212,6 +213,12 @@ def iter_pubtator(path: str | Path) -> Iterator[Document]:
         match = _TEXT_LINE.match(line)
         if match is not None:
             draft, done = _add_text_line(match, draft, path, lineno)
+            pmid, kind = match.group(1, 2)
+            if kind == "t":
+                if pmid in seen:  # evaluation pairs documents by id
+                    raise FormatError(f"document id {pmid!r} already used on line {seen[pmid]}",
+                                      path, lineno)
+                seen[pmid] = lineno
             if done is not None:
                 yield done
             continue
