@@ -162,3 +162,31 @@ def test_refused_predictions_leave_no_errors_file(files: dict[str, Path], tmp_pa
     errors = tmp_path / "refused.tsv"
     code, _, _ = invoke(files["gold"], files["other"], "--no-ci", "--errors", errors)
     assert code != 0 and not errors.exists()
+
+
+def test_jsonl_gold_scores_its_pubtator_predictions(tmp_path: Path) -> None:
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text('{"id": "a", "text": "She had seizures.", "entities": [{"start": 8, '
+                    '"end": 16, "text": "seizures", "concept_id": "C1"}]}\n', encoding="utf-8")
+    pred = tmp_path / "pred.pubtator"
+    assert runner.invoke(app, ["convert", str(gold), str(pred)]).exit_code == 0
+    code, out, _ = invoke(gold, pred, "--json", "--no-ci")
+    assert code == 0 and json.loads(out)["span"]["scores"]["f1"] == 1.0
+
+
+def test_differing_texts_name_both_files_and_the_place(files: dict[str, Path],
+                                                       tmp_path: Path) -> None:
+    shifted = write(tmp_path / "shifted.pubtator", [Document("0", TEXT.replace("Fever", "Fiver"))])
+    code, _, error = invoke(files["gold"], shifted)
+    message = str(error)
+    assert code != 0 and "document '0'" in message
+    assert f"in {shifted} differs from its text in {files['gold']}" in message
+    assert f"at character {TEXT.index('Fever') + 1}" in message
+    assert "gold 'ever" in message and "predicted 'iver" in message
+
+
+def test_repeated_gold_id_names_file_and_lines(tmp_path: Path) -> None:
+    gold = tmp_path / "dup.pubtator"
+    gold.write_text("1|t|A b\n1|a|c\n\n1|t|D e\n1|a|f\n", encoding="utf-8")
+    code, _, error = invoke(gold, gold)
+    assert code != 0 and f"{gold}:4: document id '1' already used on line 1" in str(error)

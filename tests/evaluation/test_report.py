@@ -77,6 +77,12 @@ def test_check_predictions_refuses_silent_zeros(caplog: pytest.LogCaptureFixture
         check_predictions(GOLD, [Document("x", TEXT)], "p.jsonl")
     with pytest.raises(ValueError, match="gold documents are empty"):
         check_predictions([], PRED)
+    changed = [Document(PRED[0].id, PRED[0].text + " ")]
+    with pytest.raises(ValueError, match=(
+            rf"document '{PRED[0].id}': its text in p\.jsonl differs from its text in g\.jsonl "
+            rf"at character {len(TEXT)} \(of {len(TEXT)} gold, {len(TEXT) + 1} predicted\): "
+            r"gold '', predicted ' '")):
+        check_predictions(GOLD, changed, "p.jsonl", "g.jsonl")
     with caplog.at_level(logging.WARNING):
         check_predictions(GOLD, PRED[:1], "p.jsonl")
     assert "1 of 2 gold documents have no predictions in p.jsonl" in caplog.text

@@ -52,7 +52,7 @@ def test_read_text_ids_and_relations(tmp_path: Path) -> None:
 
 def test_prefixes_stripped_and_entities_sorted(tmp_path: Path) -> None:
     doc = read_pubtator(_write(tmp_path, SAMPLE))[1]
-    assert doc.text == "DCTN4 as a modifier "
+    assert doc.text == "DCTN4 as a modifier"  # no space before an empty abstract
     assert [(e.start, e.concept_ids) for e in doc.entities] == [
         (0, ("C1", "D2")),
         (11, ("C4308010",)),
@@ -102,8 +102,25 @@ def test_write_document_from_another_format(tmp_path: Path) -> None:
     out = tmp_path / "out.pubtator"
     write_pubtator(out, [doc])
     back = read_pubtator(out)[0]
-    assert back.text == "line one line two "
+    assert back.text == "line one line two"
     assert back.entities == (Link(9, 17, "line two", ("C1", "C2"), "Disorder"),)
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "lines"),
+    [
+        ("She had seizures.", None, "p|t|She had seizures.\np|a|\n"),
+        ("Title. Abstract.", "Title.", "p|t|Title.\np|a|Abstract.\n"),
+        ("Title. ", "Title.", "p|t|Title. \np|a|\n"),  # read so from a BioC title passage
+        ("", None, "p|t|\np|a|\n"),
+    ],
+)
+def test_written_text_reads_back_exactly(tmp_path: Path, text: str, title: str | None,
+                                         lines: str) -> None:
+    out = tmp_path / "out.pubtator"
+    write_pubtator(out, [Document("p", text, (), {} if title is None else {"title": title})])
+    assert out.read_text(encoding="utf-8") == lines + "\n"
+    assert read_pubtator(out)[0].text == text
 
 
 def test_write_rejects_inconsistent_entity(tmp_path: Path) -> None:

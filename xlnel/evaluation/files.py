@@ -115,6 +115,7 @@ def evaluate_files_report(
         compare=compared,
         pred_name=str(pred),
         compare_name=str(compare),
+        gold_name=str(gold),
     )
     if errors is not None:  # after the checks of evaluate_report: no table for refused input
         write_errors(errors, scoring_errors(gold_docs, pred_docs, levels))

@@ -196,6 +196,18 @@ def _check_level(level: str) -> _Counter:
             f"unknown evaluation level {level!r}; allowed: {', '.join(LEVELS)}"
         ) from None
 
+def text_difference(gold: str, pred: str) -> str:
+    """Where two texts first differ, with a few characters of each from there (for messages).
+
+    Returns:
+        Such as ``at character 17 (of 17 gold, 18 predicted): gold '', predicted ' '``.
+    """
+    at = next((i for i, (a, b) in enumerate(zip(gold, pred, strict=False)) if a != b),
+              min(len(gold), len(pred)))
+    return (f"at character {at} (of {len(gold)} gold, {len(pred)} predicted): gold "
+            f"{gold[at:at + 20]!r}, predicted {pred[at:at + 20]!r}")
+
+
 def _index_by_id(documents: Sequence[Document], role: str) -> dict[str, Document]:
     index: dict[str, Document] = {}
     for doc in documents:
@@ -220,8 +232,9 @@ def pair_documents(
             raise ValueError(f"predicted document {doc_id!r} is not in the gold documents")
         if doc.text != gold_by_id[doc_id].text:
             raise ValueError(
-                f"document {doc_id!r}: predicted text differs from the gold text; "
-                "predictions must be made on the gold text"
+                f"document {doc_id!r}: predicted text differs from the gold text "
+                f"{text_difference(gold_by_id[doc_id].text, doc.text)}; predictions must be "
+                "made on the gold text"
             )
     missing = [doc_id for doc_id in gold_by_id if doc_id not in pred_by_id]
     if missing:

@@ -14,7 +14,7 @@ from xlnel.evaluation.bootstrap import (
     document_counts,
     paired_bootstrap_counts,
 )
-from xlnel.evaluation.metrics import LEVELS, Scores, evaluate_by_type
+from xlnel.evaluation.metrics import LEVELS, Scores, evaluate_by_type, text_difference
 from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
@@ -72,7 +72,8 @@ def resolve_levels(levels: Sequence[str]) -> tuple[str, ...]:
 
 
 def check_predictions(
-    gold: Sequence[Document], pred: Sequence[Document], name: str = "predictions"
+    gold: Sequence[Document], pred: Sequence[Document], name: str = "predictions",
+    gold_name: str = "the gold",
 ) -> None:
     """Refuse predictions that would silently score zero; warn about partial coverage.
 
@@ -80,10 +81,12 @@ def check_predictions(
         gold: Gold documents.
         pred: Predicted documents.
         name: What to call the predictions in messages (their file name).
+        gold_name: What to call the gold documents in messages (their file name).
 
     Raises:
-        ValueError: When ``gold`` or ``pred`` holds no document, or no predicted document id is
-            a gold document id.
+        ValueError: When ``gold`` or ``pred`` holds no document, no predicted document id is
+            a gold document id, or a predicted document's text differs from its gold text
+            (naming both, and where the texts first differ).
     """
     if not gold:
         raise ValueError("the gold documents are empty: nothing to evaluate against")
@@ -97,6 +100,7 @@ def check_predictions(
             f"none of the {len(pred)} document ids of {name} is a gold document id "
             f"(first: {example!r}); were the predictions made on these gold documents?"
         )
+    _check_texts(gold, pred, name, gold_name)
     missing = len(gold_ids) - len(covered)
     if missing:
         logger.warning(
@@ -106,6 +110,20 @@ def check_predictions(
             len(gold_ids),
             name,
         )
+
+
+def _check_texts(gold: Sequence[Document], pred: Sequence[Document], name: str,
+                 gold_name: str) -> None:
+    gold_texts: dict[str, str] = {}
+    for doc in gold:
+        gold_texts.setdefault(doc.id, doc.text)  # a repeated id is refused when scoring
+    for doc in pred:
+        text = gold_texts.get(doc.id)
+        if text is not None and text != doc.text:
+            raise ValueError(
+                f"document {doc.id!r}: its text in {name} differs from its text in {gold_name} "
+                f"{text_difference(text, doc.text)}; predictions must be made on the gold text"
+            )
 
 
 def evaluate_report(
@@ -120,6 +138,7 @@ def evaluate_report(
     compare: Sequence[Document] | None = None,
     pred_name: str = "predictions",
     compare_name: str = "compared predictions",
+    gold_name: str = "the gold",
 ) -> dict[str, LevelReport]:
     """Evaluate predictions at several levels, with intervals, types and a paired test.
 
@@ -135,6 +154,7 @@ def evaluate_report(
         compare: Predictions of a system B to compare with ``pred`` by paired bootstrap.
         pred_name: Name of ``pred`` in messages (its file).
         compare_name: Name of ``compare`` in messages.
+        gold_name: Name of ``gold`` in messages (its file).
 
     Returns:
         One :class:`LevelReport` per level, in the order asked.
@@ -144,9 +164,9 @@ def evaluate_report(
             :func:`check_predictions`), or any error of :func:`xlnel.evaluation.evaluate`.
     """
     names = resolve_levels(levels)
-    check_predictions(gold, pred, pred_name)
+    check_predictions(gold, pred, pred_name, gold_name)
     if compare is not None:
-        check_predictions(gold, compare, compare_name)
+        check_predictions(gold, compare, compare_name, gold_name)
     if not any(doc.entities for doc in gold):
         logger.warning(
             "none of the %d gold documents has a mention: recall is undefined and every "

@@ -8,7 +8,8 @@ separated by blank lines::
     6794356<TAB>0<TAB>29<TAB>Tricuspid valve regurgitation<TAB>Disease<TAB>D014262
     6794356<TAB>CID<TAB>D016651<TAB>D003490
 
-Offsets count into ``title + " " + abstract``, which becomes :attr:`Document.text`. The id column
+Offsets count into ``title + " " + abstract`` (the title alone when the abstract is empty), which
+becomes :attr:`Document.text`. The id column
 holds ``-1`` for no concept and ``A|B`` for composite mentions; ``UMLS:`` and ``MESH:`` prefixes
 are removed. Relation lines (four fields) and the optional seventh annotation field are kept in
 :attr:`Document.metadata` (``relations``, ``annotation_extras``) so that a written file keeps them.
@@ -94,7 +95,9 @@ class _Draft:
 
     @property
     def text(self) -> str:
-        return f"{self.title} {self.abstract or ''}"
+        # No space before an empty abstract: a text written on the title line alone (a
+        # document of another format) reads back as it was.
+        return f"{self.title} {self.abstract}" if self.abstract else self.title
 
     def finish(self, path: Path) -> Document:
         if self.abstract is None:
@@ -193,7 +196,8 @@ def iter_pubtator(path: str | Path) -> Iterator[Document]:
         path: PubTator file.
 
     Yields:
-        Documents with ``text = title + " " + abstract`` and entities sorted by offsets.
+        Documents with ``text = title + " " + abstract`` (the title alone when the abstract is
+        empty) and entities sorted by offsets.
 
     Raises:
         FileNotFoundError: When ``path`` does not exist.
@@ -244,10 +248,12 @@ def read_pubtator(path: str | Path) -> list[Document]:
 
 def _title_and_abstract(doc: Document) -> tuple[str, str]:
     title = doc.metadata.get("title")
-    if isinstance(title, str) and doc.text.startswith(title + " "):
+    if isinstance(title, str) and doc.text.startswith(title + " ") \
+            and len(doc.text) > len(title) + 1:
         title_part, abstract = title, doc.text[len(title) + 1 :]
     else:
-        # Documents from other formats: keep the whole text on the title line so offsets stay.
+        # Documents from other formats (or ending with the space before an empty abstract):
+        # the whole text on the title line, which the reader takes as the text.
         title_part, abstract = doc.text, ""
     return title_part.translate(_ONE_LINE), abstract.translate(_ONE_LINE)
 
@@ -292,8 +298,9 @@ def _relations(doc: Document) -> list[Any]:
 def write_pubtator(path: str | Path, docs: Iterable[Document]) -> None:
     """Write documents as a PubTator file (gzip-compressed when ``path`` ends with ``.gz``).
 
-    The title is ``metadata["title"]`` when the text starts with it (documents read from
-    PubTator); otherwise the whole text goes on the title line and the abstract is empty. Tabs and
+    The title is ``metadata["title"]`` when the text is it, a space and a non-empty abstract
+    (documents read from PubTator); otherwise the whole text goes on the title line and the
+    abstract is empty, so the text reads back as it was. Tabs and
     line breaks are written as spaces, which keeps every offset. Scores are not written.
 
     Args:
