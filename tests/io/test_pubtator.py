@@ -183,3 +183,35 @@ def test_invalid_utf8(tmp_path: Path) -> None:
 def test_semicolon_joined_id_stays_one_id_with_every_prefix_stripped() -> None:
     assert parse_concept_ids("MESH:D1;MESH:D2") == ("D1;D2",)
     assert parse_concept_ids("MESH:D1;MESH:D2|UMLS:C3") == ("D1;D2", "C3")
+
+
+@pytest.mark.parametrize(
+    ("relations", "message"),
+    [
+        ("abc", "relations 'abc' are not a list"),
+        ({"CID": ["D1", "D2"]}, "are not a list"),
+        ([{"type": "CID", "arg1": "D1", "arg2": "D2"}], "is not a list of three strings"),
+        (["CID"], "relation 'CID' is not a list of three strings"),
+        ([["CID", "D1"]], "is not a list of three strings"),
+        ([["CID", "D1", "D2", "D3"]], "is not a list of three strings"),
+        ([["CID", "D1", 2]], "is not a list of three strings"),
+        ([["CID", "D1\tx", "D2"]], "holds a tab or line break"),
+        ([["CID", "D1", "D2\n"]], "holds a tab or line break"),
+        ([["1", "2", "D2"]], "would read back as a mention"),
+    ],
+)
+def test_write_refuses_relations_of_another_shape(tmp_path: Path, relations: object,
+                                                   message: str) -> None:
+    out = tmp_path / "out.pubtator"
+    with pytest.raises(FormatError, match="document 'p1': ") as info:
+        write_pubtator(out, [Document("p1", "T. A.", (), {"relations": relations})])
+    assert message in str(info.value)
+    assert not out.exists()
+
+
+def test_relations_read_from_jsonl_written_back(tmp_path: Path) -> None:
+    doc = Document("p1", "T. A.", (), {"title": "T.", "relations": [["CID", "D1", "D2"]]})
+    out = tmp_path / "out.pubtator"
+    write_pubtator(out, [doc])
+    assert out.read_text(encoding="utf-8") == "p1|t|T.\np1|a|A.\np1\tCID\tD1\tD2\n\n"
+    assert read_pubtator(out)[0].metadata["relations"] == [("CID", "D1", "D2")]

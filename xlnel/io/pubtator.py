@@ -280,19 +280,41 @@ def _document_lines(doc: Document) -> Iterator[str]:
             fields.append(extras[(link.start, link.end)])
         yield "\t".join(fields) + "\n"
     for relation in _relations(doc):
-        yield "\t".join([doc.id, *(str(f).translate(_ONE_LINE) for f in relation)]) + "\n"
+        yield "\t".join([doc.id, *relation]) + "\n"
     yield "\n"
 
 
 def _relations(doc: Document) -> list[Any]:
     """PubTator's relation fields, or those of BioC relations given by three infons alone (as
-    BC5CDR's: ``relation``, ``Chemical``, ``Disease``) in infon order."""
-    if "relations" in doc.metadata:
-        return list(doc.metadata["relations"])
-    return [list(relation["infons"].values())
-            for relation in doc.metadata.get("bioc_relations") or ()
-            if isinstance(relation, dict) and not relation.get("nodes")
-            and isinstance(relation.get("infons"), dict) and len(relation["infons"]) == 3]
+    BC5CDR's: ``relation``, ``Chemical``, ``Disease``) in infon order; each checked to read
+    back as the relation it is."""
+    relations = doc.metadata.get("relations")
+    if relations is None:
+        relations = [list(relation["infons"].values())
+                     for relation in doc.metadata.get("bioc_relations") or ()
+                     if isinstance(relation, dict) and not relation.get("nodes")
+                     and isinstance(relation.get("infons"), dict)
+                     and len(relation["infons"]) == 3]
+    if not isinstance(relations, list | tuple):
+        raise FormatError(f"document {doc.id!r}: relations {str(relations)[:80]!r} are not a "
+                          "list of relations (each a list of three strings)")
+    for relation in relations:
+        _check_relation(doc.id, relation)
+    return list(relations)
+
+
+def _check_relation(doc_id: str, relation: Any) -> None:
+    if not isinstance(relation, list | tuple) or len(relation) != 3 \
+            or not all(isinstance(part, str) for part in relation):
+        raise FormatError(f"document {doc_id!r}: relation {str(relation)[:80]!r} is not a list "
+                          "of three strings (type, first and second argument), the fields of a "
+                          "PubTator relation line")
+    if any(c in part for part in relation for c in "\t\n\r"):
+        raise FormatError(f"document {doc_id!r}: relation {relation!r} holds a tab or line "
+                          "break, which a PubTator line cannot hold")
+    if all(_DIGITS.fullmatch(part) for part in relation[:2]):
+        raise FormatError(f"document {doc_id!r}: relation {relation!r} would read back as a "
+                          "mention (its first two fields are numbers)")
 
 
 def write_pubtator(path: str | Path, docs: Iterable[Document]) -> None:
@@ -309,6 +331,8 @@ def write_pubtator(path: str | Path, docs: Iterable[Document]) -> None:
 
     Raises:
         ValueError: When an id cannot be written or an entity does not match the text.
+        FormatError: Naming the document, for relations that are not lists of three strings
+            a PubTator line can hold.
     """
     count = write_corpus(path, docs, pubtator_text)
     logger.info("wrote %d documents to %s", count, path)
@@ -321,6 +345,8 @@ def pubtator_text(docs: Iterable[Document]) -> Iterator[str]:
 
     Raises:
         ValueError: When an id cannot be written or an entity does not match the text.
+        FormatError: Naming the document, for relations that are not lists of three strings
+            a PubTator line can hold.
     """
     for doc in docs:
         yield from _document_lines(doc)
