@@ -139,14 +139,17 @@ def test_write_then_read_keeps_everything(tmp_path: Path) -> None:
 
 
 def test_pubtator_round_trip_is_exact(tmp_path: Path) -> None:
-    """PubTator's seventh field (BC5CDR's names of composite parts) and relations survive."""
+    """PubTator's seventh field (BC5CDR's names of composite parts), relations and an id field
+    with a part of no concept (``D001943|-1``) survive."""
     text = ("1|t|Ovarian and breast cancer.\n1|a|After lithium.\n"
             "1\t0\t25\tOvarian and breast cancer\tDisease\tD010051|D001943\t"
             "Ovarian cancer|breast cancer\n"
-            "1\t33\t40\tlithium\tChemical\tD008094\n1\tCID\tD008094\tD010051\n\n")
+            "1\t12\t25\tbreast cancer\tDisease\tD001943|-1\tbreast cancer|cancer\n"
+            "1\t33\t40\tlithium\tChemical\tD008094\n"
+            "1\tCID\tD008094\tD010051\n\n")
     (tmp_path / "c.pubtator").write_text(text, encoding="utf-8")
     docs = read_pubtator(tmp_path / "c.pubtator")
-    for name in ("c.bioc.json", "c.xml"):
+    for name in ("c.bioc.json", "c.xml", "c.jsonl"):
         write_documents(tmp_path / name, docs)
         write_documents(tmp_path / "back.pubtator", read_documents(tmp_path / name))
         assert (tmp_path / "back.pubtator").read_text(encoding="utf-8") == text, name

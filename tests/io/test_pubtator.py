@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import re
 from pathlib import Path
 
 import pytest
@@ -215,3 +216,52 @@ def test_relations_read_from_jsonl_written_back(tmp_path: Path) -> None:
     write_pubtator(out, [doc])
     assert out.read_text(encoding="utf-8") == "p1|t|T.\np1|a|A.\np1\tCID\tD1\tD2\n\n"
     assert read_pubtator(out)[0].metadata["relations"] == [("CID", "D1", "D2")]
+
+
+COMPOSITE = (
+    "1|t|Artery and sinus occlusion.\n"
+    "1|a|Ab.\n"
+    "1\t0\t26\tArtery and sinus occlusion\tDisease\tD002544|-1\tartery occlusion|sinus occlusion\n"
+    "1\t11\t16\tsinus\tAnatomy\tMESH:D1|D1\n"
+    "1\t17\t26\tocclusion\tDisease\t-\n"
+    "\n"
+)
+
+
+def test_id_fields_the_ids_alone_would_not_give_back_are_written_back(tmp_path: Path) -> None:
+    docs = read_pubtator(_write(tmp_path, COMPOSITE))
+    # evaluation sees the concept ids only: -1 (no concept) is not one
+    assert [link.concept_ids for link in docs[0].entities] == [("D002544",), ("D1",), ()]
+    assert docs[0].metadata["concept_id_fields"] == [
+        (0, 26, "D002544|-1"), (11, 16, "D1|D1"), (17, 26, "-")]
+    out = tmp_path / "out.pubtator"
+    write_pubtator(out, docs)
+    assert out.read_text(encoding="utf-8") == COMPOSITE.replace("MESH:", "")
+    assert read_pubtator(out) == docs
+
+
+def test_kept_id_field_yields_to_new_concept_ids(tmp_path: Path) -> None:
+    doc = read_pubtator(_write(tmp_path, COMPOSITE))[0]
+    relinked = [Link(e.start, e.end, e.text, ("C9",), e.type) for e in doc.entities]
+    out = tmp_path / "out.pubtator"
+    write_pubtator(out, [Document(doc.id, doc.text, tuple(relinked), doc.metadata)])
+    assert [line.split("\t")[5] for line in out.read_text().splitlines()[2:5]] == ["C9"] * 3
+
+
+def test_concept_ids_with_spaces_read_back(tmp_path: Path) -> None:
+    text = "חולה סוכרת"
+    doc = Document("d", text, (Link(0, 10, text, ("חולה סוכרת", "HP:0000001")),))
+    out = tmp_path / "out.pubtator"
+    write_pubtator(out, [doc])
+    assert read_pubtator(out)[0].entities == doc.entities
+
+
+@pytest.mark.parametrize("concept_id", ["a\tb", "a\nb", "a\rb", "a|b", "-1", "-", " ", "MESH:-1"])
+def test_write_refuses_concept_ids_that_would_not_read_back(tmp_path: Path,
+                                                            concept_id: str) -> None:
+    out = tmp_path / "out.pubtator"
+    doc = Document("d1", "insulin", (Link(0, 7, "insulin", ("C1", concept_id)),))
+    with pytest.raises(FormatError,
+                       match=f"document 'd1': concept id {re.escape(repr(concept_id))}"):
+        write_pubtator(out, [doc])
+    assert not out.exists()

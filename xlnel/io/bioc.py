@@ -50,7 +50,7 @@ from xml.sax.saxutils import escape, quoteattr
 from xlnel.errors import FormatError
 from xlnel.io._atomic import check_entities, open_binary, write_corpus
 from xlnel.io.bioc_draft import EXTRA_INFON, DocumentDraft, Draft, parse_int
-from xlnel.io.pubtator import format_concept_ids
+from xlnel.io.pubtator import concept_id_field, format_concept_ids, kept_id_fields
 from xlnel.types import FOUND_FIELDS, Document, Link
 
 logger = logging.getLogger(__name__)
@@ -266,11 +266,14 @@ def _passages(doc: Document) -> list[tuple[int, int, dict[str, Any]]]:
     return out if end == len(text) else whole
 
 
-def link_infons(link: Link, extra: str | None = None) -> dict[str, Any]:
-    """The infons of an annotation: type, concept ids, the fields of a prediction, and
-    PubTator's seventh annotation field (``extra``) as ``pubtator_extra``."""
-    infons: dict[str, Any] = {"type": link.type,
-                              "identifier": format_concept_ids(link.concept_ids)}
+def link_infons(link: Link, extra: str | None = None,
+                identifier: str | None = None) -> dict[str, Any]:
+    """The infons of an annotation: type, concept ids (``identifier``, by default the link's
+    concept ids as PubTator writes them), the fields of a prediction, and PubTator's seventh
+    annotation field (``extra``) as ``pubtator_extra``."""
+    if identifier is None:
+        identifier = format_concept_ids(link.concept_ids)
+    infons: dict[str, Any] = {"type": link.type, "identifier": identifier}
     if extra is not None:
         infons[EXTRA_INFON] = extra
     if link.score is not None and math.isfinite(link.score):
@@ -285,9 +288,9 @@ def link_infons(link: Link, extra: str | None = None) -> dict[str, Any]:
     return infons
 
 
-def _annotation(ann_id: str, link: Link, extra: str | None) -> str:
+def _annotation(ann_id: str, link: Link, extra: str | None, identifier: str) -> str:
     return (f"      <annotation id={_attr(ann_id)}>\n"
-            f"{''.join(_infons(link_infons(link, extra), '        '))}"
+            f"{''.join(_infons(link_infons(link, extra, identifier), '        '))}"
             f'        <location offset="{link.start}" length="{link.end - link.start}"/>\n'
             f"        <text>{_xml_text(link.text)}</text>\n      </annotation>\n")
 
@@ -348,7 +351,7 @@ def _document_xml(doc: Document) -> Iterator[str]:
     if _NOT_XML.search(doc.text):
         logger.warning("document %r: characters that XML cannot hold are written as spaces",
                        doc.id)
-    infons, extra = doc.metadata.get("bioc_infons"), extras(doc)
+    infons, extra, kept = doc.metadata.get("bioc_infons"), extras(doc), kept_id_fields(doc)
     yield f"  <document>\n    <id>{_xml_text(doc.id)}</id>\n"
     yield from _infons(infons if isinstance(infons, dict) else {}, "    ")
     n = 0
@@ -358,7 +361,8 @@ def _document_xml(doc: Document) -> Iterator[str]:
         yield f"      <offset>{offset}</offset>\n      <text>{_xml_text(doc.text[offset:end])}"
         yield "</text>\n"
         for link in links:
-            yield _annotation(str(n), link, extra.get((link.start, link.end)))
+            yield _annotation(str(n), link, extra.get((link.start, link.end)),
+                              concept_id_field(doc.id, link, kept))
             n += 1
         yield "    </passage>\n"
     yield from _relations_xml(doc)

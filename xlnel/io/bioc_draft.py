@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from xlnel.errors import FormatError, LimitError
-from xlnel.io.pubtator import parse_concept_ids
+from xlnel.io.pubtator import kept_id_field, parse_concept_ids
 from xlnel.types import FOUND_FIELDS, ID_KINDS, Document, Link
 
 __all__ = ["EXTRA_INFON", "ID_INFONS", "MAX_GAP", "MAX_OFFSET", "DocumentDraft", "Draft",
@@ -118,7 +118,7 @@ class DocumentDraft(Draft):
         if not self.id:
             raise FormatError(f"document without an {self._key('id', 'id')}", path, self.line)
         text, passages = self._texts(path)
-        entities, extras = [], []
+        entities, extras, id_fields = [], [], []
         for ann in self._annotations():
             fragments = _fragments(ann, text, path, self._key("location", "locations"))
             if ann.infons.get("CompositeRole") == "IndividualMention":
@@ -128,9 +128,14 @@ class DocumentDraft(Draft):
             entities.append(_link(ann, text, start, end, path))
             if EXTRA_INFON in ann.infons:
                 extras.append((start, end, ann.infons[EXTRA_INFON]))
+            kept = kept_id_field(_id_infon(ann) or "-1")
+            if kept is not None:
+                id_fields.append((start, end, kept))
         metadata: dict[str, Any] = {"bioc_passages": passages}
         if extras:
             metadata["annotation_extras"] = extras
+        if id_fields:
+            metadata["concept_id_fields"] = id_fields
         first = self.of_kind("passage")[:1]
         if first and first[0].infons.get("type", "").lower() in ("title", "front") \
                 and first[0].text and text.startswith(first[0].text + " "):
@@ -169,9 +174,15 @@ def _fragments(ann: Draft, text: str, path: Path, location: str) -> list[tuple[i
     return fragments
 
 
+def _id_infon(ann: Draft) -> str | None:
+    """The annotation's concept-id infon (the first of :data:`ID_INFONS`), if any."""
+    infons = {key.lower(): value for key, value in ann.infons.items()}
+    return next((infons[key] for key in ID_INFONS if key in infons), None)
+
+
 def _link(ann: Draft, text: str, start: int, end: int, path: Path) -> Link:
     infons = {key.lower(): value for key, value in ann.infons.items()}
-    ids = next((infons[key] for key in ID_INFONS if key in infons), "")
+    ids = _id_infon(ann) or ""
     score = None
     if "score" in infons:
         try:

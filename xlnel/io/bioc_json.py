@@ -38,6 +38,7 @@ from xlnel.errors import FormatError, LimitError
 from xlnel.io._atomic import iter_lines, write_corpus
 from xlnel.io.bioc import extras, layout, link_infons, relations
 from xlnel.io.bioc_draft import DocumentDraft, Draft, parse_int
+from xlnel.io.pubtator import concept_id_field, kept_id_fields
 from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
@@ -389,14 +390,15 @@ def _document(item: Any, line: int, path: Path) -> DocumentDraft:
 # -- writing --------------------------------------------------------------------------------------
 
 def _document_json(doc: Document) -> dict[str, Any]:
-    passages, n, extra = [], 0, extras(doc)
+    passages, n, extra, kept = [], 0, extras(doc), kept_id_fields(doc)
     for offset, end, infons, links in layout(doc):
         annotations = []
         for link in links:
             annotations.append({
                 "id": str(n),
                 "infons": {key: str(value) for key, value in link_infons(
-                    link, extra.get((link.start, link.end))).items() if value is not None},
+                    link, extra.get((link.start, link.end)),
+                    concept_id_field(doc.id, link, kept)).items() if value is not None},
                 "text": link.text,
                 "locations": [{"offset": link.start, "length": link.end - link.start}]})
             n += 1

@@ -9,10 +9,11 @@ separated by blank lines::
     6794356<TAB>CID<TAB>D016651<TAB>D003490
 
 Offsets count into ``title + " " + abstract`` (the title alone when the abstract is empty), which
-becomes :attr:`Document.text`. The id column
-holds ``-1`` for no concept and ``A|B`` for composite mentions; ``UMLS:`` and ``MESH:`` prefixes
-are removed. Relation lines (four fields) and the optional seventh annotation field are kept in
-:attr:`Document.metadata` (``relations``, ``annotation_extras``) so that a written file keeps them.
+becomes :attr:`Document.text`. The id column holds ``-1`` for no concept and ``A|B`` for composite
+mentions; ``UMLS:`` and ``MESH:`` prefixes are removed. Relation lines (four fields), the optional
+seventh annotation field and id columns that the concept ids alone would not give back
+(``D002544|-1``) are kept in :attr:`Document.metadata` (``relations``, ``annotation_extras``,
+``concept_id_fields``) so that a written file keeps them.
 """
 
 from __future__ import annotations
@@ -32,8 +33,11 @@ from xlnel.types import Document, Link
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "concept_id_field",
     "format_concept_ids",
     "iter_pubtator",
+    "kept_id_field",
+    "kept_id_fields",
     "normalize_concept_id",
     "parse_concept_ids",
     "pubtator_text",
@@ -65,20 +69,62 @@ def normalize_concept_id(concept_id: str) -> str:
     return concept_id
 
 
+def _id_parts(field_value: str) -> list[str]:
+    """The ``|``-separated parts of an id field, each stripped of its prefixes."""
+    return [";".join(normalize_concept_id(piece) for piece in part.split(";"))
+            for part in field_value.split("|")]
+
+
 def parse_concept_ids(field_value: str) -> tuple[str, ...]:
     """Parse a PubTator id field: ``-1`` gives ``()``, ``A|B`` gives ``("A", "B")``.
 
     An id joined by ``;`` (as PubTator3 writes some) stays one id, each of its parts stripped of
     its prefix alike: ``MESH:D1;MESH:D2`` gives ``("D1;D2",)``.
     """
-    ids = (";".join(normalize_concept_id(piece) for piece in part.split(";"))
-           for part in field_value.split("|"))
-    return tuple(dict.fromkeys(i for i in ids if i not in _NO_CONCEPT))
+    return tuple(dict.fromkeys(i for i in _id_parts(field_value) if i not in _NO_CONCEPT))
+
+
+def kept_id_field(field_value: str) -> str | None:
+    """The id field to write back for a mention read with ``field_value``, when the concept ids
+    alone would not give it back: ``D002544|-1`` (a composite mention with a part of no
+    concept, as BC5CDR has) is read as ``("D002544",)``. ``None`` when they would (prefixes
+    aside, which are dropped)."""
+    kept = "|".join(_id_parts(field_value))
+    return None if kept == format_concept_ids(parse_concept_ids(field_value)) else kept
 
 
 def format_concept_ids(concept_ids: tuple[str, ...]) -> str:
     """Write concept ids as a PubTator id field (``A|B``, or ``-1`` for none)."""
     return "|".join(concept_ids) if concept_ids else "-1"
+
+
+def kept_id_fields(doc: Document) -> dict[tuple[int, int], str]:
+    """The id fields a document's mentions were read with, by ``(start, end)``, where the
+    concept ids alone would not give them back (``concept_id_fields`` metadata)."""
+    return {(item[0], item[1]): item[2] for item in doc.metadata.get("concept_id_fields") or ()
+            if isinstance(item, list | tuple) and len(item) == 3 and isinstance(item[2], str)}
+
+
+def concept_id_field(doc_id: str, link: Link, kept: dict[tuple[int, int], str]) -> str:
+    """The id field to write for ``link``: the one it was read with (``kept``, see
+    :func:`kept_id_fields`) while its concept ids are still those, else its concept ids.
+
+    Raises:
+        FormatError: Naming the document, for a concept id that would not read back as itself:
+            one holding a tab, a line break or ``|``, or one read as no concept (``-1``).
+    """
+    for concept_id in link.concept_ids:
+        if any(c in concept_id for c in "\t\n\r|") \
+                or normalize_concept_id(concept_id) in _NO_CONCEPT:
+            raise FormatError(
+                f"document {doc_id!r}: concept id {concept_id!r} cannot be written as a PubTator "
+                "or BioC id: a tab or line break would break the line, '|' separates ids, and "
+                f"{', '.join(map(repr, sorted(_NO_CONCEPT)))} mean no concept")
+    field_value = kept.get((link.start, link.end))
+    if field_value is not None and not any(c in field_value for c in "\t\n\r") \
+            and parse_concept_ids(field_value) == link.concept_ids:
+        return field_value
+    return format_concept_ids(link.concept_ids)
 
 
 @dataclass
@@ -91,6 +137,7 @@ class _Draft:
     abstract: str | None = None
     entities: list[Link] = field(default_factory=list)
     extras: list[tuple[int, int, str]] = field(default_factory=list)
+    id_fields: list[tuple[int, int, str]] = field(default_factory=list)
     relations: list[tuple[str, ...]] = field(default_factory=list)
 
     @property
@@ -109,6 +156,8 @@ class _Draft:
             metadata["relations"] = self.relations
         if self.extras:
             metadata["annotation_extras"] = self.extras
+        if self.id_fields:
+            metadata["concept_id_fields"] = self.id_fields
         entities = sorted(self.entities, key=lambda link: (link.start, link.end))
         return Document(self.pmid, self.text, tuple(entities), metadata)
 
@@ -146,6 +195,9 @@ def _parse_annotation(fields: list[str], draft: _Draft, path: Path, lineno: int)
             lineno,
         )
     concept_ids = parse_concept_ids(fields[5]) if len(fields) > 5 else ()
+    kept = kept_id_field(fields[5]) if len(fields) > 5 else None
+    if kept is not None:
+        draft.id_fields.append((start, end, kept))
     link = Link(start, end, mention, concept_ids, fields[4] or None)
     draft.entities.append(link)
     if len(fields) > 6:
@@ -202,8 +254,9 @@ def iter_pubtator(path: str | Path) -> Iterator[Document]:
     Raises:
         FileNotFoundError: When ``path`` does not exist.
         FormatError: Naming the file, line and bad value, for a line that matches no PubTator
-            line kind, a repeated document id, a missing ``|t|`` or ``|a|`` line, an annotation
-            of another document, non-integer, empty or out-of-text offsets, or a mention that differs from the text.
+            line kind, a repeated document id, a missing ``|t|`` or ``|a|`` line, an
+            annotation of another document, non-integer, empty or out-of-text offsets, or a
+            mention that differs from the text.
     """
     path = Path(path)
     draft: _Draft | None = None
@@ -266,6 +319,7 @@ def _document_lines(doc: Document) -> Iterator[str]:
     yield f"{doc.id}|t|{title}\n"
     yield f"{doc.id}|a|{abstract}\n"
     extras = {(s, e): extra for s, e, extra in doc.metadata.get("annotation_extras", ())}
+    kept = kept_id_fields(doc)
     for link in sorted(doc.entities, key=lambda link: (link.start, link.end)):
         mention = link.text.translate(_ONE_LINE)
         fields = [
@@ -275,7 +329,7 @@ def _document_lines(doc: Document) -> Iterator[str]:
             mention,
             (link.type or "").translate(_ONE_LINE),
         ]
-        fields.append(format_concept_ids(link.concept_ids))
+        fields.append(concept_id_field(doc.id, link, kept))
         if (link.start, link.end) in extras:
             fields.append(extras[(link.start, link.end)])
         yield "\t".join(fields) + "\n"
