@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
-from xlnel.errors import FormatError
+from xlnel.cli.main import app
+from xlnel.errors import FormatError, OutputError
 from xlnel.io import read_brat, read_brat_document, write_brat
 from xlnel.io.documents import read_annotated_documents
 from xlnel.types import Document, Link
 
+runner = CliRunner()
 TEXT = "Patient has diabetes mellitus.\nTreated with insulin and\r\nmetformin."
 ANN = (
     "T1\tDisorder 12 29\tdiabetes mellitus\n"
@@ -153,3 +158,80 @@ def test_malformed(tmp_path: Path, ann: str, line: int, message: str) -> None:
         read_brat_document(folder / "doc1.txt")
     assert f"doc1.ann:{line}:" in str(info.value)
     assert message in str(info.value)
+
+
+def _files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_write_refuses_a_repeated_id_and_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    with pytest.raises(FormatError, match="document id '1' is used twice"):
+        write_brat(out, [Document("1", "a"), Document("2", "b"), Document("1", "c")])
+    assert not out.exists()  # the folder it created is removed again
+
+
+def test_write_refuses_existing_files_and_keeps_them(tmp_path: Path) -> None:
+    (tmp_path / "x2.ann").write_text("mine", encoding="utf-8")
+    with pytest.raises(OutputError, match=r"x2\.ann already exists"):
+        write_brat(tmp_path, [Document("x1", "a"), Document("x2", "b")])
+    assert _files(tmp_path) == ["x2.ann"]
+    assert (tmp_path / "x2.ann").read_text(encoding="utf-8") == "mine"
+    write_brat(tmp_path, [Document("x1", "a")])  # other names go in beside it
+    assert _files(tmp_path) == ["x1.ann", "x1.txt", "x2.ann"]
+    with pytest.raises(OutputError, match=r"x1\.txt already exists"):  # nor its own earlier files
+        write_brat(tmp_path, [Document("x1", "b")])
+    assert (tmp_path / "x1.txt").read_text(encoding="utf-8") == "a"
+
+
+def _bad_third(docs: list[Document]) -> Iterator[Document]:
+    yield from docs
+    raise FormatError("invalid JSON", "in.jsonl", 3)
+
+
+@pytest.mark.parametrize(
+    ("docs", "error"),
+    [
+        (_bad_third([Document("x1", "a"), Document("x2", "b")]), FormatError),
+        ([Document("x1", "a"), Document("x2", "b"), Document("../evil", "c")], FormatError),
+        ([Document("x1", "a"), Document("x2", "ab", (Link(0, 1, "b"),))], ValueError),
+    ],
+)
+def test_a_failure_leaves_the_folder_as_it_was(tmp_path: Path, docs: Iterable[Document],
+                                               error: type[Exception]) -> None:
+    (tmp_path / "keep.txt").write_text("k", encoding="utf-8")
+    with pytest.raises(error):
+        write_brat(tmp_path, docs)
+    assert _files(tmp_path) == ["keep.txt"]  # no x1/x2 files, no temporary folder
+
+
+def test_convert_refuses_repeated_ids_and_existing_files(tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"id": "1", "text": "a"}\n', encoding="utf-8")
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["convert", str(source), str(out), "--to", "brat"]).exit_code == 0
+    result = runner.invoke(app, ["convert", str(source), str(out), "--to", "brat"])
+    assert result.exit_code != 0 and "1.txt already exists" in str(result.exception)
+
+
+@pytest.mark.parametrize("concept_id", ["חולה סוכרת", "a\tb", "a\nb", " ", "MESH:a b"])
+def test_write_refuses_concept_ids_a_normalization_cannot_hold(tmp_path: Path,
+                                                               concept_id: str) -> None:
+    doc = Document("d1", "insulin", (Link(0, 7, "insulin", ("C1", concept_id)),))
+    with pytest.raises(FormatError, match=f"document 'd1': concept id {re.escape(repr(concept_id))}"
+                       " cannot be written as a BRAT normalization"):
+        write_brat(tmp_path / "out", [doc])
+    assert not (tmp_path / "out").exists()
+
+
+def test_write_refuses_dictionary_names(tmp_path: Path) -> None:
+    doc = Document("d1", "insulin", (Link(0, 7, "insulin", ("סוכרת",), id_kind="dictionary_name"),))
+    with pytest.raises(FormatError, match="'סוכרת' is a dictionary name"):
+        write_brat(tmp_path / "out", [doc])
+
+
+def test_concept_ids_read_back_as_written(tmp_path: Path) -> None:
+    ids = ("C0011849", "HP:0000001", "סוכרת", "D1;D2", "a|b")
+    doc = Document("d1", "insulin", (Link(0, 7, "insulin", ids, "Chemical"),))
+    write_brat(tmp_path, [doc])
+    assert read_brat(tmp_path) == [doc]

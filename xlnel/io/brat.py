@@ -11,14 +11,24 @@ last end. Relations, events, attributes and notes are ignored.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import re
+import shutil
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from xlnel.errors import FormatError
-from xlnel.io._atomic import atomic_write, check_entities, iter_lines, read_text
+from xlnel.errors import FormatError, OutputError
+from xlnel.io._atomic import (
+    check_entities,
+    iter_lines,
+    read_text,
+    remove_stale_files,
+    sigterm_as_interrupt,
+)
 from xlnel.io.pubtator import normalize_concept_id
 from xlnel.types import Document, Link
 
@@ -31,6 +41,8 @@ NO_BRAT_FILES = ("a folder without BRAT .txt files; give a corpus file (.jsonl, 
                  ".xml, optionally .gz) or a folder of BRAT .txt + .ann files")
 
 
+# The temporary folder write_brat fills inside the output folder before moving its files in.
+_TEMP_FOLDER = re.compile(r"\.xlnel-brat\.[a-z0-9_]+")
 # ASCII digits alone: int() would also take "+0", "0_8" or other scripts' digits ("٨").
 _DIGITS = re.compile(r"[0-9]{1,18}")
 
@@ -209,6 +221,24 @@ def _fragments(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return fragments
 
 
+def _reference(doc: Document, link: Link, concept_id: str, db: str) -> str:
+    """The ``DB:ID`` of an ``N`` line, checked to read back as ``concept_id``."""
+    if link.id_kind == "dictionary_name":
+        raise FormatError(
+            f"document {doc.id!r}: concept id {concept_id!r} is a dictionary name, not an id "
+            "of a vocabulary, which a BRAT normalization (DB:ID) names; write JSONL, BioC or "
+            "PubTator to keep it")
+    reference = concept_id if ":" in concept_id else f"{db}:{concept_id}"
+    if len(reference.split()) != 1 or reference.split()[0] != reference \
+            or normalize_concept_id(reference) != normalize_concept_id(concept_id) \
+            or not normalize_concept_id(concept_id):
+        raise FormatError(
+            f"document {doc.id!r}: concept id {concept_id!r} cannot be written as a BRAT "
+            "normalization (DB:ID, no spaces, tabs or line breaks); write JSONL, BioC or "
+            "PubTator to keep it")
+    return reference
+
+
 def _ann_lines(doc: Document, db: str) -> list[str]:
     lines, n_refs = [], 0
     for number, link in enumerate(doc.entities, start=1):
@@ -219,35 +249,86 @@ def _ann_lines(doc: Document, db: str) -> list[str]:
         lines.append(f"T{number}\t{entity_type} {offsets}\t{mention}\n")
         for concept_id in link.concept_ids:
             n_refs += 1
-            reference = concept_id if ":" in concept_id else f"{db}:{concept_id}"
+            reference = _reference(doc, link, concept_id, db)
             lines.append(f"N{n_refs}\tReference T{number} {reference}\t{mention}\n")
     return lines
 
 
-def write_brat(folder: str | Path, docs: Iterable[Document], db: str = "UMLS") -> None:
-    """Write each document as ``<id>.txt`` and ``<id>.ann`` in ``folder``.
+def _check_id(doc: Document, folder: Path, seen: set[str]) -> None:
+    """Refuse an id that is no plain file name, repeats, or names files already in ``folder``."""
+    if not doc.id or doc.id.startswith(".") or any(c in doc.id for c in "/\\\0"):
+        raise FormatError(f"document id {doc.id!r} cannot be used as a BRAT file name")
+    if doc.id in seen:
+        raise FormatError(f"document id {doc.id!r} is used twice; BRAT writes one pair of files "
+                          "a document id")
+    seen.add(doc.id)
+    for suffix in (".txt", ".ann"):
+        if (folder / f"{doc.id}{suffix}").exists():
+            raise OutputError(f"{folder / f'{doc.id}{suffix}'} already exists; xlnel does not "
+                              "overwrite files in a BRAT folder: remove it or give another folder")
 
-    Entity types have spaces replaced by ``_`` (a BRAT type is one token; a missing type is
-    written ``Entity``). Mentions that cross a line break are written as fragments.
+
+def _move_in(tmp: Path, folder: Path) -> None:
+    """Move every file of ``tmp`` into ``folder``, none over an existing file; on failure the
+    files moved so far are removed again."""
+    moved: list[Path] = []
+    try:
+        for source in sorted(tmp.iterdir()):
+            target = folder / source.name
+            if target.exists():  # written meanwhile by another process
+                raise OutputError(f"{target} already exists; xlnel does not overwrite files in a "
+                                  "BRAT folder: remove it or give another folder")
+            os.replace(source, target)
+            moved.append(target)
+    except BaseException:
+        for target in moved:
+            target.unlink(missing_ok=True)
+        raise
+
+
+def write_brat(folder: str | Path, docs: Iterable[Document], db: str = "UMLS") -> None:
+    """Write each document as ``<id>.txt`` and ``<id>.ann`` in ``folder``, all or none.
+
+    The files are written into a hidden temporary folder inside ``folder`` and moved into it
+    only when every document was written, so a failure leaves ``folder`` as it was. Files
+    already in ``folder`` are never replaced. Entity types have spaces replaced by ``_`` (a BRAT
+    type is one token; a missing type is written ``Entity``). Mentions that cross a line break
+    are written as fragments.
 
     Args:
-        folder: Folder to write into; created when missing. Each file is written atomically.
-        docs: Documents to write; ids must be usable as file names.
+        folder: Folder to write into; created when missing.
+        docs: Documents to write; ids must be distinct and usable as file names.
         db: Vocabulary prefix written before concept ids that have none (``UMLS:C0011849``).
             ``UMLS`` and ``MESH`` prefixes are removed again by :func:`read_brat`.
 
     Raises:
-        ValueError: When an id is not a plain file name or an entity does not match the text.
+        FormatError: Naming the document, for an id that is not a plain file name or repeats,
+            or a concept id that a normalization line cannot hold (one with spaces, tabs or line
+            breaks, or a dictionary name).
+        OutputError: Naming the file, when ``<id>.txt`` or ``<id>.ann`` already exists.
+        ValueError: When an entity does not match the text.
     """
     folder = Path(folder)
-    count = 0
-    for doc in docs:
-        if not doc.id or doc.id.startswith(".") or any(c in doc.id for c in "/\\\0"):
-            raise ValueError(f"document id {doc.id!r} cannot be used as a BRAT file name")
-        check_entities(doc)
-        with atomic_write(folder / f"{doc.id}.txt", newline="") as handle:
-            handle.write(doc.text)
-        with atomic_write(folder / f"{doc.id}.ann") as handle:
-            handle.writelines(_ann_lines(doc, db))
-        count += 1
-    logger.info("wrote %d documents to %s", count, folder)
+    created = not folder.exists()
+    folder.mkdir(parents=True, exist_ok=True)
+    remove_stale_files(folder, _TEMP_FOLDER)
+    seen: set[str] = set()
+    with sigterm_as_interrupt():
+        tmp = Path(tempfile.mkdtemp(dir=folder, prefix=".xlnel-brat."))
+        try:
+            for doc in docs:
+                _check_id(doc, folder, seen)
+                check_entities(doc)
+                lines = _ann_lines(doc, db)
+                (tmp / f"{doc.id}.txt").write_text(doc.text, encoding="utf-8", newline="")
+                (tmp / f"{doc.id}.ann").write_text("".join(lines), encoding="utf-8",
+                                                   newline="\n")
+            _move_in(tmp, folder)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            if created:  # leave no empty folder behind either
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+            raise
+        shutil.rmtree(tmp, ignore_errors=True)
+    logger.info("wrote %d documents to %s", len(seen), folder)
