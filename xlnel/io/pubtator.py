@@ -110,15 +110,16 @@ def concept_id_field(doc_id: str, link: Link, kept: dict[tuple[int, int], str]) 
     :func:`kept_id_fields`) while its concept ids are still those, else its concept ids.
 
     Raises:
-        FormatError: Naming the document, for a concept id that would not read back as itself:
-            one holding a tab, a line break or ``|``, or one read as no concept (``-1``).
+        FormatError: Naming the document, for a concept id that would not read back: one
+            holding a tab or a line break, or one read as no concept (``-1``). (``A|B`` is
+            read back as two ids, as in JSONL: ``|`` separates ids in every format.)
     """
     for concept_id in link.concept_ids:
-        if any(c in concept_id for c in "\t\n\r|") \
+        if any(c in concept_id for c in "\t\n\r") \
                 or normalize_concept_id(concept_id) in _NO_CONCEPT:
             raise FormatError(
                 f"document {doc_id!r}: concept id {concept_id!r} cannot be written as a PubTator "
-                "or BioC id: a tab or line break would break the line, '|' separates ids, and "
+                "or BioC id: a tab or line break would break the line, and "
                 f"{', '.join(map(repr, sorted(_NO_CONCEPT)))} mean no concept")
     field_value = kept.get((link.start, link.end))
     if field_value is not None and not any(c in field_value for c in "\t\n\r") \
