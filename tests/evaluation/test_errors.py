@@ -82,3 +82,15 @@ def test_write_and_unknown_level(tmp_path: Path) -> None:
                                     "C1"]
     with pytest.raises(ValueError, match="unknown evaluation level"):
         scoring_errors(GOLD, PRED, ["spans"])
+
+
+def test_overlap_level_errors_follow_the_maximum_matching() -> None:
+    # "fever in diabetes" and "diabetes" predicted for gold fever and diabetes: both paired.
+    text = "Aspirin relieved headache and fever in diabetes patients."
+    gold = [Document("d", text, (Link(30, 35, "fever"), Link(39, 47, "diabetes")))]
+    pred = [Document("d", text, (Link(30, 47, "fever in diabetes"), Link(39, 47, "diabetes"),
+                                 Link(39, 47, "diabetes")))]
+    errors = scoring_errors(gold, pred, ["overlap"])
+    assert [(e.kind, e.category, e.mention.start) for e in errors] == [
+        ("fp", "duplicate", 39)]
+    assert evaluate(gold, pred, "overlap").fp == 1

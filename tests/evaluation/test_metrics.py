@@ -14,6 +14,7 @@ from xlnel.evaluation import (
     evaluate_by_type,
     evaluate_per_document,
 )
+from xlnel.evaluation.matching import MENTION_MATCHERS
 from xlnel.types import Document, Link
 
 TEXT = "aspirin treats headache and fever in diabetes patients"
@@ -220,6 +221,31 @@ def test_overlap_level_prefers_largest_overlap() -> None:
     gold = [Document("d", text, (Link(0, 10, text[:10]), Link(8, 20, text[8:])))]
     pred = [Document("d", text, (Link(5, 12, text[5:12]), Link(9, 10, text[9:10])))]
     assert counts(evaluate(gold, pred, "overlap")) == (2, 0, 0)
+
+
+def test_overlap_level_is_a_maximum_matching() -> None:
+    # The docs' example: gold fever [30, 35) and diabetes [39, 47); predictions
+    # "fever in diabetes" [30, 47) overlaps fever by 5 and diabetes by 8, "diabetes" [39, 47)
+    # overlaps diabetes by 8.  Pairing the largest overlap first would give one pair; the
+    # maximum matching pairs [30, 47)-fever and [39, 47)-diabetes: tp 2.
+    text = "Aspirin relieved headache and fever in diabetes patients."
+    gold = [Document("d", text, (Link(30, 35, "fever"), Link(39, 47, "diabetes")))]
+    pred = [Document("d", text, (Link(30, 47, "fever in diabetes"), Link(39, 47, "diabetes")))]
+    assert counts(evaluate(gold, pred, "overlap")) == (2, 0, 0)
+    assert MENTION_MATCHERS["overlap"](gold[0].entities, pred[0].entities).pairs == [
+        (0, 0), (1, 1)]
+
+
+def test_overlap_level_takes_largest_total_overlap_among_maximum_matchings() -> None:
+    # gold A = [0, 10), B = [10, 12); pred P = [0, 12) overlaps A by 10, B by 2; pred Q = [5, 6)
+    # overlaps A by 1.  P-A (10) leaves Q unpaired; the only two-pair matching is P-B, Q-A
+    # (total 3), so it wins.  With Q gone P pairs with A, its largest overlap (10 > 2).
+    text = "x" * 16
+    gold = (Link(0, 10, text[:10]), Link(10, 12, text[10:12]))
+    p, q = Link(0, 12, text[:12]), Link(5, 6, text[5:6])
+    assert MENTION_MATCHERS["overlap"](gold, (p, q)).pairs == [(0, 1), (1, 0)]
+    assert MENTION_MATCHERS["overlap"](gold, (p,)).pairs == [(0, 0)]
+    assert MENTION_MATCHERS["overlap"]((), (p,)).pairs == []
 
 
 def test_overlap_level_ignores_concepts() -> None:

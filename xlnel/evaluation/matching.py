@@ -11,6 +11,9 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
 from xlnel.candidates.spans import HEBREW_PREFIX_LETTERS
 from xlnel.types import Link
 
@@ -134,23 +137,23 @@ def match_concept(gold: Sequence[Link], pred: Sequence[Link]) -> Match:
 
 
 def match_overlap(gold: Sequence[Link], pred: Sequence[Link]) -> Match:
-    """At least one shared character; largest overlaps paired first; concepts ignored."""
-    scored: list[tuple[int, int, int]] = []
+    """At least one shared character; concepts ignored.
+
+    The pairs are a maximum matching (as many true positives as one-to-one pairing allows) and,
+    among maximum matchings, one with the largest total overlap, so a prediction is paired with
+    the gold mention it overlaps most unless that would leave another pair unmade.
+    """
+    overlaps = np.zeros((len(gold), len(pred)), dtype=np.int64)
     for j, g in enumerate(gold):
         for i, p in enumerate(pred):
-            overlap = min(g.end, p.end) - max(g.start, p.start)
-            if overlap > 0:
-                scored.append((-overlap, j, i))
-    scored.sort()  # largest overlap first; ties by gold then prediction order
-    match = Match()
-    used_gold: set[int] = set()
-    used_pred: set[int] = set()
-    for _, j, i in scored:
-        if j not in used_gold and i not in used_pred:
-            used_gold.add(j)
-            used_pred.add(i)
-            match.pairs.append((j, i))
-    return match
+            overlaps[j, i] = max(0, min(g.end, p.end) - max(g.start, p.start))
+    if not overlaps.any():
+        return Match()
+    # One more pair outweighs any gain in total overlap, so the number of pairs comes first.
+    weights = np.where(overlaps > 0, overlaps + int(overlaps.sum()) + 1, 0)
+    rows, cols = linear_sum_assignment(weights, maximize=True)
+    return Match(pairs=sorted((int(j), int(i)) for j, i in zip(rows, cols, strict=True)
+                              if overlaps[j, i] > 0))
 
 
 def typed(matcher: Matcher) -> Matcher:
