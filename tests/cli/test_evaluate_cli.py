@@ -174,6 +174,28 @@ def test_jsonl_gold_scores_its_pubtator_predictions(tmp_path: Path) -> None:
     assert code == 0 and json.loads(out)["span"]["scores"]["f1"] == 1.0
 
 
+def test_gold_tabs_and_line_breaks_written_as_spaces_still_score(tmp_path: Path) -> None:
+    # PubTator writes the tab and the line breaks of the gold text as spaces (offsets kept).
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps({"id": "a", "text": "Fever\tand\r\ndiabetes.\nNo", "entities": [
+        {"start": 0, "end": 5, "text": "Fever", "concept_id": "C1"},
+        {"start": 11, "end": 19, "text": "diabetes", "concept_id": "C2"}]}) + "\n",
+        encoding="utf-8")
+    pred = tmp_path / "pred.pubtator"
+    assert runner.invoke(app, ["convert", str(gold), str(pred)]).exit_code == 0
+    assert "Fever and  diabetes. No" in pred.read_text(encoding="utf-8")
+    errors = tmp_path / "errors.tsv"
+    code, out, _ = invoke(gold, pred, "--json", "--no-ci", "--level", "all", "--errors", errors)
+    assert code == 0
+    assert all(level["scores"]["f1"] == 1.0 for level in json.loads(out).values())
+    assert errors.read_text(encoding="utf-8").count("\n") == 1  # the header alone
+    # any other difference is still refused
+    pred.write_text(pred.read_text(encoding="utf-8").replace("Fever and", "Fever an_"),
+                    encoding="utf-8")
+    code, _, error = invoke(gold, pred, "--no-ci")
+    assert code != 0 and f"in {pred} differs from its text in {gold} at character 8" in str(error)
+
+
 def test_differing_texts_name_both_files_and_the_place(files: dict[str, Path],
                                                        tmp_path: Path) -> None:
     shifted = write(tmp_path / "shifted.pubtator", [Document("0", TEXT.replace("Fever", "Fiver"))])

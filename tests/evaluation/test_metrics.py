@@ -15,6 +15,7 @@ from xlnel.evaluation import (
     evaluate_per_document,
 )
 from xlnel.evaluation.matching import MENTION_MATCHERS
+from xlnel.evaluation.metrics import pair_documents
 from xlnel.types import Document, Link
 
 TEXT = "aspirin treats headache and fever in diabetes patients"
@@ -342,3 +343,16 @@ def test_typed_concept_level_leaves_predictions_on_id_less_gold_of_their_type_ou
     gold = [doc(link(0, 7, type="Disease"), link(15, 23, "C2", type="Disease"))]
     pred = [doc(link(0, 7, "C1", type="Disease"), link(15, 23, "C2", type="Disease"))]
     assert counts(evaluate(gold, pred, "concept+type")) == (1, 0, 0)
+
+
+def test_predicted_text_with_spaces_for_tabs_and_line_breaks_is_scored_on_the_gold_text() -> None:
+    text = "fever\tand\r\ndiabetes"
+    gold = [Document("d", text, (Link(0, 5, "fever"), Link(11, 19, "diabetes")))]
+    flat = text.replace("\t", " ").replace("\r", " ").replace("\n", " ")
+    pred = [Document("d", flat, (Link(0, 10, flat[:10]), Link(11, 19, "diabetes")))]
+    assert counts(evaluate(gold, pred, "span")) == (1, 1, 1)
+    [(_, paired)] = pair_documents(gold, pred)
+    assert paired is not None and paired.text == text
+    assert [link.text for link in paired.entities] == ["fever\tand\r", "diabetes"]
+    with pytest.raises(ValueError, match="at character 5 .*predicted '_and"):
+        evaluate(gold, [Document("d", flat.replace(" and", "_and"))], "span")

@@ -37,9 +37,10 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xlnel.evaluation.matching import MENTION_MATCHERS, Matcher
+from xlnel.io._atomic import ONE_LINE
 from xlnel.types import Document, Link
 
 logger = logging.getLogger(__name__)
@@ -199,11 +200,13 @@ def _check_level(level: str) -> _Counter:
 def text_difference(gold: str, pred: str) -> str:
     """Where two texts first differ, with a few characters of each from there (for messages).
 
+    A tab or line break against a space is no difference (:func:`same_text`).
+
     Returns:
         Such as ``at character 17 (of 17 gold, 18 predicted): gold '', predicted ' '``.
     """
-    at = next((i for i, (a, b) in enumerate(zip(gold, pred, strict=False)) if a != b),
-              min(len(gold), len(pred)))
+    flat = zip(gold.translate(ONE_LINE), pred.translate(ONE_LINE), strict=False)
+    at = next((i for i, (a, b) in enumerate(flat) if a != b), min(len(gold), len(pred)))
     return (f"at character {at} (of {len(gold)} gold, {len(pred)} predicted): gold "
             f"{gold[at:at + 20]!r}, predicted {pred[at:at + 20]!r}")
 
@@ -217,10 +220,29 @@ def _index_by_id(documents: Sequence[Document], role: str) -> dict[str, Document
     return index
 
 
+def same_text(gold: str, pred: str) -> bool:
+    """Whether predictions made on ``pred`` can be scored against ``gold``: the texts are equal
+    once tabs and line breaks are read as spaces, as one-line formats (PubTator) write them;
+    such a change keeps every offset."""
+    return gold == pred or gold.translate(ONE_LINE) == pred.translate(ONE_LINE)
+
+
+def _on_gold_text(gold: Document, pred: Document) -> Document:
+    """``pred`` with the gold text, and its mentions' texts taken from it."""
+    if pred.text == gold.text:
+        return pred
+    entities = tuple(replace(link, text=gold.text[link.start:link.end])
+                     for link in pred.entities)
+    return replace(pred, text=gold.text, entities=entities)
+
+
 def pair_documents(
     gold: Sequence[Document], pred: Sequence[Document]
 ) -> list[tuple[Document, Document | None]]:
     """Pair each gold document with the predicted document of the same id, if any.
+
+    A predicted text that differs from the gold text only by spaces for tabs and line breaks
+    (:func:`same_text`) is replaced by the gold text.
 
     Raises:
         ValueError: If ids repeat, a predicted id is not in gold, or the texts differ.
@@ -230,12 +252,13 @@ def pair_documents(
     for doc_id, doc in pred_by_id.items():
         if doc_id not in gold_by_id:
             raise ValueError(f"predicted document {doc_id!r} is not in the gold documents")
-        if doc.text != gold_by_id[doc_id].text:
+        if not same_text(gold_by_id[doc_id].text, doc.text):
             raise ValueError(
                 f"document {doc_id!r}: predicted text differs from the gold text "
                 f"{text_difference(gold_by_id[doc_id].text, doc.text)}; predictions must be "
                 "made on the gold text"
             )
+        pred_by_id[doc_id] = _on_gold_text(gold_by_id[doc_id], doc)
     missing = [doc_id for doc_id in gold_by_id if doc_id not in pred_by_id]
     if missing:
         logger.info(
@@ -271,7 +294,8 @@ def evaluate(gold: Sequence[Document], pred: Sequence[Document], level: str = "s
 
     Raises:
         ValueError: For an unknown level, a repeated document id, a predicted document id that
-            is not in gold, or a predicted document whose text differs from the gold text.
+            is not in gold, or a predicted document whose text differs from the gold text
+            (other than by spaces for tabs and line breaks, see :func:`same_text`).
     """
     tp = fp = fn = 0
     for _, counts in _document_counts(gold, pred, level):

@@ -14,7 +14,13 @@ from xlnel.evaluation.bootstrap import (
     document_counts,
     paired_bootstrap_counts,
 )
-from xlnel.evaluation.metrics import LEVELS, Scores, evaluate_by_type, text_difference
+from xlnel.evaluation.metrics import (
+    LEVELS,
+    Scores,
+    evaluate_by_type,
+    same_text,
+    text_difference,
+)
 from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
@@ -119,7 +125,7 @@ def _check_texts(gold: Sequence[Document], pred: Sequence[Document], name: str,
         gold_texts.setdefault(doc.id, doc.text)  # a repeated id is refused when scoring
     for doc in pred:
         text = gold_texts.get(doc.id)
-        if text is not None and text != doc.text:
+        if text is not None and not same_text(text, doc.text):
             raise ValueError(
                 f"document {doc.id!r}: its text in {name} differs from its text in {gold_name} "
                 f"{text_difference(text, doc.text)}; predictions must be made on the gold text"
