@@ -297,3 +297,21 @@ def test_details_rows_agree_with_the_counts(tmp_path: Path, dictionary: Dictiona
                                       "--details", str(kb)])
     assert result.exit_code != 0 and "is the input" in result.output
     assert kb.read_text(encoding="utf-8") == "concept_id\tname\nC1\tdiabetes\n"
+
+
+def test_details_give_texts_without_concept_ids_a_row(tmp_path: Path) -> None:
+    # "diabetes" (C1 in the KB) and "foo", both without ids: texts 2, items 0, two rows.
+    # With "diabetes" also given C1, its row is the item's; "foo" keeps its id-less row.
+    kb = Dictionary([Entry("diabetes", "C1")])
+    items = [GoldItem("diabetes", ()), GoldItem("foo", ())]
+    path = tmp_path / "details.tsv"
+    s = coverage_of(kb, [("g", items)], "en", 0.8, k=2, details=path).total
+    rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()[1:]]
+    assert (s.texts, s.items) == (2, 0)
+    assert rows == [["g", "diabetes", "", "1", "1", "", "", "", "diabetes", "1.0000"],
+                    ["g", "foo", "", "0", "0", "", "", "", "", ""]]
+    coverage_of(kb, [("g", [*items, GoldItem("diabetes", ("C1",))])], "en", 0.8, k=2,
+                details=path)
+    rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()[1:]]
+    assert [r[1:3] for r in rows] == [["diabetes", "C1"], ["foo", ""]]
+    assert rows[0][5:8] == ["1", "1", "C1"]

@@ -51,6 +51,7 @@ from xlnel.analysis.lookup import (
     check_encoder,
     read_form,
 )
+from xlnel.candidates.tfidf import Match
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.io._atomic import write_tsv
 from xlnel.io.kb_history import kb_id_history
@@ -197,8 +198,9 @@ def score_items(lookup: DictionaryLookup, items: Iterable[GoldItem],
         items: Gold items.
         threshold: Fuzzy cosine threshold.
         k: The larger accuracy cut-off.
-        details: A list to append one row a distinct (text, concept ids) item to, from the
-            same lookups as the counts (columns of :data:`DETAILS_HEADER` after ``gold``).
+        details: A list to append one row a distinct (text, concept ids) item to, and one a
+            distinct text that no item carries, from the same lookups as the counts (columns
+            of :data:`DETAILS_HEADER` after ``gold``).
 
     Raises:
         ValueError: If ``threshold`` is outside ``[0, 1]`` or ``k`` is below 1.
@@ -216,10 +218,12 @@ def score_items(lookup: DictionaryLookup, items: Iterable[GoldItem],
               "fuzzy": sum(bool(found[t]) and found[t][0].score >= fuzzy_at for t in texts)}
     ranked = {key: lookup.ranked_concepts(key, k)
               for key in dict.fromkeys(text for text, _ in labelled)}
+    judged: dict[tuple[str, tuple[str, ...]], tuple[bool, int | None]] = {}
     for key, ids in labelled:
         gold = set(ids)
         rank = next((i for i, c in enumerate(ranked[key], 1) if c in gold), None)
         concept_exact = any((lookup.form(key), cid) in lookup.pairs for cid in ids)
+        judged[(key, ids)] = concept_exact, rank
         over = lookup.names_over(key, threshold) if found[key] else []
         for name, hit in (("in_dictionary", bool(gold & lookup.concept_ids)),
                           ("concept_exact", concept_exact),
@@ -227,14 +231,8 @@ def score_items(lookup: DictionaryLookup, items: Iterable[GoldItem],
                                                 for m in over)),
                           ("at_1", rank == 1), ("at_k", rank is not None)):
             counts[name] = counts.get(name, 0) + hit
-        if details is not None:
-            best = found[key][0] if found[key] else None
-            details.append([
-                key, "|".join(ids), int(lookup.form(key) in lookup.index),
-                int(best is not None and best.score >= fuzzy_at), int(concept_exact),
-                "" if rank is None else rank, ranked[key][0] if ranked[key] else "",
-                "" if best is None else lookup.keys[best.name_index],
-                "" if best is None else f"{best.score:.4f}"])
+    if details is not None:
+        details += _detail_rows(lookup, texts, judged, found, ranked, fuzzy_at)
     return CoverageScores(
         texts=len(texts), exact=counts["exact"], fuzzy=counts["fuzzy"], items=len(labelled),
         items_in_dictionary=counts.get("in_dictionary", 0),
@@ -243,9 +241,38 @@ def score_items(lookup: DictionaryLookup, items: Iterable[GoldItem],
         linked_at_k=counts.get("at_k", 0), k=k)
 
 
+def _detail_rows(lookup: DictionaryLookup, texts: Sequence[str],
+                 judged: dict[tuple[str, tuple[str, ...]], tuple[bool, int | None]],
+                 found: dict[str, list[Match]], ranked: dict[str, list[str]],
+                 fuzzy_at: float) -> list[list[object]]:
+    """Rows of :data:`DETAILS_HEADER` after ``gold``: one a distinct (text, concept ids) item,
+    in text order, and one for each text that no item carries, its concept columns empty."""
+    by_text: dict[str, list[tuple[str, ...]]] = {}
+    for key, ids in judged:
+        by_text.setdefault(key, []).append(ids)
+    rows: list[list[object]] = []
+    for key in texts:
+        best = found[key][0] if found[key] else None
+        exact = int(lookup.form(key) in lookup.index)
+        fuzzy = int(best is not None and best.score >= fuzzy_at)
+        nearest = ["", ""] if best is None else [lookup.keys[best.name_index],
+                                                 f"{best.score:.4f}"]
+        for ids in by_text.get(key, [()]):
+            if not ids:
+                rows.append([key, "", exact, fuzzy, "", "", "", *nearest])
+                continue
+            concept_exact, rank = judged[(key, ids)]
+            rows.append([key, "|".join(ids), exact, fuzzy, int(concept_exact),
+                         "" if rank is None else rank, ranked[key][0] if ranked[key] else "",
+                         *nearest])
+    return rows
+
+
 #: Columns of ``xlnel dictionary coverage --details``: one row a distinct (text, concept ids)
-#: gold item of a gold file; ``gold_rank`` is the rank of its first concept among the ``k``
-#: best (empty beyond), ``nearest_name`` the name with the highest cosine.
+#: gold item of a gold file, and one a distinct text that only comes without concept ids
+#: (``concept_ids``, ``concept_exact``, ``gold_rank`` and ``top_concept`` empty);
+#: ``gold_rank`` is the rank of its first concept among the ``k`` best (empty beyond),
+#: ``nearest_name`` the name with the highest cosine.
 DETAILS_HEADER = ("gold", "text", "concept_ids", "exact", "fuzzy", "concept_exact",
                   "gold_rank", "top_concept", "nearest_name", "nearest_score")
 
