@@ -105,6 +105,20 @@ def test_predictions_in_any_format_on_the_standard_input(files: dict[str, Path],
     assert code != 0
 
 
+@pytest.mark.parametrize("extra", [
+    ["{good}"], ["--level", "concept"], ["--compare", "{good}"], ["--by-type"],
+    ["--bootstrap", "50"], ["--no-ci"]])
+def test_protocol_refuses_what_it_does_not_use(files: dict[str, Path], tmp_path: Path,
+                                               extra: list[str]) -> None:
+    args = [a.format(good=files["good"]) for a in extra]
+    name = f"PRED ({files['good']})" if args == [str(files["good"])] else args[0]
+    result = runner.invoke(app, ["evaluate", str(files["gold"]), *args, "--pipeline",
+                                 str(tmp_path), "--protocol", "galperin2022"])
+    assert result.exit_code == 2
+    message = " ".join(result.output.replace("│", " ").split())
+    assert f"it does not use {name}: leave it out" in message
+
+
 def test_text_output(files: dict[str, Path]) -> None:
     code, out, _ = invoke(files["gold"], files["good"], "--level", "span-prefix")
     assert code == 0, out

@@ -263,15 +263,9 @@ def evaluate_cli(
     """Precision, recall and F1 of PRED against GOLD, with bootstrap intervals per level
     (or of --pipeline's filter by --protocol)."""
     if protocol is not None:
-        if kb is not None:
-            raise typer.BadParameter("--kb maps the ids of GOLD and PRED; --protocol scores "
-                                     "the pipeline's filter on GOLD as written: give one")
-        if errors is not None:
-            raise typer.BadParameter("--errors lists the errors of PRED; --protocol scores a "
-                                     "sampled classifier, which has none to list")
-        if from_format is not None:
-            raise typer.BadParameter("--from names the format of PRED; --protocol reads no "
-                                     "PRED")
+        _refuse_unused_by_protocol(kb=kb, errors=errors, from_format=from_format, pred=pred,
+                                   level=level, compare=compare, by_type=by_type,
+                                   bootstrap=bootstrap if ci else None)
         _protocol_report(gold, pipeline, protocol, seed, as_json)
         return
     if pred is None:
@@ -287,6 +281,34 @@ def evaluate_cli(
                        out_is_folder=False, option="--errors")
     _evaluate_prediction_file(gold, pred, level or ["span"], by_type, bootstrap if ci else None,
                               seed, compare, as_json, kb, errors, from_format)
+
+
+def _refuse_unused_by_protocol(*, kb: str | None, errors: Path | None,
+                               from_format: str | None, pred: Path | None,
+                               level: list[str] | None, compare: Path | None, by_type: bool,
+                               bootstrap: int | None) -> None:
+    """``xlnel evaluate --protocol`` takes GOLD, --pipeline, --seed and --json: refuse the
+    options of PRED's evaluation rather than ignore them."""
+    if kb is not None:
+        raise typer.BadParameter("--kb maps the ids of GOLD and PRED; --protocol scores "
+                                 "the pipeline's filter on GOLD as written: give one")
+    if errors is not None:
+        raise typer.BadParameter("--errors lists the errors of PRED; --protocol scores a "
+                                 "sampled classifier, which has none to list")
+    if from_format is not None:
+        raise typer.BadParameter("--from names the format of PRED; --protocol reads no "
+                                 "PRED")
+    given = [name for name, unused in (
+        (f"PRED ({pred})", pred is not None), ("--level", bool(level)),
+        ("--compare", compare is not None), ("--by-type", by_type),
+        ("--bootstrap", bootstrap not in (None, 1000)), ("--no-ci", bootstrap is None))
+        if unused]
+    if given:
+        raise typer.BadParameter(
+            f"--protocol scores the pipeline's filter on GOLD alone, at the filter's own level "
+            f"and without intervals; it does not use {', '.join(given)}: leave "
+            f"{'it' if len(given) == 1 else 'them'} out (it takes GOLD, --pipeline, --seed and "
+            "--json)")
 
 
 def _evaluate_prediction_file(gold: Path, pred: Path, levels: list[str], by_type: bool,
