@@ -303,9 +303,18 @@ class PipelineConfig(_Section):
     @field_validator("lang")
     @classmethod
     def _lang(cls, v: str) -> str:
-        if not v or not v.replace("-", "").isalpha():
-            raise ValueError(f"lang must be a language code such as 'he' or 'en', got {v!r}")
-        return v.lower()
+        return check_lang(v)
+
+
+def check_lang(lang: str) -> str:
+    """A language code (letters, optionally parts joined by ``-``), lowercased.
+
+    Raises:
+        ConfigError: If ``lang`` is empty or holds anything but letters and ``-``.
+    """
+    if not lang or not lang.replace("-", "").isalpha():
+        raise ConfigError(f"lang must be a language code such as 'he' or 'en', got {lang!r}")
+    return lang.lower()
 
 
 OptionsT = TypeVar("OptionsT", bound=BaseModel)

@@ -48,3 +48,18 @@ def test_adapt_rejects_a_negative_everyday_cut(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="everyday_top"):
         adapt("xx", pairs, [f"tsv:{kb}"], tmp_path / "out", everyday_top=-1,
               transliteration_seconds=0)
+
+
+@pytest.mark.parametrize("lang", ["fr_FR", "", "../evil", "x y"])
+def test_adapt_refuses_what_a_pipeline_config_refuses_as_lang(tmp_path: Path, lang: str) -> None:
+    from typer.testing import CliRunner
+
+    from xlnel.cli.main import app
+
+    pairs, kb = write_cipher_pairs(tmp_path / "pairs.tsv"), write_kb(tmp_path / "kb.tsv")
+    with pytest.raises(ConfigError, match=f"language code such as 'he' or 'en', got {lang!r}"):
+        adapt(lang, pairs, [f"tsv:{kb}"], tmp_path / "out", transliteration_seconds=0)
+    result = CliRunner().invoke(app, ["adapt", "--lang", lang, "--pairs", str(pairs), "--kb",
+                                      f"tsv:{kb}", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1 and f"got {lang!r}" in result.output
+    assert not (tmp_path / "out").exists()

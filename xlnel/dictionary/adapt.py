@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from xlnel.config import check_lang
 from xlnel.dictionary.cognates import CognateRules
 from xlnel.dictionary.compounds import CompoundForms
 from xlnel.dictionary.corpus_evidence import (
@@ -219,13 +220,15 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         FormatError: On a malformed pair, knowledge-base, corpus or language file, naming the
             file and line.
         ValueError: On an empty pair file or no knowledge base.
-        ConfigError: When ``settings.encoder`` is set without ``embed``, both
+        ConfigError: When ``lang`` is not a language code (letters, parts joined by ``-``;
+            :func:`xlnel.config.check_lang`), ``settings.encoder`` is set without ``embed``, both
             ``language_file`` and ``generic_grammar`` are given, ``segment_order`` is not
             one of the orders, or ``everyday_top`` is negative.
         OutputError: When ``out_dir`` is a file, an input, holds one, or holds files of
             something else (checked before any work).
     """
     started = time.monotonic()
+    lang = check_lang(lang)  # as a pipeline config checks it: pipeline.yaml must load
     out = _check_adapt_inputs(pairs_path, kb_specs, out_dir, corpus, language_file,
                               generic_grammar, segment_order, everyday_top)
     settings = settings if settings is not None else BuildSettings()
