@@ -226,3 +226,9 @@ def test_repeated_gold_id_names_file_and_lines(tmp_path: Path) -> None:
     gold.write_text("1|t|A b\n1|a|c\n\n1|t|D e\n1|a|f\n", encoding="utf-8")
     code, _, error = invoke(gold, gold)
     assert code != 0 and f"{gold}:4: document id '1' already used on line 1" in str(error)
+
+
+def test_negative_seed_is_refused_naming_the_option(files: dict[str, Path]) -> None:
+    result = runner.invoke(app, ["evaluate", str(files["gold"]), str(files["good"]), "--seed",
+                                 "-1"])
+    assert result.exit_code == 2 and "--seed" in result.output

@@ -237,8 +237,8 @@ def evaluate_cli(
     = False,
     ci: Annotated[bool, typer.Option("--ci/--no-ci", help="Bootstrap 95% intervals.")] = True,
     bootstrap: Annotated[int, typer.Option(min=1, help="Bootstrap resamples.")] = 1000,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap and of --protocol's "
-                                          "sampling.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap and of --protocol's "
+                                                 "sampling.")] = 0,
     compare: Annotated[Path | None, typer.Option(
         help="Predictions of a system B: paired bootstrap of F1(B) - F1(PRED).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
