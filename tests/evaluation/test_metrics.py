@@ -356,3 +356,31 @@ def test_predicted_text_with_spaces_for_tabs_and_line_breaks_is_scored_on_the_go
     assert [link.text for link in paired.entities] == ["fever\tand\r", "diabetes"]
     with pytest.raises(ValueError, match="at character 5 .*predicted '_and"):
         evaluate(gold, [Document("d", flat.replace(" and", "_and"))], "span")
+
+
+def test_overlap_matching_by_clusters_is_the_whole_maximum_matching() -> None:
+    """Matching cluster by cluster pairs as many mentions, with as much overlap, as one
+    assignment over all of a document's mentions."""
+    import random
+
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+
+    def spans(rng: random.Random, n: int) -> list[Link]:
+        out = []
+        for _ in range(n):
+            start = rng.randrange(0, 60)
+            out.append(Link(start, start + rng.randrange(1, 8), "t", ("C",)))
+        return out
+
+    rng = random.Random(7)
+    for _ in range(200):
+        gold, pred = spans(rng, rng.randrange(0, 9)), spans(rng, rng.randrange(0, 9))
+        pairs = MENTION_MATCHERS["overlap"](gold, pred).pairs
+        overlap = np.array([[max(0, min(g.end, p.end) - max(g.start, p.start)) for p in pred]
+                            for g in gold], dtype=np.int64).reshape(len(gold), len(pred))
+        rows, cols = linear_sum_assignment(overlap > 0, maximize=True)
+        best = int((overlap[rows, cols] > 0).sum()) if overlap.size else 0
+        assert len(pairs) == best
+        assert len({j for j, _ in pairs}) == len({i for _, i in pairs}) == len(pairs)
+        assert all(overlap[j, i] > 0 for j, i in pairs)

@@ -141,19 +141,37 @@ def match_overlap(gold: Sequence[Link], pred: Sequence[Link]) -> Match:
 
     The pairs are a maximum matching (as many true positives as one-to-one pairing allows) and,
     among maximum matchings, one with the largest total overlap, so a prediction is paired with
-    the gold mention it overlaps most unless that would leave another pair unmade.
+    the gold mention it overlaps most unless that would leave another pair unmade. Mentions
+    are matched a cluster at a time (runs of mentions whose extents chain together), so a long
+    document costs no more than its clusters.
     """
-    overlaps = np.zeros((len(gold), len(pred)), dtype=np.int64)
-    for j, g in enumerate(gold):
-        for i, p in enumerate(pred):
-            overlaps[j, i] = max(0, min(g.end, p.end) - max(g.start, p.start))
-    if not overlaps.any():
-        return Match()
-    # One more pair outweighs any gain in total overlap, so the number of pairs comes first.
-    weights = np.where(overlaps > 0, overlaps + int(overlaps.sum()) + 1, 0)
-    rows, cols = linear_sum_assignment(weights, maximize=True)
-    return Match(pairs=sorted((int(j), int(i)) for j, i in zip(rows, cols, strict=True)
-                              if overlaps[j, i] > 0))
+    pairs: list[tuple[int, int]] = []
+    for golds, preds in _overlap_clusters(gold, pred):
+        overlaps = np.array([[max(0, min(gold[j].end, pred[i].end)
+                                  - max(gold[j].start, pred[i].start)) for i in preds]
+                             for j in golds], dtype=np.int64)
+        # One more pair outweighs any gain in total overlap, so the number of pairs comes first.
+        weights = np.where(overlaps > 0, overlaps + int(overlaps.sum()) + 1, 0)
+        rows, cols = linear_sum_assignment(weights, maximize=True)
+        pairs += [(golds[r], preds[c]) for r, c in zip(rows, cols, strict=True)
+                  if overlaps[r, c] > 0]
+    return Match(pairs=sorted(pairs))
+
+
+def _overlap_clusters(gold: Sequence[Link], pred: Sequence[Link]
+                      ) -> list[tuple[list[int], list[int]]]:
+    """Gold and predicted indices grouped into runs of chained extents holding both kinds;
+    no mention overlaps one of another run."""
+    items = sorted([(m.start, m.end, 0, j) for j, m in enumerate(gold)]
+                   + [(m.start, m.end, 1, i) for i, m in enumerate(pred)])
+    clusters: list[tuple[list[int], list[int]]] = []
+    end = -1
+    for start, stop, kind, index in items:
+        if start >= end or not clusters:
+            clusters.append(([], []))
+        clusters[-1][kind].append(index)
+        end = max(end, stop) if start < end else stop
+    return [(golds, preds) for golds, preds in clusters if golds and preds]
 
 
 def typed(matcher: Matcher) -> Matcher:
