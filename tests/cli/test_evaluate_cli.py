@@ -119,6 +119,14 @@ def test_protocol_refuses_what_it_does_not_use(files: dict[str, Path], tmp_path:
     assert f"it does not use {name}: leave it out" in message
 
 
+def test_pipeline_without_protocol_is_refused(files: dict[str, Path], tmp_path: Path) -> None:
+    result = runner.invoke(app, ["evaluate", str(files["gold"]), str(files["good"]),
+                                 "--pipeline", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "give --protocol or leave --pipeline out" in " ".join(
+        result.output.replace("│", " ").split())
+
+
 def test_text_output(files: dict[str, Path]) -> None:
     code, out, _ = invoke(files["gold"], files["good"], "--level", "span-prefix")
     assert code == 0, out

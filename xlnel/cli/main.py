@@ -268,6 +268,10 @@ def evaluate_cli(
                                    bootstrap=bootstrap if ci else None)
         _protocol_report(gold, pipeline, protocol, seed, as_json)
         return
+    if pipeline is not None:
+        raise typer.BadParameter("--pipeline names the pipeline whose filter --protocol "
+                                 "scores; without --protocol, PRED is scored: give --protocol "
+                                 "or leave --pipeline out")
     if pred is None:
         raise typer.BadParameter("give PRED, the file of predicted documents (or --protocol "
                                  "with --pipeline)")
