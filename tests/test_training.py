@@ -140,6 +140,32 @@ def test_a_folder_fingerprint_covers_its_file_names_and_bytes(tmp_path):
     assert file_fingerprint(str(tmp_path / "missing")) == {"path": str(tmp_path / "missing")}
 
 
+def test_cache_keys_follow_the_content_of_a_stop_word_file(tiny_config, tmp_path):
+    stopwords = tmp_path / "stop.txt"
+    stopwords.write_text("the\nof\n", encoding="utf-8")
+    config = load_config(tiny_config, {"candidates.stopwords": str(stopwords)})
+    keys = step_keys(config)
+    assert "candidates.stopwords" in config_parts(config)["candidates"]["files"]
+    stopwords.write_text("the\nof\nfever\n", encoding="utf-8")  # same path, new words
+    changed = step_keys(config)
+    assert changed["dictionary"] == keys["dictionary"]
+    assert changed["generator"] != keys["generator"] and changed["filter"] != keys["filter"]
+    # a config naming no local file keeps its keys
+    assert "files" not in config_parts(load_config(tiny_config))["candidates"]
+
+
+def test_cache_keys_follow_a_local_folder_but_not_a_hub_id(tiny_config, tmp_path):
+    model = tmp_path / "encoder"
+    model.mkdir()
+    (model / "config.json").write_text("{}", encoding="utf-8")
+    local = load_config(tiny_config, {"filter.options.encoder": str(model)})
+    keys = step_keys(local)
+    (model / "config.json").write_text('{"hidden_size": 8}', encoding="utf-8")
+    assert step_keys(local)["filter"] != keys["filter"]
+    hub = load_config(tiny_config, {"filter.options.encoder": "org/not-a-local-folder"})
+    assert "files" not in config_parts(hub)["filter"]
+
+
 def test_a_cached_experiment_reads_what_it_stored(tmp_path, tiny_config):
     run_experiment(tiny_config, {}, 1, tmp_path / "a", cache_dir=tmp_path / "cache")
     run_experiment(tiny_config, {}, 1, tmp_path / "b", cache_dir=tmp_path / "cache")

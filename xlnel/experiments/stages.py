@@ -2,8 +2,9 @@
 
 The stages are the steps of the training recipe (:data:`xlnel.training.STEPS`, the functions
 ``xlnel train`` runs) and ``scores``. Each stage's output lives in ``ROOT/STAGE/KEY/``, where
-KEY hashes the config parts the step declares, the size and modification time of the input
-files it reads, the xlnel version and the keys of the stages it consumes
+KEY hashes the config parts the step declares, the content of the input files they name (a
+local folder such as a model by its files' names, sizes and modification times), the xlnel
+version and the keys of the stages it consumes
 (:func:`xlnel.training.step_keys`):
 
 - ``dictionary`` (dictionary after DFT, documents left for the filter): ``lang``, ``data.*``,
@@ -11,7 +12,8 @@ files it reads, the xlnel version and the keys of the stages it consumes
   ``dft.crossfit`` only when on) and the KB and corpus files (``data.folds`` and ``data.fold``
   among them, so each cross-validation fold has its own);
 - ``tagger`` (only with ``ner.name``): ``lang``, ``data.*``, ``ner.*``;
-- ``generator`` (fitted matcher): dictionary + ``candidates.*``;
+- ``generator`` (fitted matcher): dictionary + ``candidates.*`` (with the content of
+  ``candidates.stopwords``);
 - ``candidates`` (of the filter's and the test documents): generator (+ tagger); with
   ``dft.crossfit`` the filter's come from out-of-fold dictionaries, which depend on the same
   parts as the dictionary and generator;

@@ -13,7 +13,8 @@ from xlnel.config import PipelineConfig
 from xlnel.io.kb import kb_files
 from xlnel.version import __version__
 
-__all__ = ["config_parts", "content_hash", "file_fingerprint"]
+__all__ = ["config_parts", "content_hash", "file_fingerprint", "folder_fingerprint",
+           "local_inputs"]
 
 _DIGESTS: dict[tuple[str, int, int, int], str] = {}
 """Content hashes of the files already read in this process, by resolved path, inode, size
@@ -55,6 +56,47 @@ def file_fingerprint(path: str | None) -> dict[str, Any] | None:
     return {"size": sum(f.stat().st_size for f in files), "blake2b": digest.hexdigest()}
 
 
+def folder_fingerprint(path: Path) -> dict[str, Any]:
+    """A cheap fingerprint of a folder: the relative path, size and modification time of
+    every file under it (a model folder may hold gigabytes, too many to hash each time)."""
+    digest = hashlib.blake2b(digest_size=20)
+    files = sorted(f for f in path.rglob("*") if f.is_file())
+    for f in files:
+        st = f.stat()
+        digest.update(f"{f.relative_to(path).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n"
+                      .encode())
+    return {"files": len(files), "stat": digest.hexdigest()}
+
+
+def local_inputs(section: dict[str, Any], where: str) -> dict[str, Any]:
+    """Fingerprints of the local files and folders a config section's string values name,
+    by dotted key (``candidates.stopwords``, ``ner.pretrained``, ``filter.options.encoder``).
+
+    A value counts when it names an existing path; other strings (hub ids, registered names,
+    choices) are left to the section's own values. A file is fingerprinted by content
+    (:func:`file_fingerprint`), a folder by :func:`folder_fingerprint`.
+    """
+    out: dict[str, Any] = {}
+    for key, value in section.items():
+        dotted = f"{where}.{key}"
+        if isinstance(value, dict):
+            out.update(local_inputs(value, dotted))
+        elif isinstance(value, str) and value.strip() not in ("", ".", ".."):
+            p = Path(value)
+            if p.is_file():
+                out[dotted] = file_fingerprint(value)
+            elif p.is_dir():
+                out[dotted] = folder_fingerprint(p)
+    return out
+
+
+def _with_inputs(part: dict[str, Any], section: dict[str, Any], where: str) -> dict[str, Any]:
+    """``part`` with the fingerprints of the local inputs ``section`` names (under ``files``);
+    a section naming none keeps its key."""
+    found = local_inputs(section, where)
+    return {**part, "files": found} if found else part
+
+
 def _kb_fingerprints(spec: str) -> list[dict[str, Any] | None]:
     """Fingerprints of the files a KB spec reads (``[None]`` for the bundled HPO)."""
     return [file_fingerprint(str(path)) for path in kb_files(spec)] or [None]
@@ -71,7 +113,10 @@ def config_parts(config: PipelineConfig) -> dict[str, Any]:
     ``candidates`` drops ``compound_words`` when it is off, for the same reason;
     ``filter`` leaves out the threshold (a fixed one is applied to the finished pipeline, see
     :mod:`xlnel.training.recipe`) and ``select_by`` when it is ``spans``; with ``linker`` it
-    holds the ``linker`` section, whose decisions then pick the threshold.
+    holds the ``linker`` section, whose decisions then pick the threshold. ``ner``,
+    ``candidates`` and ``filter`` also hold, under ``files``, a fingerprint of each local file
+    or folder they name (:func:`local_inputs`: a stop-word list, a tagger's pipeline, an
+    encoder folder), so that changing its content recomputes what depends on it.
     """
     c = config.model_dump(mode="json")
     dft = dict(c["dft"])
@@ -97,9 +142,9 @@ def config_parts(config: PipelineConfig) -> dict[str, Any]:
                "files": [f for s in config.dictionary.kb for f in _kb_fingerprints(s)]
                + [file_fingerprint(p) for p in config.dictionary.extra]},
         "dft": dft,
-        "ner": c["ner"],
-        "candidates": candidates,
-        "filter": _filter_part(c),
+        "ner": _with_inputs(c["ner"], c["ner"], "ner"),
+        "candidates": _with_inputs(candidates, c["candidates"], "candidates"),
+        "filter": _with_inputs(_filter_part(c), c["filter"], "filter"),
     }
 
 
