@@ -36,6 +36,7 @@ from xlnel.io import write_documents
 from xlnel.io._atomic import atomic_dir
 from xlnel.linkers.base import Linker
 from xlnel.linkers.decide import decide_as
+from xlnel.linkers.describe import describe_links, name_ids
 from xlnel.linkers.entity_types import EntityTyper
 from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.linkers.windows import link_in_windows, plan_windows
@@ -115,11 +116,11 @@ class Pipeline(Linker):
                 windows = plan_windows(d.text, cfg.window_chars, cfg.window_overlap)
                 linked[id(d)] = link_in_windows(d, windows, self._scored,
                                                 self.filter.threshold, cfg.overlap)
-        out = [self._with_id_kinds(self.concepts.describe(linked[id(d)], self.dictionary))
-               for d in documents]
-        if self.typer is not None and cfg.entity_types:
-            out = [self.typer.annotate_document(d) for d in out]
-        return out
+        if self._name_ids is None:
+            self._name_ids = name_ids(self.dictionary)
+        typer = self.typer if cfg.entity_types else None
+        return [describe_links(linked[id(d)], self.dictionary, self.concepts, self._name_ids,
+                               typer) for d in documents]
 
     def _scored(self, documents: Sequence[Document]
                 ) -> tuple[list[list[Candidate]], list[np.ndarray]]:
@@ -184,18 +185,6 @@ class Pipeline(Linker):
             for linked in link_in_pool(executor, docs, 2 * workers):
                 for doc in linked:
                     yield list(doc.entities)
-
-    def _with_id_kinds(self, doc: Document) -> Document:
-        """State of each link whether its id is a concept id or a dictionary name used as id."""
-        if self._name_ids is None:
-            # A name that is its own concept id: a names-list entry, or a DFT mention without
-            # a concept; knowledge-base ids (CUIs, HPO ids) are never among their own names.
-            d = self.dictionary
-            self._name_ids = {c for c in d.concept_ids() if c in d and c in d.concepts_of(c)}
-        names = self._name_ids
-        links = tuple(replace(e, id_kind="dictionary_name" if e.concept_id in names
-                              else "concept") for e in doc.entities)
-        return replace(doc, entities=links)
 
     def save(self, directory: str | Path, report: dict[str, Any] | None = None,
              test_documents: Sequence[Document] = ()) -> None:

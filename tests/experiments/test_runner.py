@@ -245,3 +245,43 @@ def test_a_new_field_away_from_its_default_is_another_config(tmp_path, tiny_conf
     with pytest.raises(ConfigError, match="another config"):
         run_experiment(tiny_config, {}, 1, out, {"candidates.top_m": 5},
                        cache_dir=tmp_path / "c")
+
+
+def test_experiment_types_links_as_the_trained_pipeline(tmp_path, tiny_docs, tiny_kb):
+    """``cortin`` (a KB alias of "chronic asthma", never annotated in training) reads as a
+    chemical alone, as a disease with its concept's preferred name: the pipeline's typer reads
+    that name, and so must the experiment's."""
+    from tests.conftest import make_documents
+
+    from xlnel.config import load_config
+    from xlnel.evaluation import evaluate
+    from xlnel.io import read_documents
+    from xlnel.runtime import Pipeline
+    from xlnel.training import train
+
+    docs = make_documents()
+    for d in docs:
+        for e in d["entities"]:
+            e["type"] = "Chemical" if e["concept_id"] in ("C3", "C6") else "Disease"
+    tiny_docs.write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
+    with tiny_kb.open("a", encoding="utf-8") as f:
+        f.write("C7\tchronic asthma\t1\nC7\tcortin\t0\n")
+    test = tmp_path / "test.jsonl"
+    text = "The child has cortin again."
+    test.write_text(json.dumps({"id": "t-0", "text": text, "entities": [
+        {"start": 14, "end": 20, "text": "cortin", "type": "Disease", "concept_id": "C7"}]})
+        + "\n", encoding="utf-8")
+    config = tmp_path / "typed.yaml"
+    config.write_text(f"lang: en\ndata:\n  train: {tiny_docs}\n  test: {test}\n"
+                      f"dictionary:\n  kb: ['tsv:{tiny_kb}']\ndft:\n  R: 0.5\n"
+                      "filter:\n  threshold: 0.9\n", encoding="utf-8")
+    train(load_config(config), tmp_path / "pipe")
+    gold = read_documents(test)
+    linked = Pipeline.load(tmp_path / "pipe").link_batch(gold)
+    cortin = [e for e in linked[0].entities if e.text == "cortin"]
+    assert [(e.concept_id, e.type) for e in cortin] == [("C7", "Disease")]
+    [record] = run_experiment(config, {}, 1, tmp_path / "exp", cache_dir=tmp_path / "cache")
+    for level in ("span+type", "concept+type"):
+        expected = evaluate(gold, linked, level)
+        assert record["metrics"][level]["tp"] == expected.tp == 1
+        assert record["metrics"][level]["fp"] == expected.fp

@@ -46,6 +46,7 @@ from xlnel.experiments.summary import (
 from xlnel.filtering.base import filter_class
 from xlnel.io import atomic_write
 from xlnel.linkers.decide import decide_as
+from xlnel.linkers.describe import describe_links, name_ids
 from xlnel.normalization import hebrew_rules
 from xlnel.types import Document
 from xlnel.version import __version__
@@ -265,10 +266,11 @@ def run_cell(cell: Cell, config: PipelineConfig, stages: CellStages) -> dict[str
     lexicon = stages.lexicon()
     pred = [decide_as(d, c, s, threshold, config.linker, lexicon)
             for d, c, s in zip(gold, test_cands, scores, strict=True)]
-    # typed as Pipeline.link_batch types them
+    # described and typed as Pipeline.link_batch does (the typer reads the concept names)
+    dictionary, concepts = stages.dictionary().dictionary, stages.concepts()
     typer = stages.entity_typer() if config.linker.entity_types else None
-    if typer is not None:
-        pred = [typer.annotate_document(d) for d in pred]
+    names = name_ids(dictionary)
+    pred = [describe_links(d, dictionary, concepts, names, typer) for d in pred]
     stages.seconds["decide"] = round(time.perf_counter() - t_dec, 3)
     t_eval = time.perf_counter()
     levels = score_levels(config, gold, typed=typer is not None)

@@ -350,10 +350,15 @@ class TrainingRun:
         filt = self.filter()
         if self.config.filter.threshold is not None:
             filt.threshold = self.config.filter.threshold
-        concepts = self.data.concepts(self.config)
-        concepts.update(ConceptTable.from_dictionary(dictionary))  # DFT- or extra-only concepts
         return Pipeline(self.config, dictionary, self.generator(), filt, self.tagger(),
-                        concepts, self.lexicon(), self.entity_typer())
+                        self.concepts(), self.lexicon(), self.entity_typer())
+
+    def concepts(self) -> ConceptTable:
+        """Preferred names and types of the linkable concepts: the knowledge bases', and those
+        only the dictionary after DFT (or an extra dictionary) has."""
+        concepts = self.data.concepts(self.config)
+        concepts.update(ConceptTable.from_dictionary(self.dictionary().dictionary))
+        return concepts
 
     def lexicon(self) -> AnnotationLexicon | None:
         """The training documents' annotation lexicon; ``None`` without ``linker.lexicon``."""
