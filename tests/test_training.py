@@ -69,15 +69,40 @@ def test_train_and_experiment_predict_the_same_links(tmp_path, tiny_config, over
     assert any(d.entities for d in experiment)
 
 
+def _renamed_copy(source, target):
+    """``source``'s documents under ids no training document has."""
+    docs = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
+    target.write_text("".join(json.dumps({**d, "id": f"test-{d['id']}"}) + "\n" for d in docs),
+                      encoding="utf-8")
+    return target
+
+
 def test_data_test_names_the_test_documents_of_both(tmp_path, tiny_config, tiny_docs):
-    config = load_config(tiny_config, {"data.test_fraction": 0.0, "data.test": str(tiny_docs)})
+    test = _renamed_copy(tiny_docs, tmp_path / "test.jsonl")
+    config = load_config(tiny_config, {"data.test_fraction": 0.0, "data.test": str(test)})
     report = train(config, tmp_path / "pipe")
     written = read_documents(tmp_path / "pipe" / "test.jsonl")
-    expected = read_documents(tiny_docs)
+    expected = read_documents(test)
     assert [d.id for d in written] == [d.id for d in expected]
     assert report["test_documents"] == len(expected)
     cell = CellStages(config, StageCache(None), TrainingData())
     assert [d.id for d in cell.test_documents()] == [d.id for d in expected]
+
+
+def test_test_documents_that_are_training_documents_are_refused(tmp_path, tiny_config,
+                                                                 tiny_docs):
+    test = tmp_path / "test.jsonl"
+    test.write_text(tiny_docs.read_text(encoding="utf-8").splitlines()[3] + "\n",
+                    encoding="utf-8")
+    config = load_config(tiny_config, {"data.test_fraction": 0.0, "data.test": str(test)})
+    with pytest.raises(ConfigError, match=r"data\.test: 1 document id\(s\) .* also documents "
+                                          r"of data\.train .*'doc-0-3'.*distinct"):
+        steps.load_training_documents(config)
+    with pytest.raises(ConfigError, match="distinct"):
+        train(config, tmp_path / "pipe")
+    with pytest.raises(ConfigError, match="distinct"):
+        run_experiment(tiny_config, {}, 1, tmp_path / "exp",
+                       overrides={"data.test_fraction": 0.0, "data.test": str(test)})
 
 
 def test_folds_name_the_same_documents_in_both(tmp_path, tiny_config):

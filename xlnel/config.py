@@ -32,7 +32,9 @@ class DataConfig(_Section):
 
     Attributes:
         train: Annotated training documents (JSONL, PubTator, BRAT folder; ``.gz`` allowed).
-        test: Evaluation documents in a file of their own (not with ``test_fraction``).
+        test: Evaluation documents in a file of their own (not with ``test_fraction``); their
+            ids must differ from those of ``train`` (a test document that is also a training
+            document is refused).
         test_fraction: Share of the training documents held out, by document, for evaluation
             (not with ``test``). The test documents, from either, are what ``xlnel
             experiment`` scores and what ``xlnel train`` writes into the pipeline folder

@@ -28,7 +28,8 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["build_dictionary", "build_dictionary_and_concepts", "check_input_files",
            "crossfit_candidates", "fine_tune_dictionary", "fit_filter", "fit_generator",
-           "fit_tagger", "load_pretrained_tagger", "load_training_documents"]
+           "fit_tagger", "held_out_documents", "load_pretrained_tagger",
+           "load_training_documents"]
 
 
 # --------------------------------------------------------------------------- the documents
@@ -50,7 +51,8 @@ def load_training_documents(config: PipelineConfig) -> tuple[list[Document], lis
 
     Raises:
         ConfigError: When ``data.train`` holds no documents, the split leaves none to train
-            on, both ``data.test`` and ``data.test_fraction`` are given without folds, or an
+            on, both ``data.test`` and ``data.test_fraction`` are given without folds, a
+            ``data.test`` document id is also a ``data.train`` one, or an
             ``data.extra_train`` file is empty or repeats a document id.
     """
     data = config.data
@@ -72,7 +74,7 @@ def load_training_documents(config: PipelineConfig) -> tuple[list[Document], lis
             raise ConfigError(f"data.test_fraction={data.test_fraction} leaves no "
                               f"training documents of the {len(test)} in {data.train}")
     elif data.test is not None:
-        test = read_annotated_documents(data.test, "data.test")
+        test = held_out_documents(data.test, docs, data.train)
     # before mapping ids: documents cut are never read
     docs = keep_documents(docs, data.max_documents, data.subset_seed)
     docs += extra_training_documents(data.extra_train, {d.id for d in docs + test})
@@ -84,6 +86,25 @@ def load_training_documents(config: PipelineConfig) -> tuple[list[Document], lis
             logger.info("%d retired concept ids of the training and %d of the test documents "
                         "replaced by current ones", changed, changed_test)
     return docs, test
+
+
+def held_out_documents(path: str, train: Sequence[Document], train_path: str | None
+                       ) -> list[Document]:
+    """The documents of ``data.test``, none of them a training document.
+
+    Raises:
+        ConfigError: When a document id of ``path`` is also one of ``train``: the pipeline
+            would be scored on documents it learnt from.
+    """
+    test = read_annotated_documents(path, "data.test")
+    taken = {d.id for d in train}
+    shared = [d.id for d in test if d.id in taken]
+    if shared:
+        raise ConfigError(f"data.test: {len(shared)} document id(s) of {path} are also "
+                          f"documents of data.train ({train_path}), such as {shared[0]!r}; "
+                          "test and training ids must be distinct (a document would be "
+                          "scored after training on it)")
+    return test
 
 
 def keep_documents(docs: Sequence[Document], n: int | None, seed: int | None
