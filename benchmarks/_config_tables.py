@@ -20,11 +20,11 @@ def _table(header: Row, rows: Iterable[Row], source: str | None) -> str:
 
 
 _GBDT_OPTIONS = {
-    "folds": "Document folds for the out-of-fold scores that choose the threshold.",
-    "max_iter": "Boosting iterations.",
-    "learning_rate": "Shrinkage of each tree.",
-    "max_leaf_nodes": "Leaves per tree.",
-    "l2_regularization": "L2 penalty on leaf values.",
+    "folds": "Document folds (at least 2) for the out-of-fold scores that choose the threshold.",
+    "max_iter": "Boosting iterations (at least 1).",
+    "learning_rate": "Shrinkage of each tree (above 0).",
+    "max_leaf_nodes": "Leaves per tree (at least 2).",
+    "l2_regularization": "L2 penalty on leaf values (0 or more).",
     "seed": "Seed of the model.",
     "bag": ("Models averaged (their log-odds), seeded `seed` to `seed + bag - 1`, each a fit of "
             "its own; they differ in the rows early stopping (on above 10,000 rows) holds out "
@@ -167,12 +167,12 @@ def config_reference() -> str:
 
 def options_reference() -> str:
     """The ``options`` of each registered stage that takes some."""
-    from xlnel.filtering import gbdt
+    from xlnel.filtering.gbdt_options import GbdtOptions
     from xlnel.filtering.cross_encoder_options import CrossEncoderOptions
     from xlnel.linkers.dense import DenseOptions
     from xlnel.ner.crf import CrfTaggerOptions
 
-    defaults: dict[str, Any] = dict(gbdt._DEFAULTS)
+    defaults: dict[str, Any] = GbdtOptions().model_dump()
     if set(defaults) != set(_GBDT_OPTIONS):
         raise KeyError(f"GBDT options {sorted(defaults)} differ from the documented ones "
                        f"{sorted(_GBDT_OPTIONS)}; update _GBDT_OPTIONS")

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from sklearn.ensemble import HistGradientBoostingClassifier
@@ -8,7 +10,7 @@ from tests.conftest import make_documents
 from xlnel.candidates.tfidf_generator import TfidfCandidateGenerator
 from xlnel.config import CandidatesConfig, FilterConfig
 from xlnel.dictionary.dictionary import Dictionary
-from xlnel.errors import ArtifactError
+from xlnel.errors import ArtifactError, ConfigError
 from xlnel.filtering.gbdt import GradientBoostingFilter, _span_tops
 from xlnel.filtering.labels import label_candidates
 from xlnel.io.jsonl import read_jsonl
@@ -74,6 +76,21 @@ def test_bad_options():
     for share in (0, 1.5):
         with pytest.raises(ValueError, match="negatives"):
             GradientBoostingFilter(FilterConfig(options={"negatives": share}), "en")
+
+
+@pytest.mark.parametrize("key, value, allowed", [
+    ("folds", 1, "greater than or equal to 2"), ("folds", 0, "greater than or equal to 2"),
+    ("folds", "abc", "valid integer"), ("folds", True, "valid integer"),
+    ("max_iter", 0, "greater than or equal to 1"), ("learning_rate", 0, "greater than 0"),
+    ("learning_rate", True, "not the boolean"), ("max_leaf_nodes", 1, "greater than or equal"),
+    ("l2_regularization", -1, "greater than or equal to 0"), ("seed", -1, "greater than"),
+    ("window", -2, "greater than"), ("name_prior", "most", "'all' or 'best'"),
+    ("encoder_context_words", 0, "greater than or equal to 1"),
+])
+def test_each_option_is_checked_up_front(key, value, allowed):
+    with pytest.raises(ConfigError, match=rf"filter\.options\.{key}: .*{allowed}.*"
+                                          rf"\(got {re.escape(repr(value))}\)"):
+        GradientBoostingFilter(FilterConfig(options={key: value}), "en")
 
 
 def test_bag_averages_the_seeded_models(tmp_path, docs_and_candidates):

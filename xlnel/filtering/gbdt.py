@@ -41,6 +41,7 @@ from xlnel.filtering._trees import TreeEnsemble
 from xlnel.filtering.base import CandidateFilter, register_filter
 from xlnel.filtering.encoder_features import EmbeddingStore, EncoderFeatures
 from xlnel.filtering.features import FeatureExtractor, Priors, count_priors
+from xlnel.filtering.gbdt_options import parse_options
 from xlnel.filtering.labels import label_candidates
 from xlnel.filtering.ngram_priors import load_ngram_priors, save_ngram_priors
 from xlnel.filtering.span_tagger import TAGGER_FEATURES, SpanTagger
@@ -60,16 +61,6 @@ _TAGGER = "span_tagger.crfsuite"
 #: Options a saved filter may not list, with the value its features were computed with.
 _ABSENT = {"provenance": False, "concepts": False, "name_prior": "all", "lexical": False,
            "ngrams": False, "kinds": False, "tagger": False, "edits": False}
-_DEFAULTS = {"folds": 5, "max_iter": 300, "learning_rate": 0.08, "max_leaf_nodes": 31,
-             "l2_regularization": 1.0, "seed": 0, "bag": 1, "negatives": 1.0,
-             "unit": "auto",
-             "window": 0, "extended": False, "provenance": False, "concepts": False,
-             "name_prior": "all", "lexical": False, "ngrams": False, "kinds": False,
-             "edits": False, "tagger": False, "encoder": None,
-             "encoder_pca": 0,
-             "encoder_context_words": 24}
-
-
 def _span_tops(candidates: Sequence[Candidate]) -> tuple[np.ndarray, np.ndarray]:
     """Index of each span's best-matching candidate, and for every candidate the position of
     its span's best candidate among those indices."""
@@ -94,19 +85,7 @@ class GradientBoostingFilter(CandidateFilter):
 
     def __init__(self, config: FilterConfig, lang: str) -> None:
         super().__init__(config, lang)
-        unknown = set(config.options) - set(_DEFAULTS)
-        if unknown:
-            raise ValueError(f"unknown option(s) for {self.registered_name}: "
-                             f"{', '.join(sorted(unknown))}; allowed: {', '.join(_DEFAULTS)}")
-        self.options = {**_DEFAULTS, **config.options}
-        if int(self.options["bag"]) < 1:
-            raise ValueError(f"option bag must be at least 1, got {self.options['bag']!r}")
-        if not 0.0 < float(self.options["negatives"]) <= 1.0:
-            raise ValueError(f"option negatives must lie in (0, 1], got "
-                             f"{self.options['negatives']!r}")
-        if self.options["unit"] not in ("auto", "span", "pair"):
-            raise ValueError(f"option unit must be auto, span or pair, got "
-                             f"{self.options['unit']!r}")
+        self.options = parse_options(config.options, self.registered_name)
         # At span level every name proposed at a gold span is a positive, fuzzy misses too; one
         # row per span (its best-matching name) gives the classifier clean labels.
         self.per_span = (self.options["unit"] == "span" or

@@ -1,0 +1,78 @@
+"""The options of ``xlnel.gbdt.v1`` (``filter.options``), each checked for type and range
+before a filter is built (:func:`parse_options`)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from xlnel.config import validate_options
+from xlnel.errors import ConfigError
+from xlnel.numbers import Float, Int
+
+__all__ = ["GbdtOptions", "parse_options"]
+
+
+class GbdtOptions(BaseModel):
+    """Settings of ``xlnel.gbdt.v1`` (see :mod:`xlnel.filtering.gbdt` for the feature options).
+
+    Attributes:
+        folds: Folds of the out-of-fold priors and threshold choice (at least 2: with one, no
+            score is out of fold).
+        max_iter: Boosting iterations (at least 1).
+        learning_rate: Boosting learning rate (above 0).
+        max_leaf_nodes: Leaves per tree (at least 2).
+        l2_regularization: L2 penalty of the leaf values (0 or more).
+        seed: Seed of the trees and the negative draws (0 or more).
+        bag: Models averaged, seeded ``seed`` to ``seed + bag - 1`` (at least 1).
+        negatives: Share of the negative rows each model is fitted on, in (0, 1].
+        unit: Training rows: ``pair`` every candidate, ``span`` each span's best one,
+            ``auto`` by ``filter.select_level``.
+        window: Words of context on each side of the span (0 or more).
+        extended, provenance, concepts, lexical, ngrams, kinds, edits, tagger: Feature groups.
+        name_prior: Which candidates the name prior counts, ``all`` or ``best``.
+        encoder: Model name, hub id or folder of frozen-encoder columns; ``None`` = none.
+        encoder_pca: Components the encoder columns are reduced to (0: all).
+        encoder_context_words: Most words of an encoder's context piece (at least 1).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    folds: Int = Field(5, ge=2)
+    max_iter: Int = Field(300, ge=1)
+    learning_rate: Float = Field(0.08, gt=0.0)
+    max_leaf_nodes: Int = Field(31, ge=2)
+    l2_regularization: Float = Field(1.0, ge=0.0)
+    seed: Int = Field(0, ge=0)
+    bag: Int = Field(1, ge=1)
+    negatives: Float = Field(1.0, gt=0.0, le=1.0)
+    unit: Literal["auto", "span", "pair"] = "auto"
+    window: Int = Field(0, ge=0)
+    extended: bool = False
+    provenance: bool = False
+    concepts: bool = False
+    name_prior: Literal["all", "best"] = "all"
+    lexical: bool = False
+    ngrams: bool = False
+    kinds: bool = False
+    edits: bool = False
+    tagger: bool = False
+    encoder: str | None = None
+    encoder_pca: Int = Field(0, ge=0)
+    encoder_context_words: Int = Field(24, ge=1)
+
+
+def parse_options(options: dict[str, Any], name: str) -> dict[str, Any]:
+    """``filter.options`` of the filter ``name`` checked, with every default filled in.
+
+    Raises:
+        ConfigError: Naming an unknown key with the allowed ones, or a bad value with its key
+            (``filter.options.folds``), the value and what is allowed.
+    """
+    unknown = set(options) - set(GbdtOptions.model_fields)
+    if unknown:
+        raise ConfigError(f"filter.options: unknown option(s) for {name}: "
+                          f"{', '.join(sorted(unknown))}; allowed: "
+                          f"{', '.join(GbdtOptions.model_fields)}")
+    return validate_options(GbdtOptions, options, "filter.options", name).model_dump()
