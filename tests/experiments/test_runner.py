@@ -27,6 +27,27 @@ def test_parse_grid_errors(items, message):
         parse_grid(items)
 
 
+def test_parse_grid_reads_numbers_in_exponent_form():
+    assert parse_grid(["dft.R=2e-1,1E0,-3.5e+2"]) == {"dft.R": [0.2, 1.0, -350.0]}
+    assert parse_grid(["lang=e1x"]) == {"lang": ["e1x"]}
+
+
+@pytest.mark.parametrize("values", ["0.2,0.20,2e-1", "0,0.0", "null,~", "a, a"])
+def test_parse_grid_refuses_a_value_given_twice(values):
+    with pytest.raises(ConfigError, match="twice"):
+        parse_grid([f"dft.R={values}"])
+
+
+def test_parse_grid_tells_booleans_from_numbers():
+    assert parse_grid(["filter.threshold=true,1"])["filter.threshold"] == [True, 1]
+
+
+def test_cells_with_the_same_validated_config_are_refused(tiny_config):
+    with pytest.raises(ConfigError, match=r'cells lang="en"\|seed=0 and lang="EN"\|seed=0 '
+                                          "have the same config"):
+        plan_cells(tiny_config, {"lang": ["en", "EN"]}, [0])
+
+
 def test_bad_grid_values_fail_before_any_run(tmp_path, tiny_config):
     with pytest.raises(ConfigError, match=r"dft\.R"):
         run_experiment(tiny_config, {"dft.R": [0.1, 7]}, 1, tmp_path / "out")

@@ -17,7 +17,8 @@ def experiment_cli(
     config: Annotated[Path, typer.Argument(help="Base pipeline config (YAML).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for runs.jsonl and cache.")],
     grid: Annotated[list[str] | None, typer.Option(
-        "--grid", help="Axis key.path=v1,v2,... (repeatable; cells are the cross product).")]
+        "--grid", help="Axis key.path=v1,v2,... (repeatable; cells are the cross product; "
+                       "each value once).")]
     = None,
     seeds: Annotated[str, typer.Option(
         help="N: seeds 0..N-1 per grid point; or a list such as 3,4 (to split a sweep between "

@@ -23,6 +23,7 @@ import itertools
 import json
 import logging
 import os
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -68,11 +69,12 @@ FOLD_KEYS = ("data.folds", "data.fold")
 def parse_grid(items: Iterable[str]) -> dict[str, list[Any]]:
     """Turn ``["dft.R=0,0.1", "candidates.threshold=0.3,0.4"]`` into ``{key: values}``.
 
-    Values are YAML scalars separated by commas (``true``, ``0.1``, ``null``...).
+    Values are YAML scalars separated by commas (``true``, ``0.1``, ``null``...); a number
+    in exponent form that YAML reads as a string (``2e-1``) is a number.
 
     Raises:
-        ConfigError: On an item without ``=``, an empty value list, a repeated key, or a key
-            that the seeds set.
+        ConfigError: On an item without ``=``, an empty value list, a repeated key, a value
+            given twice (``0.2,0.20,2e-1`` are one value), or a key that the seeds set.
     """
     grid: dict[str, list[Any]] = {}
     for item in items:
@@ -86,11 +88,35 @@ def parse_grid(items: Iterable[str]) -> dict[str, list[Any]]:
             raise ConfigError(f"grid axis {key!r} is set by --seeds; sweep seeds with --seeds")
         if key in FOLD_KEYS:
             raise ConfigError(f"grid axis {key!r} is set by --folds")
-        parsed = [yaml.safe_load(v) for v in values.split(",") if v.strip()]
+        parsed = [_grid_value(v) for v in values.split(",") if v.strip()]
         if not parsed:
             raise ConfigError(f"grid axis {key!r} has no values")
+        _refuse_repeats(key, parsed)
         grid[key] = parsed
     return grid
+
+
+_NUMBER = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+
+
+def _grid_value(text: str) -> Any:
+    """A YAML scalar; a string that is a number (YAML 1.1 reads ``2e-1`` so) as a float."""
+    value = yaml.safe_load(text)
+    if isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
+        return float(value)
+    return value
+
+
+def _refuse_repeats(key: str, values: Sequence[Any]) -> None:
+    """Refuse a grid axis naming one value twice: its cells would run twice and count as
+    two replicates. Booleans are not numbers here (``true`` is not ``1``)."""
+    seen: list[tuple[bool, Any]] = []
+    for v in values:
+        tagged = (isinstance(v, bool), v)
+        if tagged in seen:
+            raise ConfigError(f"grid axis {key!r} gives the value {v!r} twice "
+                              f"({', '.join(map(repr, values))}); give each value once")
+        seen.append(tagged)
 
 
 @dataclass(frozen=True)
@@ -139,8 +165,8 @@ def plan_cells(config: str | Path, grid: Mapping[str, Sequence[Any]], seeds: Seq
 
     Raises:
         ConfigError: If a grid value is invalid for its key (the message names the cell),
-            a filter rejects its options, ``folds`` is below 2, or the overrides set a key
-            that the seeds or folds set.
+            two cells have the same config once validated, a filter rejects its options,
+            ``folds`` is below 2, or the overrides set a key that the seeds or folds set.
     """
     if not seeds:
         raise ConfigError("an experiment needs at least one seed")
@@ -160,7 +186,19 @@ def plan_cells(config: str | Path, grid: Mapping[str, Sequence[Any]], seeds: Seq
             for fold in fold_ids:
                 cell = Cell(point, int(seed), fold, folds if fold is not None else None)
                 planned.append((cell, _cell_config(config, base, cell)))
+    _refuse_same_configs(planned)
     return planned
+
+
+def _refuse_same_configs(planned: Sequence[tuple[Cell, PipelineConfig]]) -> None:
+    """Refuse two cells whose grid values validate to one config (``lang=en,EN``): they
+    would run the same training twice and count as two replicates."""
+    seen: dict[str, Cell] = {}
+    for cell, cfg in planned:
+        first = seen.setdefault(config_hash(cfg), cell)
+        if first is not cell:
+            raise ConfigError(f"cells {first.id} and {cell.id} have the same config once "
+                              "validated; give each grid value once")
 
 
 def _cell_config(config: str | Path, base: Mapping[str, Any], cell: Cell) -> PipelineConfig:
