@@ -167,8 +167,8 @@ def config_reference() -> str:
 
 def options_reference() -> str:
     """The ``options`` of each registered stage that takes some."""
-    from xlnel.filtering.gbdt_options import GbdtOptions
     from xlnel.filtering.cross_encoder_options import CrossEncoderOptions
+    from xlnel.filtering.gbdt_options import GbdtOptions
     from xlnel.linkers.dense import DenseOptions
     from xlnel.ner.crf import CrfTaggerOptions
 

@@ -18,7 +18,7 @@ import json
 import logging
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeAlias, TypeVar, overload
 

@@ -273,7 +273,6 @@ def test_experiment_types_links_as_the_trained_pipeline(tmp_path, tiny_docs, tin
     chemical alone, as a disease with its concept's preferred name: the pipeline's typer reads
     that name, and so must the experiment's."""
     from tests.conftest import make_documents
-
     from xlnel.config import load_config
     from xlnel.evaluation import evaluate
     from xlnel.io import read_documents
