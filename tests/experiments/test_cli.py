@@ -21,6 +21,22 @@ def test_experiment_and_report_commands(tmp_path, tiny_config):
     assert (tmp_path / "rep" / "report.md").is_file()
 
 
+def test_experiment_takes_key_path_overrides_as_train_does(tmp_path, tiny_config):
+    runner = CliRunner()
+    out = tmp_path / "exp"
+    res = runner.invoke(app, ["experiment", str(tiny_config), "--dft.R", "0.5",
+                              "--candidates.top_m=10", "--out", str(out),
+                              "--cache", str(tmp_path / "c")])
+    assert res.exit_code == 0, res.output
+    [record] = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    assert record["config"]["dft"]["R"] == 0.5
+    assert record["config"]["candidates"]["top_m"] == 10
+    for args, message in ([["--dft.R"], "needs a value"], [["stray"], "unexpected argument"],
+                          [["--seed", "3"], "set by the seeds"]):
+        res = runner.invoke(app, ["experiment", str(tiny_config), "--out", str(out), *args])
+        assert res.exit_code != 0 and message in res.output + str(res.exception), args
+
+
 def test_parse_seeds():
     import pytest
     import typer

@@ -12,8 +12,11 @@ from typing import Annotated
 
 import typer
 
+from xlnel.cli import config_overrides
+
 
 def experiment_cli(
+    ctx: typer.Context,
     config: Annotated[Path, typer.Argument(help="Base pipeline config (YAML).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for runs.jsonl and cache.")],
     grid: Annotated[list[str] | None, typer.Option(
@@ -36,7 +39,8 @@ def experiment_cli(
                            "--out; concatenate their runs.jsonl into one folder to resume "
                            "and summarise all folds).")] = None,
 ) -> None:
-    """Run every grid cell x seed [x fold] (skipping those in OUT/runs.jsonl); print a summary.
+    """Run every grid cell x seed [x fold] (skipping those in OUT/runs.jsonl); print a summary
+    (extra ``--key.path value`` override).
 
     Seed s sets seed, dft.seed and the filter's options.seed. Without --folds the held-out
     test documents (data.test, or the data.split_seed split) stay the same, so every run is
@@ -46,11 +50,10 @@ def experiment_cli(
     A finished cell is skipped only if it ran with the same config; a setting that a later
     xlnel version added counts as the same when it holds its default.
     """
-    from xlnel.config import parse_overrides
     from xlnel.experiments import format_summary, parse_grid, run_experiment, summarize
 
     records = run_experiment(config, parse_grid(grid or []), parse_seeds(seeds), out,
-                             overrides=parse_overrides(list(set_ or [])), cache_dir=cache,
+                             overrides=config_overrides(set_, ctx.args), cache_dir=cache,
                              progress=True, folds=folds,
                              fold_ids=None if fold_ids is None else parse_ids(fold_ids))
     typer.echo(format_summary(summarize(records)))

@@ -7,11 +7,11 @@ import logging
 import sys
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from xlnel.cli import command_group
+from xlnel.cli import EXTRA_ARGS, command_group, config_overrides
 from xlnel.cli.coverage import coverage_cli
 from xlnel.cli.dictionary import adapt_cli
 from xlnel.cli.dictionary import app as dictionary_app
@@ -27,31 +27,6 @@ if TYPE_CHECKING:
     from xlnel.pipeline import Pipeline
 
 app = command_group("Cross-lingual biomedical named-entity linking.")
-
-_EXTRA = {"allow_extra_args": True, "ignore_unknown_options": True}
-
-
-def _overrides(pairs: list[str] | None, extra: list[str]) -> dict[str, Any]:
-    """``--set a.b=1`` items plus ``--a.b 1`` / ``--a.b=1`` extra arguments."""
-    from xlnel.config import parse_overrides
-
-    items = list(pairs or [])
-    i = 0
-    while i < len(extra):
-        arg = extra[i]
-        if not arg.startswith("--") or len(arg) == 2:
-            raise typer.BadParameter(f"unexpected argument {arg!r}")
-        key = arg[2:]
-        if "=" in key:
-            items.append(key)
-            i += 1
-        elif i + 1 < len(extra):
-            items.append(f"{key}={extra[i + 1]}")
-            i += 2
-        else:
-            raise typer.BadParameter(f"{arg} needs a value")
-    return parse_overrides(items)
-
 
 def _pipeline_dir(name: str) -> Path:
     from xlnel.defaults import DEFAULT_PIPELINES, default_pipeline_dir, default_pipeline_path
@@ -71,7 +46,7 @@ def _pipeline_path(name: str) -> Path:
     return default_pipeline_path() if name in DEFAULT_PIPELINES else Path(name)
 
 
-@app.command("train", context_settings=_EXTRA)
+@app.command("train", context_settings=EXTRA_ARGS)
 def train_cli(
     ctx: typer.Context,
     config: Annotated[Path, typer.Argument(help="Pipeline config (YAML).")],
@@ -90,7 +65,7 @@ def train_cli(
     from xlnel.config import load_config
     from xlnel.pipeline import train
 
-    cfg = load_config(config, _overrides(set_, ctx.args))
+    cfg = load_config(config, config_overrides(set_, ctx.args))
     report = train(cfg, out, progress=True, overwrite=overwrite, inputs=[config])
     typer.echo(json.dumps(report, indent=2))
     typer.echo(f"pipeline saved to {out}", err=True)
@@ -440,7 +415,7 @@ dictionary_app.command("lookup")(lookup_cli)
 app.add_typer(dictionary_app, name="dictionary")
 app.add_typer(encoder_app, name="encoder")
 app.command("adapt")(adapt_cli)
-app.command("experiment")(experiment_cli)
+app.command("experiment", context_settings=EXTRA_ARGS)(experiment_cli)
 app.command("report")(report_cli)
 app.add_typer(models_app, name="models")
 

@@ -166,13 +166,17 @@ def plan_cells(config: str | Path, grid: Mapping[str, Sequence[Any]], seeds: Seq
     Raises:
         ConfigError: If a grid value is invalid for its key (the message names the cell),
             two cells have the same config once validated, a filter rejects its options,
-            ``folds`` is below 2, or the overrides set a key that the seeds or folds set.
+            ``folds`` is below 2, or the overrides set a key that the seeds (or the folds)
+            set.
     """
     if not seeds:
         raise ConfigError("an experiment needs at least one seed")
     if folds is not None and folds < 2:
         raise ConfigError(f"cross-validation needs at least 2 folds, got {folds}")
     base = dict(overrides or {})
+    if set(base) & set(SEED_KEYS):
+        raise ConfigError(f"{', '.join(SEED_KEYS)} are set by the seeds; give them with "
+                          "--seeds, not as overrides")
     if folds is not None and set(base) & set(FOLD_KEYS):
         raise ConfigError(f"{', '.join(FOLD_KEYS)} are set by folds; do not override them")
     axes = list(grid.items())
