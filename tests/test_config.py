@@ -86,3 +86,31 @@ def test_bad_includes_are_named(tmp_path):
     _write(tmp_path / "l.yaml", "- 1\n")
     with pytest.raises(ConfigError, match="l.yaml: the top level must be a mapping"):
         load_config(_write(tmp_path / "c.yaml", "include: l.yaml\n"))
+
+
+@pytest.mark.parametrize("override, match", [
+    ("candidates.max_words=true", r"candidates\.max_words: .*valid integer.*\(got True\)"),
+    ("dft.R=yes", r"dft\.R: .*not the boolean True"),
+    ("linker.window_chars=2.5", r"linker\.window_chars: .*valid integer"),
+    ("data.fold=3", r"data\.fold \(3\) .*set data\.folds"),
+])
+def test_booleans_are_not_numbers_and_a_fold_needs_folds(override, match):
+    with pytest.raises(ConfigError, match=match):
+        load_config(None, parse_overrides([override]))
+
+
+def test_numbers_keep_their_yaml_forms(tmp_path):
+    p = tmp_path / "c.yaml"
+    p.write_text("dft:\n  R: 1\ncandidates:\n  threshold: 2e-1\n  max_words: 4\n",
+                 encoding="utf-8")
+    c = load_config(p)
+    assert (c.dft.R, c.candidates.threshold, c.candidates.max_words) == (1.0, 0.2, 4)
+
+
+def test_an_unquoted_no_as_lang_says_to_quote_it(tmp_path):
+    p = tmp_path / "c.yaml"
+    p.write_text("lang: no\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r'quote the code \(lang: "no"\)'):
+        load_config(p)
+    p.write_text('lang: "no"\n', encoding="utf-8")
+    assert load_config(p).lang == "no"

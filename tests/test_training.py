@@ -105,6 +105,20 @@ def test_test_documents_that_are_training_documents_are_refused(tmp_path, tiny_c
                        overrides={"data.test_fraction": 0.0, "data.test": str(test)})
 
 
+def test_a_test_fraction_that_holds_out_nothing_is_refused(tiny_config):
+    config = load_config(tiny_config, {"data.test_fraction": 0.01})
+    with pytest.raises(ConfigError, match=r"data\.test_fraction=0\.01 of the 24 documents .* "
+                                          "holds out no test document"):
+        steps.load_training_documents(config)
+
+
+def test_r_1_names_dft_r_when_the_filter_has_nothing_to_train_on(tmp_path, tiny_config):
+    config = load_config(tiny_config, {"dft.R": 1.0})
+    with pytest.raises(ConfigError, match=r"dft\.R=1\.0 leaves the filter xlnel\.gbdt\.v1 no "
+                                          "training documents"):
+        train(config, tmp_path / "pipe")
+
+
 def test_folds_name_the_same_documents_in_both(tmp_path, tiny_config):
     config = load_config(tiny_config, {"data.folds": 3, "data.fold": 1})
     train(config, tmp_path / "pipe")

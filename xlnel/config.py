@@ -21,6 +21,7 @@ from pydantic import (
 )
 
 from xlnel.errors import ConfigError
+from xlnel.numbers import Float, Int
 
 
 class _Section(BaseModel):
@@ -36,9 +37,9 @@ class DataConfig(_Section):
             ids must differ from those of ``train`` (a test document that is also a training
             document is refused).
         test_fraction: Share of the training documents held out, by document, for evaluation
-            (not with ``test``). The test documents, from either, are what ``xlnel
-            experiment`` scores and what ``xlnel train`` writes into the pipeline folder
-            (``test.jsonl``).
+            (not with ``test``); a share that rounds to no document is refused. The test
+            documents, from either, are what ``xlnel experiment`` scores and what ``xlnel
+            train`` writes into the pipeline folder (``test.jsonl``).
         split_seed: Seed of that split.
         max_documents: Keep only N training documents (after the held-out split), to study
             data size; ``None`` = all.
@@ -51,7 +52,7 @@ class DataConfig(_Section):
         folds: Cross-validation by document: the documents of ``train`` are dealt into this
             many folds (seeded by ``split_seed``), fold ``fold`` is the test set and the others
             train; ``test`` and ``test_fraction`` are then not used. ``None`` = no folds.
-        fold: The held-out fold, ``0 <= fold < folds``.
+        fold: The held-out fold, ``0 <= fold < folds`` (only with ``folds``).
         extra_train: More annotated document files that every training set takes whole, after
             the split (never test documents), such as another corpus annotated alike: the
             test documents still come from ``train`` or ``test`` alone.
@@ -59,16 +60,19 @@ class DataConfig(_Section):
 
     train: str | None = None
     test: str | None = None
-    test_fraction: float = Field(default=0.0, ge=0.0, lt=1.0)
-    split_seed: int = 0
+    test_fraction: Float = Field(default=0.0, ge=0.0, lt=1.0)
+    split_seed: Int = 0
     max_documents: int | None = Field(default=None, ge=1)
     subset_seed: int | None = None
     folds: int | None = Field(default=None, ge=2)
-    fold: int = Field(default=0, ge=0)
+    fold: Int = Field(default=0, ge=0)
     extra_train: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _fold_in_range(self) -> DataConfig:
+        if self.folds is None and self.fold != 0:
+            raise ValueError(f"data.fold ({self.fold}) picks a fold of data.folds: set "
+                             "data.folds (2 or more) as well, or leave data.fold out")
         if self.folds is not None and self.fold >= self.folds:
             raise ValueError(f"data.fold must be below data.folds ({self.folds}), "
                              f"got {self.fold}")
@@ -96,7 +100,8 @@ class DFTConfig(_Section):
     dictionary (and which the filter then does not see), or cross-fitting (``crossfit``).
 
     Attributes:
-        R: Share of training documents reserved for the dictionary, 0 to 1 inclusive.
+        R: Share of training documents reserved for the dictionary, 0 to 1 inclusive (1
+            leaves a trained filter such as ``xlnel.gbdt.v1`` none, unless ``crossfit``).
         seed: Seed of the by-document split and of the cross-fitting folds.
         unlinked: What to do with gold mentions without a concept id: ``name`` adds the mention
             with its own text as concept id (as in a names-only dictionary), ``skip`` leaves
@@ -111,11 +116,11 @@ class DFTConfig(_Section):
             a share that feeds only the dictionary; ``R: 0`` gives every document to both.
     """
 
-    R: float = Field(default=0.2, ge=0.0, le=1.0)
-    seed: int = 0
+    R: Float = Field(default=0.2, ge=0.0, le=1.0)
+    seed: Int = 0
     unlinked: Literal["name", "skip"] = "name"
-    prune: int = Field(default=0, ge=0)
-    crossfit: int = Field(default=0, ge=0)
+    prune: Int = Field(default=0, ge=0)
+    crossfit: Int = Field(default=0, ge=0)
 
     @model_validator(mode="after")
     def _crossfit_folds(self) -> DFTConfig:
@@ -162,12 +167,12 @@ class CandidatesConfig(_Section):
     """
 
     generator: str = "xlnel.tfidf_char.v1"
-    max_words: int = Field(default=3, ge=1, le=10)
+    max_words: Int = Field(default=3, ge=1, le=10)
     compound_words: bool = False
-    top_m: int = Field(default=50, ge=1)
-    threshold: float = Field(default=0.4, ge=0.0, le=1.0)
-    ngram_min: int = Field(default=1, ge=1)
-    ngram_max: int = Field(default=3, ge=1)
+    top_m: Int = Field(default=50, ge=1)
+    threshold: Float = Field(default=0.4, ge=0.0, le=1.0)
+    ngram_min: Int = Field(default=1, ge=1)
+    ngram_max: Int = Field(default=3, ge=1)
     sublinear_tf: bool = False
     use_idf: bool = True
     pad_ends: bool = False
@@ -175,7 +180,7 @@ class CandidatesConfig(_Section):
     strip_prefixes: bool | None = None
     stopwords: str | None = None
     chunk_size: int | None = Field(default=None, ge=1)
-    workers: int = Field(default=1, ge=1)
+    workers: Int = Field(default=1, ge=1)
     generated_fallback: float | None = Field(default=None, ge=0.0, le=1.0)
     generated_min_score: float | None = Field(default=None, ge=0.0, le=1.0)
     generated_min_chars: int | None = Field(default=None, ge=1)
@@ -277,9 +282,9 @@ class LinkerConfig(_Section):
     composites: bool = False
     annotated_release: bool = False
     entity_types: bool = True
-    alternatives: int = Field(default=0, ge=0)
-    window_chars: int = Field(default=20_000, ge=1)
-    window_overlap: int = Field(default=1_000, ge=0)
+    alternatives: Int = Field(default=0, ge=0)
+    window_chars: Int = Field(default=20_000, ge=1)
+    window_overlap: Int = Field(default=1_000, ge=0)
 
     @model_validator(mode="after")
     def _release_needs_lexicon(self) -> LinkerConfig:
@@ -293,7 +298,7 @@ class PipelineConfig(_Section):
     """The whole pipeline."""
 
     lang: str = "en"
-    seed: int = 0
+    seed: Int = 0
     data: DataConfig = Field(default_factory=DataConfig)
     dictionary: DictionaryConfig = Field(default_factory=DictionaryConfig)
     dft: DFTConfig = Field(default_factory=DFTConfig)
@@ -301,6 +306,15 @@ class PipelineConfig(_Section):
     candidates: CandidatesConfig = Field(default_factory=CandidatesConfig)
     filter: FilterConfig = Field(default_factory=FilterConfig)
     linker: LinkerConfig = Field(default_factory=LinkerConfig)
+
+    @field_validator("lang", mode="before")
+    @classmethod
+    def _lang_not_bool(cls, v: Any) -> Any:
+        if isinstance(v, bool):  # YAML 1.1 reads an unquoted no (Norwegian) as false
+            raise ValueError(f"lang must be a language code, got the boolean {v!r}: YAML reads "
+                             "unquoted no/yes/on/off as booleans, so quote the code "
+                             '(lang: "no")')
+        return v
 
     @field_validator("lang")
     @classmethod

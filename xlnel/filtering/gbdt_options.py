@@ -39,16 +39,16 @@ class GbdtOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    folds: Int = Field(5, ge=2)
-    max_iter: Int = Field(300, ge=1)
-    learning_rate: Float = Field(0.08, gt=0.0)
-    max_leaf_nodes: Int = Field(31, ge=2)
-    l2_regularization: Float = Field(1.0, ge=0.0)
-    seed: Int = Field(0, ge=0)
-    bag: Int = Field(1, ge=1)
-    negatives: Float = Field(1.0, gt=0.0, le=1.0)
+    folds: Int = Field(default=5, ge=2)
+    max_iter: Int = Field(default=300, ge=1)
+    learning_rate: Float = Field(default=0.08, gt=0.0)
+    max_leaf_nodes: Int = Field(default=31, ge=2)
+    l2_regularization: Float = Field(default=1.0, ge=0.0)
+    seed: Int = Field(default=0, ge=0)
+    bag: Int = Field(default=1, ge=1)
+    negatives: Float = Field(default=1.0, gt=0.0, le=1.0)
     unit: Literal["auto", "span", "pair"] = "auto"
-    window: Int = Field(0, ge=0)
+    window: Int = Field(default=0, ge=0)
     extended: bool = False
     provenance: bool = False
     concepts: bool = False
@@ -59,8 +59,8 @@ class GbdtOptions(BaseModel):
     edits: bool = False
     tagger: bool = False
     encoder: str | None = None
-    encoder_pca: Int = Field(0, ge=0)
-    encoder_context_words: Int = Field(24, ge=1)
+    encoder_pca: Int = Field(default=0, ge=0)
+    encoder_context_words: Int = Field(default=24, ge=1)
 
 
 def parse_options(options: dict[str, Any], name: str) -> dict[str, Any]:

@@ -51,8 +51,8 @@ def load_training_documents(config: PipelineConfig) -> tuple[list[Document], lis
 
     Raises:
         ConfigError: When ``data.train`` holds no documents, the split leaves none to train
-            on, both ``data.test`` and ``data.test_fraction`` are given without folds, a
-            ``data.test`` document id is also a ``data.train`` one, or an
+            on or none to test on, both ``data.test`` and ``data.test_fraction`` are given
+            without folds, a ``data.test`` document id is also a ``data.train`` one, or an
             ``data.extra_train`` file is empty or repeats a document id.
     """
     data = config.data
@@ -70,6 +70,10 @@ def load_training_documents(config: PipelineConfig) -> tuple[list[Document], lis
         docs, test = fold_split(docs, data.folds, data.fold, data.split_seed)
     elif data.test_fraction > 0:
         test, docs = split_documents(docs, data.test_fraction, data.split_seed)
+        if not test:
+            raise ConfigError(f"data.test_fraction={data.test_fraction} of the {len(docs)} "
+                              f"documents in {data.train} holds out no test document; raise "
+                              "it or set it to 0 for no test documents")
         if not docs:
             raise ConfigError(f"data.test_fraction={data.test_fraction} leaves no "
                               f"training documents of the {len(test)} in {data.train}")
@@ -268,7 +272,9 @@ def fit_filter(config: PipelineConfig, documents: Sequence[Document],
     from ``lexicon_documents`` (all training documents; default ``documents``).
 
     Raises:
-        ConfigError: If ``select_by`` is ``linker`` and the filter keeps no out-of-fold scores.
+        ConfigError: If ``select_by`` is ``linker`` and the filter keeps no out-of-fold scores,
+            or the filter cannot train on no documents (``dft.R`` 1 gives them all to the
+            dictionary).
     """
     open_config = config.filter.model_copy(update={"threshold": None})
     filt = filter_class(config.filter.name)(open_config, config.lang)
@@ -277,7 +283,14 @@ def fit_filter(config: PipelineConfig, documents: Sequence[Document],
         raise ConfigError(f"filter.select_by: linker needs a filter that keeps out-of-fold "
                           f"scores of its training documents (xlnel.gbdt.v1); "
                           f"{config.filter.name} does not")
-    filt.fit(documents, candidates, progress=progress)
+    try:
+        filt.fit(documents, candidates, progress=progress)
+    except ValueError as e:
+        if documents:
+            raise
+        raise ConfigError(f"dft.R={config.dft.R} leaves the filter {config.filter.name} no "
+                          "training documents (the dictionary takes them all); lower dft.R "
+                          f"or set dft.crossfit ({e})") from e
     if by_linker:
         scores, folds = filt.oof_scores, filt.oof_folds  # type: ignore[attr-defined]
         filt.threshold, f1 = choose_linker_threshold(
