@@ -101,7 +101,7 @@ class DFTConfig(_Section):
 
     Attributes:
         R: Share of training documents reserved for the dictionary, 0 to 1 inclusive (1
-            leaves a trained filter such as ``xlnel.gbdt.v1`` none, unless ``crossfit``).
+            leaves a trained filter such as ``xlnel.gbdt.v1`` no training documents).
         seed: Seed of the by-document split and of the cross-fitting folds.
         unlinked: What to do with gold mentions without a concept id: ``name`` adds the mention
             with its own text as concept id (as in a names-only dictionary), ``skip`` leaves

@@ -290,7 +290,8 @@ def fit_filter(config: PipelineConfig, documents: Sequence[Document],
             raise
         raise ConfigError(f"dft.R={config.dft.R} leaves the filter {config.filter.name} no "
                           "training documents (the dictionary takes them all); lower dft.R "
-                          f"or set dft.crossfit ({e})") from e
+                          f"(with dft.crossfit, R 0 gives every document to both) ({e})"
+                          ) from e
     if by_linker:
         scores, folds = filt.oof_scores, filt.oof_folds  # type: ignore[attr-defined]
         filt.threshold, f1 = choose_linker_threshold(
