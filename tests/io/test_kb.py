@@ -262,6 +262,15 @@ def test_a_file_without_concepts_is_no_knowledge_base(tmp_path: Path) -> None:
         load_kb(f"tsv:{_write(tmp_path, 'header.tsv', 'concept_id' + chr(9) + 'name' + chr(10))}")
 
 
+def test_spec_mistakes_are_named(tmp_path: Path) -> None:
+    kb = _write(tmp_path, "k.tsv", "concept_id\tname\nC1\tSeizure\n")
+    with pytest.raises(ValueError, match="unknown knowledge-base format 'bogus'.*tsv, "):
+        load_kb(f"bogus:{kb}")
+    with pytest.raises(ValueError, match="names no file after tsv:"):
+        load_kb("tsv:")
+    assert [c.id for c in load_kb(f"tsv:{kb}?")] == ["C1"]  # an empty option string
+
+
 def test_load_kb_errors(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="missing.tsv"):
         load_kb(tmp_path / "missing.tsv")

@@ -431,7 +431,13 @@ def _parse_spec(spec: str) -> tuple[str, Path | None, KbOptions]:
         return base.lower(), None, options
     prefix, sep, rest = base.partition(":")
     if sep and prefix.lower() in _LOADERS:
+        if not rest.strip():
+            raise ValueError(f"knowledge-base spec {spec!r} names no file after {prefix}:")
         return prefix.lower(), Path(rest), options
+    if sep and prefix.isalnum() and len(prefix) > 1 and not Path(base).exists():
+        # 'bogus:kb.tsv' (one letter before ':' is a Windows drive)
+        raise ValueError(f"unknown knowledge-base format {prefix!r} in {spec!r}: formats are "
+                         f"{', '.join(_LOADERS)}")
     path = Path(base)
     suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
     ext = suffixes[-1] if suffixes else ""

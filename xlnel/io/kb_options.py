@@ -159,6 +159,8 @@ def split_options(spec: str, exists: bool) -> tuple[str, KbOptions]:
             of the file name, not the start of options).
     """
     head, sep, tail = spec.rpartition("?")
+    if sep and not exists and not tail.strip():
+        return head, KbOptions()  # 'kb.tsv?': no options
     if not sep or exists or "=" not in tail:
         return spec, KbOptions()
     return head, KbOptions.parse(tail, spec)

