@@ -354,8 +354,12 @@ def validate_options(model: type[OptionsT], options: dict[str, Any], where: str,
         return model.model_validate(options)
     except ValidationError as e:
         prefix = f"{where}." if where else ""
-        msgs = "; ".join(f"{prefix}{'.'.join(str(x) for x in err['loc'])}: {err['msg']} "
-                         f"(got {err.get('input')!r})" for err in e.errors())
+        allowed = ", ".join(model.model_fields)
+        msgs = "; ".join(
+            f"{prefix}{'.'.join(str(x) for x in err['loc'])}: "
+            + (f"unknown option (allowed: {allowed})" if err["type"] == "extra_forbidden"
+               else f"{err['msg']} (got {err.get('input')!r})")
+            for err in e.errors())
         raise ConfigError(f"invalid {what} options: {msgs}") from e
 
 

@@ -8,7 +8,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from xlnel.config import validate_options
-from xlnel.errors import ConfigError
 from xlnel.numbers import Float, Int
 
 __all__ = ["GbdtOptions", "parse_options"]
@@ -70,9 +69,4 @@ def parse_options(options: dict[str, Any], name: str) -> dict[str, Any]:
         ConfigError: Naming an unknown key with the allowed ones, or a bad value with its key
             (``filter.options.folds``), the value and what is allowed.
     """
-    unknown = set(options) - set(GbdtOptions.model_fields)
-    if unknown:
-        raise ConfigError(f"filter.options: unknown option(s) for {name}: "
-                          f"{', '.join(sorted(unknown))}; allowed: "
-                          f"{', '.join(GbdtOptions.model_fields)}")
     return validate_options(GbdtOptions, options, "filter.options", name).model_dump()
