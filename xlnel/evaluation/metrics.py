@@ -197,6 +197,7 @@ def _check_level(level: str) -> _Counter:
             f"unknown evaluation level {level!r}; allowed: {', '.join(LEVELS)}"
         ) from None
 
+
 def text_difference(gold: str, pred: str) -> str:
     """Where two texts first differ, with a few characters of each from there (for messages).
 

@@ -29,7 +29,7 @@ from xlnel.io._atomic import (
     remove_stale_files,
     sigterm_as_interrupt,
 )
-from xlnel.io.pubtator import normalize_concept_id
+from xlnel.io.pubtator import OFFSET, normalize_concept_id
 from xlnel.types import Document, Link
 
 logger = logging.getLogger(__name__)
@@ -43,8 +43,6 @@ NO_BRAT_FILES = ("a folder without BRAT .txt files; give a corpus file (.jsonl, 
 
 # The temporary folder write_brat fills inside the output folder before moving its files in.
 _TEMP_FOLDER = re.compile(r"\.xlnel-brat\.[a-z0-9_]+")
-# ASCII digits alone: int() would also take "+0", "0_8" or other scripts' digits ("٨").
-_DIGITS = re.compile(r"[0-9]{1,18}")
 
 
 @dataclass
@@ -62,7 +60,7 @@ def _parse_fragments(value: str, path: Path, lineno: int) -> list[tuple[int, int
         bounds = part.split()
         if len(bounds) != 2:
             raise FormatError(f"span {part!r} is not 'start end'", path, lineno)
-        if not all(_DIGITS.fullmatch(bound) for bound in bounds):
+        if not all(OFFSET.fullmatch(bound) for bound in bounds):
             raise FormatError(f"offsets {part!r} are not integers (ASCII digits only)", path,
                               lineno)
         start, end = int(bounds[0]), int(bounds[1])
@@ -229,9 +227,8 @@ def _reference(doc: Document, link: Link, concept_id: str, db: str) -> str:
             "of a vocabulary, which a BRAT normalization (DB:ID) names; write JSONL, BioC or "
             "PubTator to keep it")
     reference = concept_id if ":" in concept_id else f"{db}:{concept_id}"
-    if len(reference.split()) != 1 or reference.split()[0] != reference \
-            or normalize_concept_id(reference) != normalize_concept_id(concept_id) \
-            or not normalize_concept_id(concept_id):
+    if any(c.isspace() for c in reference) or not normalize_concept_id(concept_id) \
+            or normalize_concept_id(reference) != normalize_concept_id(concept_id):
         raise FormatError(
             f"document {doc.id!r}: concept id {concept_id!r} cannot be written as a BRAT "
             "normalization (DB:ID, no spaces, tabs or line breaks); write JSONL, BioC or "

@@ -33,6 +33,7 @@ from xlnel.types import Document, Link
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "OFFSET",
     "concept_id_field",
     "format_concept_ids",
     "iter_pubtator",
@@ -48,8 +49,10 @@ __all__ = [
 _TEXT_LINE = re.compile(r"^([^\t|]+)\|([ta])\|(.*)$", re.DOTALL)
 _ID_PREFIXES = ("UMLS:", "MESH:")
 _NO_CONCEPT = frozenset({"", "-1", "-"})
-# At most 18 digits: int() refuses strings of thousands of digits, and no text is that long.
-_DIGITS = re.compile(r"[0-9]{1,18}")
+#: An offset as corpus files write it: ASCII digits alone (``int()`` would also take ``+0``,
+#: ``0_8`` or other scripts' digits such as ``٨``), at most 18 of them (no text is longer, and
+#: ``int()`` refuses strings of thousands of digits).
+OFFSET = re.compile(r"[0-9]{1,18}")
 
 
 def normalize_concept_id(concept_id: str) -> str:
@@ -169,7 +172,7 @@ def _parse_offset(value: str, what: str, path: Path, lineno: int) -> int:
     ``int()`` alone would also take ``+0``, `` 0``, ``0_8`` and other scripts' digits (``٨``),
     which no corpus tool writes.
     """
-    if _DIGITS.fullmatch(value) is None:
+    if OFFSET.fullmatch(value) is None:
         raise FormatError(f"{what} offset {value!r} is not an integer (ASCII digits only)",
                           path, lineno)
     return int(value)
@@ -233,7 +236,7 @@ def _add_tab_line(fields: list[str], draft: _Draft | None, path: Path, lineno: i
             f"line for document {fields[0]!r} inside document {draft.pmid!r}", path, lineno
         )
     if len(fields) == 4:
-        if _DIGITS.fullmatch(fields[1]) and _DIGITS.fullmatch(fields[2]):
+        if OFFSET.fullmatch(fields[1]) and OFFSET.fullmatch(fields[2]):
             raise FormatError(
                 f"annotation line has no type column: {'<TAB>'.join(fields)[:80]!r}", path, lineno
             )
@@ -367,7 +370,7 @@ def _check_relation(doc_id: str, relation: Any) -> None:
     if any(c in part for part in relation for c in "\t\n\r"):
         raise FormatError(f"document {doc_id!r}: relation {relation!r} holds a tab or line "
                           "break, which a PubTator line cannot hold")
-    if all(_DIGITS.fullmatch(part) for part in relation[:2]):
+    if all(OFFSET.fullmatch(part) for part in relation[:2]):
         raise FormatError(f"document {doc_id!r}: relation {relation!r} would read back as a "
                           "mention (its first two fields are numbers)")
 
