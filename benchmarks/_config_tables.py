@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
 Row = Sequence[str]
 
@@ -124,9 +126,36 @@ def _markdown(text: str) -> str:
 
 
 def _type(annotation: Any) -> str:
+    """A field's type as written in the model, without the validators of
+    :mod:`xlnel.numbers` (``Int | None`` reads ``int | None``)."""
+    if get_origin(annotation) is Annotated:
+        return _type(get_args(annotation)[0])
+    if get_origin(annotation) in (Union, UnionType):
+        return " \\| ".join(_type(a) for a in get_args(annotation))
+    if annotation is type(None):
+        return "None"
     text = str(annotation).replace("typing.", "")
     text = re.sub(r"<class '(\w+)'>", r"\1", text)
     return text.replace("|", "\\|")
+
+
+def _bound(value: Any) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def _range(field: FieldInfo) -> str:
+    """The bounds a numeric field's metadata sets (``[0, 1)``, ``>= 1``), or ``""``."""
+    found = {attr: getattr(m, attr) for m in field.metadata for attr in ("ge", "gt", "le", "lt")
+             if getattr(m, attr, None) is not None}
+    low = ("[", found["ge"]) if "ge" in found else ("(", found["gt"]) if "gt" in found else None
+    high = ("]", found["le"]) if "le" in found else (")", found["lt"]) if "lt" in found else None
+    if low and high:
+        return f"{low[0]}{_bound(low[1])}, {_bound(high[1])}{high[0]}"
+    if low:
+        return f"{'>=' if low[0] == '[' else '>'} {_bound(low[1])}"
+    if high:
+        return f"{'<=' if high[0] == ']' else '<'} {_bound(high[1])}"
+    return ""
 
 
 def _default(value: Any) -> str:
@@ -149,7 +178,7 @@ def _model_rows(model: Any, prefix: str) -> list[Row]:
         if isinstance(value, BaseModel):
             continue
         rows.append([f"`{prefix}{name}`", _type(field.annotation), _default(value),
-                     doc.get(name, "")])
+                     _range(field), doc.get(name, "")])
     return rows
 
 
@@ -162,7 +191,7 @@ def config_reference() -> str:
         default = field.get_default(call_default_factory=True)
         if isinstance(default, BaseModel):
             rows += _model_rows(type(default), f"{name}.")
-    return _table(["key", "type", "default", "meaning"], rows, "`xlnel/config.py`")
+    return _table(["key", "type", "default", "range", "meaning"], rows, "`xlnel/config.py`")
 
 
 def options_reference() -> str:
@@ -176,8 +205,10 @@ def options_reference() -> str:
     if set(defaults) != set(_GBDT_OPTIONS):
         raise KeyError(f"GBDT options {sorted(defaults)} differ from the documented ones "
                        f"{sorted(_GBDT_OPTIONS)}; update _GBDT_OPTIONS")
+    fields = GbdtOptions.model_fields
     gbdt_rows: list[Row] = [[f"`{k}`", "str" if v is None else type(v).__name__, _default(v),
-                             _markdown(_GBDT_OPTIONS[k])] for k, v in defaults.items()]
+                             _range(fields[k]), _markdown(_GBDT_OPTIONS[k])]
+                            for k, v in defaults.items()]
     parts = [("`xlnel.gbdt.v1` (`filter.options`)", gbdt_rows)]
     for title, model in [("`xlnel.cross_encoder.v1` (`filter.options`)", CrossEncoderOptions),
                          ("`xlnel.dense.v1` (`candidates.options`)", DenseOptions),
@@ -185,8 +216,8 @@ def options_reference() -> str:
         parts.append((title, _model_rows(model, "")))
     out = []
     for title, rows in parts:
-        out.append(f"#### {title}\n\n" + _table(["option", "type", "default", "meaning"],
-                                                  rows, None))
+        out.append(f"#### {title}\n\n" + _table(["option", "type", "default", "range",
+                                                   "meaning"], rows, None))
     return "\n".join(out) + "\nSource: the options models in `xlnel/filtering/`, " \
         "`xlnel/linkers/dense.py` and `xlnel/ner/crf.py`.\n"
 

@@ -114,3 +114,81 @@ def test_an_unquoted_no_as_lang_says_to_quote_it(tmp_path):
         load_config(p)
     p.write_text('lang: "no"\n', encoding="utf-8")
     assert load_config(p).lang == "no"
+
+
+@pytest.mark.parametrize("override", [
+    "data.max_documents=true", "data.subset_seed=yes", "data.folds=true",
+    "candidates.chunk_size=true", "candidates.generated_fallback=yes",
+    "candidates.generated_min_score=on", "candidates.generated_min_chars=true",
+    "filter.threshold=yes", "linker.lexicon_rate=true"])
+def test_optional_numbers_refuse_booleans(override):
+    key = override.partition("=")[0]
+    with pytest.raises(ConfigError, match=rf"{key}: .*(valid integer|not the boolean).*"
+                                          r"\(got True\)"):
+        load_config(None, parse_overrides([override]))
+
+
+@pytest.mark.parametrize("override, match", [
+    ("filter.threshold=1.5", r"filter\.threshold: .*less than or equal to 1 \(got 1\.5\)"),
+    ("filter.threshold=-0.1", r"filter\.threshold: .*greater than or equal to 0"),
+    ("candidates.ngram_min=4", r"candidates\.ngram_min \(4\) must not exceed "
+                               r"candidates\.ngram_max \(3\)"),
+])
+def test_threshold_and_ngram_ranges(override, match):
+    with pytest.raises(ConfigError, match=match):
+        load_config(None, parse_overrides([override]))
+    assert load_config(None, {"filter.threshold": 0.0}).filter.threshold == 0.0
+
+
+def _stage_parsers():
+    from xlnel.filtering.cross_encoder_options import parse_options as cross_encoder
+    from xlnel.linkers.align import parse_align_options
+    from xlnel.linkers.dense import parse_dense_options
+    from xlnel.ner.crf import parse_options as crf_tagger
+
+    return {"filter": cross_encoder, "candidates": parse_dense_options, "ner": crf_tagger,
+            "": parse_align_options}
+
+
+@pytest.mark.parametrize("section, key, value, allowed", [
+    ("filter", "epochs", True, "valid integer"),
+    ("filter", "epochs", -1, "greater than or equal to 1"),
+    ("filter", "batch_size", 0, "greater than or equal to 1"),
+    ("filter", "lr", 0, "greater than 0"),
+    ("filter", "neg_ratio", True, "not the boolean"),
+    ("filter", "top_k_per_span", True, "valid integer"),
+    ("filter", "train_layers", True, "valid integer"),
+    ("filter", "prefilter_recall", 1.5, "less than or equal to 1"),
+    ("filter", "dev_fraction", 1.0, "less than 1"),
+    ("filter", "seed", -1, "greater than or equal to 0"),
+    ("filter", "window", -1, "greater than or equal to 0"),
+    ("ner", "epochs", True, "valid integer"),
+    ("ner", "head_lr", True, "not the boolean"),
+    ("ner", "dropout", 1.0, "less than 1"),
+    ("ner", "seed", 2**32, "less than 4294967296"),
+    ("ner", "inference_batch_size", 0, "greater than or equal to 1"),
+    ("candidates", "batch_size", True, "valid integer"),
+    ("candidates", "M", 1, "greater than or equal to 2"),
+    ("candidates", "nprobe", 0, "greater than or equal to 1"),
+    ("candidates", "max_length", True, "valid integer"),
+    ("candidates", "switch_threshold", True, "not the boolean"),
+    ("candidates", "switch_threshold", 1.5, "less than or equal to 1"),
+    ("", "max_steps", True, "valid integer"),
+    ("", "epochs", 0, "greater than or equal to 1"),
+    ("", "seed", -1, "greater than or equal to 0"),
+    ("", "base", True, "not the boolean"),
+])
+def test_stage_options_refuse_booleans_and_values_out_of_range(section, key, value, allowed):
+    where = f"{section}.options.{key}" if section else key
+    with pytest.raises(ConfigError, match=rf"{where}: .*{allowed}.* \(got {value!r}\)"):
+        _stage_parsers()[section]({key: value})
+
+
+def test_translator_settings_refuse_booleans():
+    from pydantic import ValidationError
+
+    from xlnel.dictionary.translator import TranslatorConfig
+
+    for key in ("epochs", "lr", "seed", "max_train_seconds"):
+        with pytest.raises(ValidationError, match=key):
+            TranslatorConfig(**{key: True})

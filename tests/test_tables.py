@@ -75,7 +75,27 @@ def test_config_reference_lists_every_key(tables: ModuleType) -> None:
             if isinstance(default, BaseModel) else [section]
         for key in keys:
             assert f"| `{key}` |" in text
-    assert "| `dft.R` | float | `0.2` |" in text
+    assert "| `dft.R` | float | `0.2` | [0, 1] |" in text
+    assert "| `filter.threshold` | float \\| None | `null` | [0, 1] |" in text
+    assert "| `linker.lexicon_rate` | float \\| None | `null` | (0, 1] |" in text
+    assert "| `data.max_documents` | int \\| None | `null` | >= 1 |" in text
+
+
+def test_options_reference_gives_every_option_its_default_and_range(tables: ModuleType
+                                                                     ) -> None:
+    from xlnel.filtering.cross_encoder_options import CrossEncoderOptions
+    from xlnel.filtering.gbdt_options import GbdtOptions
+    from xlnel.linkers.dense import DenseOptions
+    from xlnel.ner.crf import CrfTaggerOptions
+
+    text = tables.TABLES["options_reference"]()
+    for model in (GbdtOptions, CrossEncoderOptions, DenseOptions, CrfTaggerOptions):
+        for name in model.model_fields:
+            assert f"| `{name}` |" in text, (model.__name__, name)
+    assert "| `epochs` | int | `3` | >= 1 |" in text
+    assert "| `warmup_ratio` | float | `0.1` | [0, 1) |" in text
+    assert "| `switch_threshold` | float \\| None | `0.95` | [-1, 1] |" in text
+    assert "| `negatives` | float | `1.0` | (0, 1] |" in text
 
 
 def test_figures_in_text_are_filled_from_results(tmp_path: Path) -> None:

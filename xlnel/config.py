@@ -62,9 +62,9 @@ class DataConfig(_Section):
     test: str | None = None
     test_fraction: Float = Field(default=0.0, ge=0.0, lt=1.0)
     split_seed: Int = 0
-    max_documents: int | None = Field(default=None, ge=1)
-    subset_seed: int | None = None
-    folds: int | None = Field(default=None, ge=2)
+    max_documents: Int | None = Field(default=None, ge=1)
+    subset_seed: Int | None = None
+    folds: Int | None = Field(default=None, ge=2)
     fold: Int = Field(default=0, ge=0)
     extra_train: list[str] = Field(default_factory=list)
 
@@ -179,12 +179,19 @@ class CandidatesConfig(_Section):
     metric: Literal["cosine", "manhattan"] = "cosine"
     strip_prefixes: bool | None = None
     stopwords: str | None = None
-    chunk_size: int | None = Field(default=None, ge=1)
+    chunk_size: Int | None = Field(default=None, ge=1)
     workers: Int = Field(default=1, ge=1)
-    generated_fallback: float | None = Field(default=None, ge=0.0, le=1.0)
-    generated_min_score: float | None = Field(default=None, ge=0.0, le=1.0)
-    generated_min_chars: int | None = Field(default=None, ge=1)
+    generated_fallback: Float | None = Field(default=None, ge=0.0, le=1.0)
+    generated_min_score: Float | None = Field(default=None, ge=0.0, le=1.0)
+    generated_min_chars: Int | None = Field(default=None, ge=1)
     options: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _ngram_range(self) -> CandidatesConfig:
+        if self.ngram_min > self.ngram_max:
+            raise ValueError(f"candidates.ngram_min ({self.ngram_min}) must not exceed "
+                             f"candidates.ngram_max ({self.ngram_max})")
+        return self
 
 
 class FilterConfig(_Section):
@@ -192,8 +199,8 @@ class FilterConfig(_Section):
 
     Attributes:
         name: Registered filter name; ``xlnel.similarity.v1`` keeps the matcher's cosine.
-        threshold: Keep candidates scoring at least this; ``None`` = choose it on the
-            filter's training documents (best F1 at ``select_level``).
+        threshold: Keep candidates scoring at least this, 0 to 1 inclusive; ``None`` = choose
+            it on the filter's training documents (best F1 at ``select_level``).
         select_level: Evaluation level whose F1 picks the threshold.
         select_by: Which links the threshold is picked on: ``spans``, each span's best
             candidate with overlaps resolved; ``linker``, the links the ``linker`` section
@@ -204,7 +211,7 @@ class FilterConfig(_Section):
     """
 
     name: str = "xlnel.similarity.v1"
-    threshold: float | None = None
+    threshold: Float | None = Field(default=None, ge=0.0, le=1.0)
     select_level: Literal["span", "concept"] = "span"
     select_by: Literal["spans", "linker"] = "spans"
     options: dict[str, Any] = Field(default_factory=dict)
@@ -277,7 +284,7 @@ class LinkerConfig(_Section):
     propagate: bool = False
     abbreviations: bool = False
     lexicon: bool = False
-    lexicon_rate: float | None = Field(default=None, gt=0.0, le=1.0)
+    lexicon_rate: Float | None = Field(default=None, gt=0.0, le=1.0)
     consistency: bool = False
     composites: bool = False
     annotated_release: bool = False

@@ -28,6 +28,7 @@ from tqdm import tqdm
 from xlnel.dictionary.pairs import normalize_name, split_pairs, training_triples
 from xlnel.errors import ArtifactError, ConfigError
 from xlnel.io._atomic import atomic_path, atomic_write
+from xlnel.numbers import Float, Int
 from xlnel.version import __version__
 
 logger = logging.getLogger(__name__)
@@ -39,8 +40,8 @@ KIND_TOKEN = "<{}>"  # source symbol put before the characters to ask for a kind
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = range(4)
 
 Example = tuple[list[int], list[int]]
-PositiveInt = Annotated[int, Field(ge=1)]
-Fraction = Annotated[float, Field(ge=0.0, lt=1.0)]
+PositiveInt = Annotated[Int, Field(ge=1)]
+Fraction = Annotated[Float, Field(ge=0.0, lt=1.0)]
 
 
 class TranslatorConfig(BaseModel):
@@ -58,7 +59,7 @@ class TranslatorConfig(BaseModel):
     num_layers: PositiveInt = Field(default=1, description="GRU layers of encoder and decoder.")
     dropout: Fraction = Field(default=0.1, description="Dropout on embeddings, between layers "
                               "and before the output layer.")
-    lr: Annotated[float, Field(gt=0.0)] = Field(
+    lr: Annotated[Float, Field(gt=0.0)] = Field(
         default=3e-3, description="Adam learning rate; halved when held-out loss stalls.")
     epochs: PositiveInt = Field(default=10, description="Most passes over the training pairs.")
     batch_size: PositiveInt = Field(default=64, description="Pairs per training step.")
@@ -67,13 +68,13 @@ class TranslatorConfig(BaseModel):
     min_char_count: PositiveInt = Field(default=1, description="Rarer characters become <unk>.")
     dev_fraction: Fraction = Field(default=0.05, description="Share of source words held out "
                                    "for early stopping (0: none).")
-    patience: Annotated[int, Field(ge=0)] = Field(
+    patience: Annotated[Int, Field(ge=0)] = Field(
         default=2, description="Epochs without held-out improvement before stopping.")
-    grad_clip: Annotated[float, Field(gt=0.0)] = Field(default=1.0, description="Gradient-norm "
+    grad_clip: Annotated[Float, Field(gt=0.0)] = Field(default=1.0, description="Gradient-norm "
                                                        "clipping threshold.")
-    max_train_seconds: Annotated[float | None, Field(gt=0.0)] = Field(
+    max_train_seconds: Annotated[Float | None, Field(gt=0.0)] = Field(
         default=None, description="Wall-clock training budget; None for no limit.")
-    seed: int = Field(default=13, description="Seed of initialisation, split and shuffling.")
+    seed: Int = Field(default=13, description="Seed of initialisation, split and shuffling.")
     device: Literal["cpu", "cuda"] = Field(default="cpu", description="Torch device.")
     source_lang: str = Field(default="en", description="Language code of the inputs.")
     target_lang: str = Field(default="he", description="Language code of the outputs.")

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from xlnel.config import FilterConfig, validate_options
 from xlnel.errors import ConfigError
+from xlnel.numbers import Float, Int
 
 __all__ = ["INFERENCE_OPTIONS", "CrossEncoderOptions", "parse_options", "prefilter_config"]
 
@@ -69,28 +70,28 @@ class CrossEncoderOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     model: str = "multilingual-e5-small"
-    window: int = Field(2, ge=0)
+    window: Int = Field(2, ge=0)
     mark_span: bool = True
-    lr: float = Field(2e-5, gt=0)
-    epochs: int = Field(3, ge=1)
-    batch_size: int = Field(32, ge=1)
-    max_length: int = Field(64, ge=8)
-    warmup_ratio: float = Field(0.1, ge=0.0, lt=1.0)
-    weight_decay: float = Field(0.01, ge=0.0)
-    seed: int = 0
+    lr: Float = Field(2e-5, gt=0)
+    epochs: Int = Field(3, ge=1)
+    batch_size: Int = Field(32, ge=1)
+    max_length: Int = Field(64, ge=8)
+    warmup_ratio: Float = Field(0.1, ge=0.0, lt=1.0)
+    weight_decay: Float = Field(0.01, ge=0.0)
+    seed: Int = Field(0, ge=0, lt=2**32)
     device: Literal["cpu", "cuda", "auto"] = "auto"
     freeze_embeddings: bool | None = None
-    train_layers: int | None = Field(None, ge=0)
-    grad_accum: int = Field(1, ge=1)
-    top_k_per_span: int | None = Field(5, ge=1)
-    neg_ratio: float | None = Field(4.0, gt=0)
-    dev_fraction: float = Field(0.2, ge=0.0, lt=1.0)
-    patience: int = Field(1, ge=1)
+    train_layers: Int | None = Field(None, ge=0)
+    grad_accum: Int = Field(1, ge=1)
+    top_k_per_span: Int | None = Field(5, ge=1)
+    neg_ratio: Float | None = Field(4.0, gt=0)
+    dev_fraction: Float = Field(0.2, ge=0.0, lt=1.0)
+    patience: Int = Field(1, ge=1)
     quantize: bool = False
-    inference_batch_size: int = Field(128, ge=1)
+    inference_batch_size: Int = Field(128, ge=1)
     inference_dtype: Literal["float32", "bfloat16", "float16"] = "float32"
     prefilter: str | None = None
-    prefilter_recall: float = Field(0.98, gt=0.0, le=1.0)
+    prefilter_recall: Float = Field(0.98, gt=0.0, le=1.0)
     prefilter_options: dict[str, Any] = Field(default_factory=dict)
     combine: Literal["auto", "cross_encoder", "mean"] = "auto"
 

@@ -23,7 +23,7 @@ class GbdtOptions(BaseModel):
         learning_rate: Boosting learning rate (above 0).
         max_leaf_nodes: Leaves per tree (at least 2).
         l2_regularization: L2 penalty of the leaf values (0 or more).
-        seed: Seed of the trees and the negative draws (0 or more).
+        seed: Seed of the trees and the negative draws (0 to 2**32 - 1).
         bag: Models averaged, seeded ``seed`` to ``seed + bag - 1`` (at least 1).
         negatives: Share of the negative rows each model is fitted on, in (0, 1].
         unit: Training rows: ``pair`` every candidate, ``span`` each span's best one,
@@ -43,7 +43,7 @@ class GbdtOptions(BaseModel):
     learning_rate: Float = Field(default=0.08, gt=0.0)
     max_leaf_nodes: Int = Field(default=31, ge=2)
     l2_regularization: Float = Field(default=1.0, ge=0.0)
-    seed: Int = Field(default=0, ge=0)
+    seed: Int = Field(default=0, ge=0, lt=2**32)
     bag: Int = Field(default=1, ge=1)
     negatives: Float = Field(default=1.0, gt=0.0, le=1.0)
     unit: Literal["auto", "span", "pair"] = "auto"

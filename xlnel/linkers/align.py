@@ -37,6 +37,7 @@ from xlnel.io import load_kb
 from xlnel.io._atomic import atomic_dir
 from xlnel.linkers.encoder import Pooling
 from xlnel.normalization import normalize_string
+from xlnel.numbers import Float, Int
 
 if TYPE_CHECKING:
     import torch
@@ -73,20 +74,20 @@ class AlignOptions(BaseModel):
     model: str = "multilingual-e5-small"
     pooling: Pooling | None = None
     prefix: str | None = None
-    max_length: int | None = Field(None, ge=4)
+    max_length: Int | None = Field(None, ge=4)
     lang: str = "en"
-    epochs: int = Field(1, ge=1)
-    batch_size: int = Field(64, ge=2)
-    names_per_concept: int = Field(4, ge=2)
-    lr: float = Field(2e-5, gt=0)
-    weight_decay: float = Field(0.01, ge=0)
-    margin: float = Field(0.2, ge=0)
-    alpha: float = Field(2.0, gt=0)
-    beta: float = Field(50.0, gt=0)
-    base: float = 1.0
-    max_pairs: int | None = Field(None, ge=2)
-    max_steps: int | None = Field(None, ge=1)
-    seed: int = 0
+    epochs: Int = Field(1, ge=1)
+    batch_size: Int = Field(64, ge=2)
+    names_per_concept: Int = Field(4, ge=2)
+    lr: Float = Field(2e-5, gt=0)
+    weight_decay: Float = Field(0.01, ge=0)
+    margin: Float = Field(0.2, ge=0)
+    alpha: Float = Field(2.0, gt=0)
+    beta: Float = Field(50.0, gt=0)
+    base: Float = 1.0
+    max_pairs: Int | None = Field(None, ge=2)
+    max_steps: Int | None = Field(None, ge=1)
+    seed: Int = Field(0, ge=0, lt=2**32)
     device: Literal["cpu", "cuda", "auto"] = "auto"
     freeze_embeddings: bool | None = None
 

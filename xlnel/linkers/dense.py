@@ -50,6 +50,7 @@ from xlnel.errors import ArtifactError, ConfigError
 from xlnel.linkers import faiss_index
 from xlnel.linkers.encoder import ENCODER_FILE, EntityEncoder, Pooling, cached_encode
 from xlnel.normalization import normalize_string
+from xlnel.numbers import Float, Int
 from xlnel.stopwords import load_stopwords
 from xlnel.types import Candidate, Document, Span
 from xlnel.version import __version__
@@ -88,16 +89,16 @@ class DenseOptions(BaseModel):
     model: str = "multilingual-e5-small"
     pooling: Pooling | None = None
     prefix: str | None = None
-    max_length: int | None = Field(None, ge=4)
-    batch_size: int = Field(128, ge=1)
+    max_length: Int | None = Field(None, ge=4)
+    batch_size: Int = Field(128, ge=1)
     device: Literal["cpu", "cuda", "auto"] = "auto"
     index: faiss_index.IndexKind = "flat"
-    nlist: int = Field(1024, ge=1)
-    nprobe: int = Field(16, ge=1)
-    M: int = Field(32, ge=2)
-    ef_construction: int = Field(80, ge=1)
-    ef_search: int = Field(64, ge=1)
-    switch_threshold: float | None = Field(0.95, ge=-1.0, le=1.0)
+    nlist: Int = Field(1024, ge=1)
+    nprobe: Int = Field(16, ge=1)
+    M: Int = Field(32, ge=2)
+    ef_construction: Int = Field(80, ge=1)
+    ef_search: Int = Field(64, ge=1)
+    switch_threshold: Float | None = Field(0.95, ge=-1.0, le=1.0)
     backoff: bool = True
     merge_tfidf: bool = False
     cache: bool = True

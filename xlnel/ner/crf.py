@@ -38,6 +38,7 @@ from xlnel.dictionary.dft import split_documents
 from xlnel.errors import ArtifactError, ConfigError
 from xlnel.ner.base import SpanTagger, register_tagger
 from xlnel.ner.bio import bio_labels, decode_bio, encode_bio, entity_types
+from xlnel.numbers import Float, Int
 from xlnel.types import Document, Link, Span
 from xlnel.version import __version__
 
@@ -79,22 +80,22 @@ class CrfTaggerOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     model: str = "multilingual-e5-small"
-    lr: float = Field(5e-5, gt=0)
-    head_lr: float = Field(1e-3, gt=0)
-    epochs: int = Field(3, ge=1)
-    batch_size: int = Field(16, ge=1)
-    max_length: int = Field(128, ge=8)
-    warmup_ratio: float = Field(0.1, ge=0.0, lt=1.0)
-    weight_decay: float = Field(0.01, ge=0.0)
-    seed: int = 0
+    lr: Float = Field(5e-5, gt=0)
+    head_lr: Float = Field(1e-3, gt=0)
+    epochs: Int = Field(3, ge=1)
+    batch_size: Int = Field(16, ge=1)
+    max_length: Int = Field(128, ge=8)
+    warmup_ratio: Float = Field(0.1, ge=0.0, lt=1.0)
+    weight_decay: Float = Field(0.01, ge=0.0)
+    seed: Int = Field(0, ge=0, lt=2**32)
     device: Literal["cpu", "cuda", "auto"] = "auto"
     freeze_embeddings: bool | None = None
-    dev_fraction: float = Field(0.1, ge=0.0, lt=1.0)
-    patience: int = Field(1, ge=1)
-    crf_weight: float = Field(0.1, ge=0.0)
-    dropout: float = Field(0.1, ge=0.0, lt=1.0)
-    max_prefix: int = Field(4, ge=0, le=16)
-    inference_batch_size: int = Field(64, ge=1)
+    dev_fraction: Float = Field(0.1, ge=0.0, lt=1.0)
+    patience: Int = Field(1, ge=1)
+    crf_weight: Float = Field(0.1, ge=0.0)
+    dropout: Float = Field(0.1, ge=0.0, lt=1.0)
+    max_prefix: Int = Field(4, ge=0, le=16)
+    inference_batch_size: Int = Field(64, ge=1)
 
 
 def parse_options(options: dict[str, Any]) -> CrfTaggerOptions:
