@@ -138,7 +138,7 @@ def test_test_file_and_test_fraction_together_are_refused(tmp_path, tiny_config,
 def test_cache_keys_follow_the_declared_config_parts(tiny_config):
     base = load_config(tiny_config)
     keys = stage_keys(base)
-    assert set(keys) == {s.name for s in STEPS} | {"scores"}
+    assert set(keys) == {s.name for s in STEPS} | {"scores", "windows"}
     assert keys["tagger"] == ""  # no tagger in this config
     threshold = stage_keys(load_config(tiny_config, {"filter.threshold": 0.7}))
     assert threshold == keys  # the filter is fitted with its threshold open

@@ -35,11 +35,10 @@ from xlnel.filtering.base import CandidateFilter, filter_class
 from xlnel.io import write_documents
 from xlnel.io._atomic import atomic_dir
 from xlnel.linkers.base import Linker
-from xlnel.linkers.decide import decide_as
 from xlnel.linkers.describe import describe_links, name_ids
 from xlnel.linkers.entity_types import EntityTyper
 from xlnel.linkers.lexicon import AnnotationLexicon
-from xlnel.linkers.windows import link_in_windows, plan_windows
+from xlnel.linkers.windows import link_windowed
 from xlnel.ner.base import SpanTagger, tagger_class
 from xlnel.pool import link_in_pool, worker_pool
 from xlnel.threads import ensure_threads
@@ -107,20 +106,13 @@ class Pipeline(Linker):
         ``linker.consistency`` and ``linker.lexicon`` apply to documents linked whole).
         """
         cfg = self.config.linker
-        short = [d for d in documents if len(d.text) <= cfg.window_chars]
-        cands, scores = self._scored(short) if short else ([], [])
-        linked = {id(d): decide_as(d, c, s, self.filter.threshold, cfg, self.lexicon)
-                  for d, c, s in zip(short, cands, scores, strict=True)}
-        for d in documents:
-            if id(d) not in linked:
-                windows = plan_windows(d.text, cfg.window_chars, cfg.window_overlap)
-                linked[id(d)] = link_in_windows(d, windows, self._scored,
-                                                self.filter.threshold, cfg.overlap)
+        linked = link_windowed(documents, self._scored, self.filter.threshold, cfg,
+                               self.lexicon)
         if self._name_ids is None:
             self._name_ids = name_ids(self.dictionary)
         typer = self.typer if cfg.entity_types else None
-        return [describe_links(linked[id(d)], self.dictionary, self.concepts, self._name_ids,
-                               typer) for d in documents]
+        return [describe_links(d, self.dictionary, self.concepts, self._name_ids, typer)
+                for d in linked]
 
     def _scored(self, documents: Sequence[Document]
                 ) -> tuple[list[list[Candidate]], list[np.ndarray]]:

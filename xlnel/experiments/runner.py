@@ -14,6 +14,8 @@ Records keep per-document counts of every level, for pooled out-of-fold scores a
 bootstrap intervals (see :mod:`xlnel.experiments.summary`). Links are typed as a trained
 pipeline types them (``linker.entity_types``, by a typer fitted on the cell's training
 documents), so corpora with entity types also record ``span+type`` and ``concept+type``.
+Test documents longer than ``linker.window_chars`` are linked window by window, as ``xlnel
+link`` links them (:meth:`xlnel.experiments.stages.CellStages.test_links`).
 """
 
 from __future__ import annotations
@@ -46,8 +48,8 @@ from xlnel.experiments.summary import (
 )
 from xlnel.filtering.base import filter_class
 from xlnel.io import atomic_write
-from xlnel.linkers.decide import decide_as
 from xlnel.linkers.describe import describe_links, name_ids
+from xlnel.linkers.windows import document_windows
 from xlnel.normalization import hebrew_rules
 from xlnel.types import Document
 from xlnel.version import __version__
@@ -300,14 +302,13 @@ def run_cell(cell: Cell, config: PipelineConfig, stages: CellStages) -> dict[str
     """Train (through the cached stages), link and score one cell; returns its record."""
     t0 = time.perf_counter()
     gold = stages.test_documents()
-    scores, _ = stages.scores()
     threshold = stages.threshold()
     test_cands = stages.test_candidates()
     dft = stages.dictionary().dft
+    if any(document_windows(d, config.linker) is not None for d in gold):
+        stages.window_scores()  # timed as a stage of its own, not as the decision
     t_dec = time.perf_counter()
-    lexicon = stages.lexicon()
-    pred = [decide_as(d, c, s, threshold, config.linker, lexicon)
-            for d, c, s in zip(gold, test_cands, scores, strict=True)]
+    pred = stages.test_links()
     # described and typed as Pipeline.link_batch does (the typer reads the concept names)
     dictionary, concepts = stages.dictionary().dictionary, stages.concepts()
     typer = stages.entity_typer() if config.linker.entity_types else None

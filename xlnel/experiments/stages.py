@@ -18,7 +18,11 @@ version and the keys of the stages it consumes
   ``dft.crossfit`` the filter's come from out-of-fold dictionaries, which depend on the same
   parts as the dictionary and generator;
 - ``filter`` (fitted filter): candidates + ``filter.*`` except ``filter.threshold``;
-- ``scores`` (filter scores of the test candidates, chosen threshold): filter.
+- ``scores`` (filter scores of the test candidates, chosen threshold): filter;
+- ``windows`` (candidates and filter scores of each window of the test documents longer than
+  ``linker.window_chars``, which are linked window by window as ``xlnel link`` links them:
+  :func:`xlnel.linkers.windows.link_windowed`): filter + ``linker.window_chars`` and
+  ``linker.window_overlap``; computed only when a test document is that long.
 
 So a sweep over ``dft.R`` recomputes everything downstream of DFT (the KB is still read once per
 process), and a sweep over ``filter.threshold`` or ``linker.overlap`` recomputes only the
@@ -34,21 +38,25 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
+from tqdm import tqdm
 
 from xlnel.config import PipelineConfig
 from xlnel.io._atomic import atomic_dir
-from xlnel.io.candidates import read_scores, write_scores
+from xlnel.io.candidates import read_candidates, read_scores, write_candidates, write_scores
+from xlnel.linkers.windows import document_windows, link_windowed, window_documents
+from xlnel.runtime import generate_candidates
 from xlnel.training import STEPS, Step, TrainingData, TrainingRun, step_keys
 from xlnel.types import Candidate, Document
 from xlnel.version import __version__
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["STAGES", "CellStages", "StageCache", "TrainingData", "stage_keys"]
+__all__ = ["STAGES", "CellStages", "StageCache", "TrainingData", "WindowScores", "stage_keys"]
 
 
 def _make_scores(run: TrainingRun) -> tuple[list[np.ndarray], float]:
@@ -73,7 +81,51 @@ def _load_scores(run: TrainingRun, d: Path) -> tuple[list[np.ndarray], float]:
 SCORES = Step("scores", ("filter",), (), _make_scores, _save_scores, _load_scores)
 """The filter's score of every test candidate, and the threshold the filter chose."""
 
-CELL_STEPS: tuple[Step, ...] = (*STEPS, SCORES)
+
+class WindowScores(NamedTuple):
+    """Output of the ``windows`` stage: per window document of the long test documents
+    (:func:`xlnel.linkers.windows.window_documents`, in order), its id, candidates and
+    filter scores."""
+
+    ids: list[str]
+    candidates: list[list[Candidate]]
+    scores: list[np.ndarray]
+
+
+def _make_windows(run: TrainingRun) -> WindowScores:
+    linker = run.config.linker
+    parts = [p for d in run.documents()[1] if (plan := document_windows(d, linker)) is not None
+             for p in window_documents(d, plan)]
+    out = WindowScores([p.id for p in parts], [], [])
+    if not parts:
+        return out
+    generator, tagger, filt = run.generator(), run.tagger(), run.filter()
+    # one window at a time, as Pipeline.link_batch scores them
+    for part in tqdm(parts, desc="test windows", unit="window", disable=not run.progress):
+        cands = generate_candidates(generator, tagger, [part])
+        out.candidates.extend(cands)
+        out.scores.extend(filt.score_batch([part], cands))
+    return out
+
+
+def _save_windows(value: WindowScores, d: Path) -> None:
+    write_candidates(d / "candidates.jsonl", value.candidates)
+    write_scores(d / "scores.npz", value.scores)
+    (d / "windows.json").write_text(json.dumps(value.ids, ensure_ascii=False),
+                                    encoding="utf-8")
+
+
+def _load_windows(run: TrainingRun, d: Path) -> WindowScores:
+    ids = json.loads((d / "windows.json").read_text(encoding="utf-8"))
+    return WindowScores(ids, read_candidates(d / "candidates.jsonl"),
+                        read_scores(d / "scores.npz"))
+
+
+WINDOWS = Step("windows", ("filter",), ("windows",), _make_windows, _save_windows,
+               _load_windows)
+"""Candidates and scores of the windows of the test documents linked window by window."""
+
+CELL_STEPS: tuple[Step, ...] = (*STEPS, SCORES, WINDOWS)
 STAGES = tuple(step.name for step in CELL_STEPS)
 """The cached stages, upstream first."""
 
@@ -166,4 +218,29 @@ class CellStages(TrainingRun):
         """The decision threshold: ``filter.threshold``, else the one the filter chose."""
         fixed = self.config.filter.threshold
         return self.scores()[1] if fixed is None else fixed
+
+    def window_scores(self) -> WindowScores:
+        """Candidates and scores of the windows of the long test documents."""
+        value: WindowScores = self.output("windows")
+        return value
+
+    def test_links(self) -> list[Document]:
+        """The test documents linked as a pipeline trained on this config links them
+        (:func:`xlnel.linkers.windows.link_windowed`: long documents window by window), before
+        the links are described and typed."""
+        gold = self.test_documents()
+        whole = {id(d): (c, s) for d, c, s in zip(gold, self.test_candidates(),
+                                                  self.scores()[0], strict=True)}
+        windows: dict[str, tuple[list[Candidate], np.ndarray]] = {}
+
+        def score(docs: Sequence[Document]) -> tuple[list[list[Candidate]], list[np.ndarray]]:
+            if not windows and any(id(d) not in whole for d in docs):
+                w = self.window_scores()
+                windows.update(zip(w.ids, zip(w.candidates, w.scores, strict=True),
+                                   strict=True))
+            found = [whole[id(d)] if id(d) in whole else windows[d.id] for d in docs]
+            return [c for c, _ in found], [s for _, s in found]
+
+        return link_windowed(gold, score, self.threshold(), self.config.linker,
+                             self.lexicon())
 

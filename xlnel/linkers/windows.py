@@ -12,6 +12,11 @@ resolved once over the whole document, as :func:`~xlnel.linkers.decide.decide` d
 A document no longer than ``window_chars`` is one window, linked whole. For longer
 ones the links are those of whole-document linking as long as no span is longer than the
 overlap and no feature of the filter looks further than the overlap from its span.
+
+:func:`link_windowed` is the one place that decides which documents are linked whole and
+which window by window: :meth:`xlnel.runtime.Pipeline.link_batch` and the cells of ``xlnel
+experiment`` (:mod:`xlnel.experiments.runner`) both call it, so an experiment scores the links
+that ``xlnel link`` gives.
 """
 
 from __future__ import annotations
@@ -22,10 +27,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from xlnel.linkers.decide import BestPerSpan, best_per_span, resolve_overlaps
+from xlnel.config import LinkerConfig
+from xlnel.linkers.decide import BestPerSpan, best_per_span, decide_as, resolve_overlaps
+from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.types import Candidate, Document
 
-__all__ = ["Window", "link_in_windows", "plan_windows"]
+__all__ = ["Window", "document_windows", "link_in_windows", "link_windowed", "plan_windows",
+           "window_documents"]
 
 # Where a cut may fall, best first: after a blank line, after a line end, after a sentence end
 # followed by a space, after a space.
@@ -96,7 +104,16 @@ def _shifted(candidate: Candidate, offset: int) -> Candidate:
                                            end=span.end + offset))
 
 
-def _window_documents(document: Document, windows: Sequence[Window]) -> Iterator[Document]:
+def document_windows(document: Document, linker: LinkerConfig) -> list[Window] | None:
+    """The windows ``document`` is linked in under a ``linker`` config section, ``None`` when
+    it is linked whole (no longer than ``linker.window_chars``)."""
+    if len(document.text) <= linker.window_chars:
+        return None
+    return plan_windows(document.text, linker.window_chars, linker.window_overlap)
+
+
+def window_documents(document: Document, windows: Sequence[Window]) -> Iterator[Document]:
+    """The text of each window as a document of its own, ``ID#wK`` for window ``K``."""
     for k, w in enumerate(windows):
         yield Document(f"{document.id}#w{k}", document.text[w.start:w.end])
 
@@ -117,7 +134,7 @@ def link_in_windows(document: Document, windows: Sequence[Window], score: ScoreF
         The document with its links as entities, offsets in the whole text.
     """
     best: BestPerSpan = {}
-    parts = list(_window_documents(document, windows))
+    parts = list(window_documents(document, windows))
     for lo in range(0, len(parts), batch):
         cands, scores = score(parts[lo:lo + batch])
         for w, c, s in zip(windows[lo:lo + batch], cands, scores, strict=True):
@@ -125,3 +142,32 @@ def link_in_windows(document: Document, windows: Sequence[Window], score: ScoreF
                 if w.own_start <= start + w.start < w.own_end:
                     best[(start + w.start, end + w.start)] = (f, g, _shifted(cand, w.start))
     return resolve_overlaps(document, best, overlap)
+
+
+def link_windowed(documents: Sequence[Document], score: ScoreFn, threshold: float,
+                  linker: LinkerConfig, lexicon: AnnotationLexicon | None = None
+                  ) -> list[Document]:
+    """Link documents as a pipeline does: those no longer than ``linker.window_chars``
+    together and whole (:func:`~xlnel.linkers.decide.decide_as`, with every decision of the
+    ``linker`` section), longer ones window by window (:func:`link_in_windows`), one window at
+    a time so memory stays bounded.
+
+    Args:
+        documents: The documents.
+        score: Candidates and filter scores of a batch of documents: first of all the whole
+            documents at once, then of each window document (:func:`window_documents`).
+        threshold: The filter's threshold.
+        linker: The ``linker`` config section.
+        lexicon: The training annotations' lexicon (used with ``linker.lexicon``).
+
+    Returns:
+        The documents with their links as entities, in input order.
+    """
+    plans = [document_windows(d, linker) for d in documents]
+    whole = [d for d, plan in zip(documents, plans, strict=True) if plan is None]
+    cands, scores = score(whole) if whole else ([], [])
+    decided = iter([decide_as(d, c, s, threshold, linker, lexicon)
+                    for d, c, s in zip(whole, cands, scores, strict=True)])
+    return [next(decided) if plan is None
+            else link_in_windows(d, plan, score, threshold, linker.overlap)
+            for d, plan in zip(documents, plans, strict=True)]

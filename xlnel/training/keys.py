@@ -113,7 +113,8 @@ def config_parts(config: PipelineConfig) -> dict[str, Any]:
     ``candidates`` drops ``compound_words`` when it is off, for the same reason;
     ``filter`` leaves out the threshold (a fixed one is applied to the finished pipeline, see
     :mod:`xlnel.training.recipe`) and ``select_by`` when it is ``spans``; with ``linker`` it
-    holds the ``linker`` section, whose decisions then pick the threshold. ``ner``,
+    holds the ``linker`` section, whose decisions then pick the threshold; ``windows`` holds
+    ``linker.window_chars`` and ``linker.window_overlap``, which cut long documents. ``ner``,
     ``candidates`` and ``filter`` also hold, under ``files``, a fingerprint of each local file
     or folder they name (:func:`local_inputs`: a stop-word list, a tagger's pipeline, an
     encoder folder), so that changing its content recomputes what depends on it.
@@ -145,6 +146,7 @@ def config_parts(config: PipelineConfig) -> dict[str, Any]:
         "ner": _with_inputs(c["ner"], c["ner"], "ner"),
         "candidates": _with_inputs(candidates, c["candidates"], "candidates"),
         "filter": _with_inputs(_filter_part(c), c["filter"], "filter"),
+        "windows": {k: c["linker"][k] for k in ("window_chars", "window_overlap")},
     }
 
 
