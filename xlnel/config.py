@@ -3,10 +3,13 @@
 Any value can be overridden with a dotted key (``candidates.threshold=0.5``), from the CLI's
 ``--set`` option or its ``--candidates.threshold 0.5`` form. A config may ``include`` other
 config files (a corpus file with the data paths, say) and lay its own values over theirs.
+Reading the files, their includes and the overrides is :mod:`xlnel.config_files`; this module
+validates the result.
 """
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -19,9 +22,23 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import ErrorDetails
 
+from xlnel.config_files import (
+    apply_overrides,
+    include_paths,
+    merge_configs,
+    parse_overrides,
+    read_yaml,
+    resolve_includes,
+)
 from xlnel.errors import ConfigError
 from xlnel.numbers import Float, Int
+
+__all__ = ["CandidatesConfig", "DFTConfig", "DataConfig", "DictionaryConfig", "FilterConfig",
+           "LinkerConfig", "NerConfig", "PipelineConfig", "apply_overrides", "check_lang",
+           "dump_config", "load_config", "merge_configs", "parse_overrides",
+           "resolve_includes", "validate_options"]
 
 
 class _Section(BaseModel):
@@ -360,100 +377,36 @@ def validate_options(model: type[OptionsT], options: dict[str, Any], where: str,
     try:
         return model.model_validate(options)
     except ValidationError as e:
-        prefix = f"{where}." if where else ""
-        allowed = ", ".join(model.model_fields)
-        msgs = "; ".join(
-            f"{prefix}{'.'.join(str(x) for x in err['loc'])}: "
-            + (f"unknown option (allowed: {allowed})" if err["type"] == "extra_forbidden"
-               else f"{err['msg']} (got {err.get('input')!r})")
-            for err in e.errors())
+        msgs = "; ".join(_error_text(model, err, f"{where}." if where else "", "option")
+                         for err in e.errors())
         raise ConfigError(f"invalid {what} options: {msgs}") from e
 
 
-def parse_overrides(pairs: list[str]) -> dict[str, Any]:
-    """Turn ``["a.b=1", "c=x"]`` into a dict of dotted keys to YAML-parsed values.
-
-    Raises:
-        ConfigError: If an item has no ``=``.
-    """
-    out: dict[str, Any] = {}
-    for item in pairs:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"override {item!r} must look like key.path=value")
-        out[key.strip()] = yaml.safe_load(value) if value.strip() else None
-    return out
+def _section_model(model: type[BaseModel], loc: tuple[int | str, ...]
+                   ) -> type[BaseModel] | None:
+    """The model of the section that holds the last key of ``loc`` (``None`` when a part
+    of the path is not a section)."""
+    for part in loc[:-1]:
+        field = model.model_fields.get(str(part))
+        annotation = field.annotation if field is not None else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return None
+        model = annotation
+    return model
 
 
-def apply_overrides(raw: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
-    """Set dotted keys in a nested dict (in place) and return it."""
-    for dotted, value in overrides.items():
-        node = raw
-        parts = dotted.split(".")
-        for part in parts[:-1]:
-            child = node.setdefault(part, {})
-            if not isinstance(child, dict):
-                raise ConfigError(f"cannot set {dotted!r}: {part!r} is not a section")
-            node = child
-        node[parts[-1]] = value
-    return raw
-
-
-def _read_yaml(path: Path) -> dict[str, Any]:
-    """The top-level mapping of a YAML config file."""
-    if not path.is_file():
-        raise FileNotFoundError(f"config file not found: {path}")
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: invalid YAML: {e}") from e
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{path}: the top level must be a mapping, got {type(raw).__name__}")
-    return raw
-
-
-def merge_configs(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
-    """``base`` with ``top`` laid over it: mappings merge key by key, anything else (lists
-    included) is replaced by ``top``'s value. Neither argument is changed."""
-    out = dict(base)
-    for key, value in top.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = merge_configs(out[key], value)
-        else:
-            out[key] = value
-    return out
-
-
-def _include_paths(value: Any, where: str) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return list(value)
-    raise ConfigError(f"{where}: include must be a path or a list of paths, got {value!r}")
-
-
-def resolve_includes(raw: dict[str, Any], base_dir: Path, where: str,
-                     seen: tuple[Path, ...] = ()) -> dict[str, Any]:
-    """``raw`` laid over the files its ``include`` key names, in order (later files win).
-
-    Relative include paths are read from ``base_dir``; included files may include others.
-
-    Raises:
-        FileNotFoundError: An included file does not exist.
-        ConfigError: ``include`` is not a path or list of paths, or files include each other.
-    """
-    raw = dict(raw)
-    merged: dict[str, Any] = {}
-    for name in _include_paths(raw.pop("include", []), where):
-        path = (base_dir / name).resolve()
-        if path in seen:
-            chain = " -> ".join(str(p) for p in (*seen, path))
-            raise ConfigError(f"{where}: configs include each other: {chain}")
-        if not path.is_file():
-            raise FileNotFoundError(f"{where}: included config not found: {path}")
-        inner = resolve_includes(_read_yaml(path), path.parent, str(path), (*seen, path))
-        merged = merge_configs(merged, inner)
-    return merge_configs(merged, raw)
+def _error_text(model: type[BaseModel], err: ErrorDetails, prefix: str, what: str) -> str:
+    """One validation error as ``key: what is wrong (got value)``; an unknown key with the
+    allowed ones and the nearest of them."""
+    loc = err["loc"]
+    key = prefix + ".".join(str(x) for x in loc)
+    section = _section_model(model, loc) if err["type"] == "extra_forbidden" else None
+    if section is None:
+        return f"{key}: {err['msg']} (got {err.get('input')!r})"
+    allowed = list(section.model_fields)
+    near = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+    hint = f"; did you mean {near[0]!r}?" if near else ""
+    return f"{key}: unknown {what} (allowed: {', '.join(allowed)}){hint}"
 
 
 def load_config(path: str | Path | None = None,
@@ -476,12 +429,12 @@ def load_config(path: str | Path | None = None,
     base_dir = Path.cwd()
     if path is not None:
         p = Path(path)
-        raw, where, base_dir = _read_yaml(p), str(p), p.resolve().parent
+        raw, where, base_dir = read_yaml(p), str(p), p.resolve().parent
     overrides = dict(overrides or {})
     if "include" in overrides:
         extra = [str(Path(i).resolve())
-                 for i in _include_paths(overrides.pop("include"), "--set include")]
-        raw["include"] = extra + _include_paths(raw.get("include", []), where)
+                 for i in include_paths(overrides.pop("include"), "--set include")]
+        raw["include"] = extra + include_paths(raw.get("include", []), where)
     raw = resolve_includes(raw, base_dir, where,
                            () if path is None else (Path(path).resolve(),))
     apply_overrides(raw, overrides)
@@ -489,8 +442,7 @@ def load_config(path: str | Path | None = None,
         return PipelineConfig.model_validate(raw)
     except ValidationError as e:
         where = f"{path}: " if path is not None else ""
-        msgs = "; ".join(f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']} "
-                         f"(got {err.get('input')!r})" for err in e.errors())
+        msgs = "; ".join(_error_text(PipelineConfig, err, "", "key") for err in e.errors())
         raise ConfigError(f"{where}invalid config: {msgs}") from e
 
 

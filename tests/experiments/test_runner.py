@@ -21,6 +21,7 @@ def test_parse_grid_reads_yaml_scalars():
 @pytest.mark.parametrize("items, message", [
     (["dft.R"], "must look like"), (["=1,2"], "must look like"), (["dft.R="], "no values"),
     (["dft.R=0", "dft.R=1"], "twice"), (["dft.seed=1,2"], "set by --seeds"),
+    (["dictionary.kb=[a,b]"], r"grid axis 'dictionary\.kb': the value '\[a' is not valid YAML"),
 ])
 def test_parse_grid_errors(items, message):
     with pytest.raises(ConfigError, match=message):

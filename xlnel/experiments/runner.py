@@ -36,6 +36,7 @@ import yaml
 
 from xlnel.cache import CACHE_ENV
 from xlnel.config import PipelineConfig, load_config
+from xlnel.config_files import yaml_value
 from xlnel.errors import ConfigError, FormatError
 from xlnel.evaluation import LEVELS, Scores, evaluate_per_document, hrm_recall
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData
@@ -76,7 +77,8 @@ def parse_grid(items: Iterable[str]) -> dict[str, list[Any]]:
 
     Raises:
         ConfigError: On an item without ``=``, an empty value list, a repeated key, a value
-            given twice (``0.2,0.20,2e-1`` are one value), or a key that the seeds set.
+            given twice (``0.2,0.20,2e-1`` are one value), a value that is not valid YAML,
+            or a key that the seeds set.
     """
     grid: dict[str, list[Any]] = {}
     for item in items:
@@ -90,7 +92,7 @@ def parse_grid(items: Iterable[str]) -> dict[str, list[Any]]:
             raise ConfigError(f"grid axis {key!r} is set by --seeds; sweep seeds with --seeds")
         if key in FOLD_KEYS:
             raise ConfigError(f"grid axis {key!r} is set by --folds")
-        parsed = [_grid_value(v) for v in values.split(",") if v.strip()]
+        parsed = [_grid_value(key, v) for v in values.split(",") if v.strip()]
         if not parsed:
             raise ConfigError(f"grid axis {key!r} has no values")
         _refuse_repeats(key, parsed)
@@ -101,9 +103,19 @@ def parse_grid(items: Iterable[str]) -> dict[str, list[Any]]:
 _NUMBER = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
 
 
-def _grid_value(text: str) -> Any:
-    """A YAML scalar; a string that is a number (YAML 1.1 reads ``2e-1`` so) as a float."""
-    value = yaml.safe_load(text)
+def _grid_value(key: str, text: str) -> Any:
+    """A YAML scalar; a string that is a number (YAML 1.1 reads ``2e-1`` so) as a float.
+
+    Raises:
+        ConfigError: If ``text`` is not valid YAML (such as ``[1`` of ``[1,2]``: values are
+            split at every comma).
+    """
+    try:
+        value = yaml_value(text)
+    except yaml.YAMLError as e:
+        raise ConfigError(f"grid axis {key!r}: the value {text.strip()!r} is not valid YAML "
+                          f"(values are split at every comma, so a list or mapping cannot "
+                          f"be one) ({e})") from e
     if isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
         return float(value)
     return value
