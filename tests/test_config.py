@@ -177,6 +177,9 @@ def _stage_parsers():
     ("", "epochs", 0, "greater than or equal to 1"),
     ("", "seed", -1, "greater than or equal to 0"),
     ("", "base", True, "not the boolean"),
+    ("filter", "lr", float("inf"), "finite number"),
+    ("ner", "weight_decay", float("inf"), "finite number"),
+    ("", "base", float("nan"), "finite number"),
 ])
 def test_stage_options_refuse_booleans_and_values_out_of_range(section, key, value, allowed):
     where = f"{section}.options.{key}" if section else key

@@ -3,7 +3,7 @@
 pydantic's lax mode reads ``true`` as 1 and ``yes`` (YAML 1.1) as 1.0, so a mistyped
 ``--set dft.R=yes`` would run with R 1. :data:`Int` takes integers only; :data:`Float` takes
 floats, integers (YAML writes ``1`` for 1.0) and numeric strings (YAML 1.1 reads ``2e-1`` as a
-string), never booleans.
+string), never booleans, and no infinity or NaN.
 """
 
 from __future__ import annotations
@@ -26,5 +26,6 @@ def _not_bool(value: Any) -> Any:
 Int = Annotated[int, Field(strict=True)]
 """An integer (not a boolean, a float or a string)."""
 
-Float = Annotated[float, BeforeValidator(_not_bool)]
-"""A float, an integer or a numeric string, not a boolean."""
+Float = Annotated[float, BeforeValidator(_not_bool), Field(allow_inf_nan=False)]
+"""A finite float, an integer or a numeric string, not a boolean (nor YAML's ``.inf`` or
+``.nan``, which no setting means)."""
