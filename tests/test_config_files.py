@@ -119,3 +119,14 @@ def test_paths_are_relative_to_the_working_directory(tmp_path, monkeypatch):
         steps.check_input_files(config)
     monkeypatch.chdir(tmp_path / "sub")
     steps.check_input_files(config)
+
+
+def test_a_value_set_by_an_override_is_not_blamed_on_the_file(tmp_path):
+    c = _write(tmp_path / "c.yaml", "dft: {R: 0.5}\ncandidates: {top_m: 0}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(c, parse_overrides(["dft.R=7"]))
+    message = str(info.value)
+    assert "dft.R: Input should be less than or equal to 1 (got 7) (set by the override " \
+        "dft.R)" in message
+    assert message.endswith("candidates.top_m: Input should be greater than or equal to 1 "
+                            "(got 0)")

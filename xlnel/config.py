@@ -442,8 +442,17 @@ def load_config(path: str | Path | None = None,
         return PipelineConfig.model_validate(raw)
     except ValidationError as e:
         where = f"{path}: " if path is not None else ""
-        msgs = "; ".join(_error_text(PipelineConfig, err, "", "key") for err in e.errors())
+        msgs = "; ".join(_error_text(PipelineConfig, err, "", "key")
+                         + _override_note(err["loc"], overrides) for err in e.errors())
         raise ConfigError(f"{where}invalid config: {msgs}") from e
+
+
+def _override_note(loc: tuple[int | str, ...], overrides: dict[str, Any]) -> str:
+    """`` (set by the override K)`` when an override set the value at ``loc`` (or the
+    section holding it, or a key inside it), so that a file is not blamed for it."""
+    key = ".".join(str(x) for x in loc)
+    by = [k for k in overrides if k == key or key.startswith(k + ".") or k.startswith(key + ".")]
+    return f" (set by the override {by[0]})" if by else ""
 
 
 def dump_config(config: PipelineConfig) -> str:

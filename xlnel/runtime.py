@@ -279,11 +279,19 @@ def check_link_overrides(overrides: Mapping[str, Any],
     Raises:
         ConfigError: Naming the key and what may change instead.
     """
+    allowed = ", ".join(f"{s}.*" for s in LINK_TIME_SECTIONS)
     for key in overrides:
         section, _, rest = key.partition(".")
         field, _, option = rest.partition(".")
-        if section not in LINK_TIME_SECTIONS or not rest:
-            allowed = ", ".join(f"{s}.*" for s in LINK_TIME_SECTIONS)
+        if section not in PipelineConfig.model_fields:
+            raise ConfigError(f"{key}: unknown key; keys that can change when linking: "
+                              f"{allowed}")
+        if section in LINK_TIME_SECTIONS and not rest:
+            # the keys it leaves out would fall back to their defaults, not the trained values
+            raise ConfigError(f"{key}: give the keys of the section one by one "
+                              f"({section}.KEY=value), so that the others keep the values "
+                              "the pipeline was trained with")
+        if section not in LINK_TIME_SECTIONS:
             raise ConfigError(f"{key} cannot change when a trained pipeline is loaded "
                               f"(the dictionary, DFT and data are fixed by training); "
                               f"allowed: {allowed}")
