@@ -102,9 +102,12 @@ def test_list_overrides_replace_the_list(tmp_path):
     assert load_config(c, parse_overrides(["dictionary.kb=[]"])).dictionary.kb == []
 
 
-def test_an_empty_section_takes_overrides(tmp_path):
+def test_an_empty_section_keeps_its_defaults_and_takes_overrides(tmp_path):
     c = _write(tmp_path / "c.yaml", "lang: en\nlinker:\n  # overlap: score\n")
+    assert load_config(c).linker == load_config().linker
     assert load_config(c, parse_overrides(["linker.overlap=score"])).linker.overlap == "score"
+    with pytest.raises(ConfigError, match=r"lang: Input should be a valid string \(got None\)"):
+        load_config(_write(tmp_path / "d.yaml", "lang:\n"))  # a value is not a section
 
 
 def test_paths_are_relative_to_the_working_directory(tmp_path, monkeypatch):

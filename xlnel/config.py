@@ -417,7 +417,8 @@ def load_config(path: str | Path | None = None,
     to the config's folder) and lays the config over them, so that one file per pipeline can
     include the corpus it trains on (``configs/data/*.yaml``). An ``include`` override adds files
     before the config's own includes (a corpus under a pipeline file); its paths are relative to
-    the working directory.
+    the working directory. A section left empty (``linker:`` with every key commented out)
+    keeps its defaults.
 
     Raises:
         FileNotFoundError: If ``path`` or an included file does not exist.
@@ -438,6 +439,10 @@ def load_config(path: str | Path | None = None,
     raw = resolve_includes(raw, base_dir, where,
                            () if path is None else (Path(path).resolve(),))
     apply_overrides(raw, overrides)
+    for name in PipelineConfig.model_fields:
+        # a section with every key commented out reads as null: it keeps the defaults
+        if raw.get(name, {}) is None and _section_model(PipelineConfig, (name, "")):
+            raw[name] = {}
     try:
         return PipelineConfig.model_validate(raw)
     except ValidationError as e:
