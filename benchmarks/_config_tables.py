@@ -165,8 +165,10 @@ def _default(value: Any) -> str:
 _TOP_LEVEL = {
     "lang": "Language of the documents: `he`, `en`, or any code (generic normalisation, "
             "no stop words).",
-    "seed": "Seed of the run; `xlnel experiment --seeds` sets it together with `dft.seed` "
-            "and `filter.options.seed`.",
+    "seed": "The run's seed as recorded with it: `xlnel experiment --seeds` sets it together "
+            "with `dft.seed` and `filter.options.seed`, the seeds the stages read (no stage "
+            "reads this one; set those, and a tagger's `ner.options.seed`, to change the "
+            "draws of one run).",
 }
 
 

@@ -79,6 +79,7 @@ def test_config_reference_lists_every_key(tables: ModuleType) -> None:
     assert "| `filter.threshold` | float \\| None | `null` | [0, 1] |" in text
     assert "| `linker.lexicon_rate` | float \\| None | `null` | (0, 1] |" in text
     assert "| `data.max_documents` | int \\| None | `null` | >= 1 |" in text
+    assert "no stage reads this one" in text  # the top-level seed only labels a run
 
 
 def test_options_reference_gives_every_option_its_default_and_range(tables: ModuleType
