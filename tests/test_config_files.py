@@ -106,6 +106,9 @@ def test_an_empty_section_keeps_its_defaults_and_takes_overrides(tmp_path):
     c = _write(tmp_path / "c.yaml", "lang: en\nlinker:\n  # overlap: score\n")
     assert load_config(c).linker == load_config().linker
     assert load_config(c, parse_overrides(["linker.overlap=score"])).linker.overlap == "score"
+    options = _write(tmp_path / "o.yaml", "filter:\n  name: xlnel.gbdt.v1\n  options:\n"
+                                          "    # folds: 2\n")
+    assert load_config(options).filter.options == {}
     with pytest.raises(ConfigError, match=r"lang: Input should be a valid string \(got None\)"):
         load_config(_write(tmp_path / "d.yaml", "lang:\n"))  # a value is not a section
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -39,6 +40,11 @@ __all__ = ["CandidatesConfig", "DFTConfig", "DataConfig", "DictionaryConfig", "F
            "LinkerConfig", "NerConfig", "PipelineConfig", "apply_overrides", "check_lang",
            "dump_config", "load_config", "merge_configs", "parse_overrides",
            "resolve_includes", "validate_options"]
+
+
+Options = Annotated[dict[str, Any], BeforeValidator(lambda v: {} if v is None else v)]
+"""A stage's ``options`` mapping; left empty (every option commented out, read as null) it
+holds no option."""
 
 
 class _Section(BaseModel):
@@ -201,7 +207,7 @@ class CandidatesConfig(_Section):
     generated_fallback: Float | None = Field(default=None, ge=0.0, le=1.0)
     generated_min_score: Float | None = Field(default=None, ge=0.0, le=1.0)
     generated_min_chars: Int | None = Field(default=None, ge=1)
-    options: dict[str, Any] = Field(default_factory=dict)
+    options: Options = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _ngram_range(self) -> CandidatesConfig:
@@ -231,7 +237,7 @@ class FilterConfig(_Section):
     threshold: Float | None = Field(default=None, ge=0.0, le=1.0)
     select_level: Literal["span", "concept"] = "span"
     select_by: Literal["spans", "linker"] = "spans"
-    options: dict[str, Any] = Field(default_factory=dict)
+    options: Options = Field(default_factory=dict)
 
 
 class NerConfig(_Section):
@@ -249,7 +255,7 @@ class NerConfig(_Section):
     """
 
     name: str | None = None
-    options: dict[str, Any] = Field(default_factory=dict)
+    options: Options = Field(default_factory=dict)
     pretrained: str | None = None
 
 
