@@ -105,3 +105,29 @@ def test_dft_prune_counts_in_the_result() -> None:
     d = Dictionary([Entry("no", "C9", "corpus", 0.8)])
     _, result = fine_tune_dictionary(d, docs, 1.0, prune=2)
     assert result.entries_pruned == 1 and len(d) == 0
+
+
+def test_dictionary_writes_tabs_and_line_breaks_of_names_as_one_space(tmp_path):
+    d = Dictionary()
+    d.add("heart\tfailure", "C1")
+    d.add("kidney \r\n disease", "C2")
+    d.add("liver\u2028cyst", "C3")
+    d.save(tmp_path / "d.tsv")
+    lines = (tmp_path / "d.tsv").read_text(encoding="utf-8").split("\n")
+    assert lines[1:4] == ["heart failure\tC1\tkb", "kidney disease\tC2\tkb", "liver cyst\tC3\tkb"]
+    assert Dictionary.load(tmp_path / "d.tsv").names == ["heart failure", "kidney disease",
+                                                        "liver cyst"]
+
+
+@pytest.mark.parametrize("concept_id", ["C\t1", "C1\n", "C\r1"])
+def test_dictionary_refuses_concept_ids_that_break_a_row(concept_id):
+    with pytest.raises(ValueError, match="tab or a line break"):
+        Dictionary().add("heart", concept_id)
+
+
+def test_dictionary_load_skips_blank_lines_as_the_kb_readers_do(tmp_path):
+    path = tmp_path / "d.tsv"
+    path.write_text("name\tconcept_id\tsource\nheart\tC1\tkb\n\n  \nliver\tC2\tkb\n\n",
+                    encoding="utf-8")
+    assert [(e.name, e.concept_id) for e in Dictionary.load(path)] == [("heart", "C1"),
+                                                                      ("liver", "C2")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,11 @@ SOURCES = ("kb", "translated", "annotation", "composed", "transliterated", "corp
 GENERATED_SOURCES = frozenset({"translated", "composed", "transliterated", "corpus"})
 #: Header of a dictionary TSV; a fourth ``score`` column is optional.
 HEADER = ("name", "concept_id", "source")
+#: Characters that would split a TSV row into fields or lines: the tab and every character
+#: :meth:`str.splitlines` breaks a line at.
+ROW_BREAKS = re.compile("[\t\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+# a run of white space holding such a character: stored as one space
+_BREAK_RUN = re.compile(r"\s*" + ROW_BREAKS.pattern + r"\s*")
 
 
 @dataclass(frozen=True)
@@ -53,16 +59,22 @@ class Dictionary:
         """Add a pair; returns ``True`` when it was new.
 
         A pair already present keeps its source; its score rises to ``score`` if that is higher.
+        White space in the name that holds a tab or a line break (which would break the TSV
+        row) is stored as one space.
 
         Raises:
-            ValueError: If the name or concept id is empty or the source is unknown.
+            ValueError: If the name or concept id is empty, the concept id holds a tab or a
+                line break, or the source is unknown.
         """
         if source not in SOURCES:
             raise ValueError(f"unknown dictionary source {source!r}; allowed: {', '.join(SOURCES)}")
-        name = name.strip()
+        name = _BREAK_RUN.sub(" ", name).strip()
         if not name or not concept_id:
             raise ValueError(f"dictionary entry needs a name and a concept id, got {name!r}, "
                              f"{concept_id!r}")
+        if ROW_BREAKS.search(concept_id):
+            raise ValueError(f"concept id {concept_id!r} holds a tab or a line break, which a "
+                             "dictionary TSV row cannot hold; ids are written on one line")
         key = (name, concept_id)
         if score is not None and score > self._scores.get(key, float("-inf")):
             self._scores[key] = float(score)
@@ -162,6 +174,8 @@ class Dictionary:
     def load(cls, path: str | Path) -> Dictionary:
         """Read a dictionary written by :meth:`save` (with or without the ``score`` column).
 
+        Blank lines are skipped, as the knowledge-base TSV readers skip them.
+
         Raises:
             FormatError: On a wrong header, a line with another field count than the header's,
                 an unknown source or a score that is not a number.
@@ -173,6 +187,8 @@ class Dictionary:
             raise FormatError(f"expected header 'name<TAB>concept_id<TAB>source[<TAB>score]', "
                               f"got {chr(9).join(header)!r}", path, 1)
         for lineno, line in lines:
+            if not line.strip():
+                continue
             parts = line.split("\t")
             if len(parts) != len(header):
                 raise FormatError(f"expected {len(header)} tab-separated fields, got "
