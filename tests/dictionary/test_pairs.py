@@ -130,3 +130,64 @@ def test_training_triples() -> None:
     assert triples == [("heart", "לב", ""), ("insulin", "אינסולין", "transliteration")]
     with pytest.raises(ValueError, match="training pair"):
         training_triples([("a",)])
+
+
+def test_a_line_of_words_separated_by_spaces_in_a_tab_file_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "pairs.txt"
+    path.write_text("heart\tלב\ninsulin אינסולין\n", encoding="utf-8")
+    with pytest.raises(FormatError, match=r"pairs\.txt:2: expected 'source<TAB>target\[<TAB>kind"
+                                          r"\]', found no tab but 2 space-separated word\(s\): "
+                                          r"'insulin אינסולין' \(the file's first pair, line 1, "
+                                          r"is tab-separated\)"):
+        load_pairs(path)
+    with pytest.raises(FormatError, match=r"pairs\.txt:2: .* found no tab"):
+        read_pairs(path)
+
+
+def test_the_muse_space_format_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "en-he.txt"
+    path.write_text("insulin אינסולין\nheart  לב\n\n", encoding="utf-8")
+    assert load_pairs(path, derive_kinds=False) == [WordPair("insulin", "אינסולין"),
+                                                    WordPair("heart", "לב")]
+    assert read_pairs(path) == [("insulin", "אינסולין"), ("heart", "לב")]
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("heart failure insuffisance\n", "found 3 space-separated word"),
+    ("insulin\n", "found 1 space-separated word"),
+    ("heart coeur\nliver\tfoie\n", "MUSE space format of the file's first pair, line 1"),
+])
+def test_a_line_in_neither_layout_is_refused(tmp_path: Path, text: str, found: str) -> None:
+    path = tmp_path / "p.txt"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(FormatError, match=r"p\.txt:\d: expected 'source<TAB>target\[<TAB>kind\]' "
+                                          r"\(tab-separated\) or two words separated by a space"
+                                          ) as info:
+        load_pairs(path)
+    assert found in str(info.value)
+
+
+def test_hash_lines_are_pairs_not_comments(tmp_path: Path) -> None:
+    path = tmp_path / "en-de.txt"
+    path.write_text("#the\t#der\nthe\tdie\n", encoding="utf-8")
+    assert load_pairs(path, derive_kinds=False) == [WordPair("#the", "#der"),
+                                                    WordPair("the", "die")]
+
+
+@pytest.mark.parametrize("bad", ["\x00", "\r", "\x1b"])
+def test_control_characters_are_refused_with_file_and_line(tmp_path: Path, bad: str) -> None:
+    path = tmp_path / "p.txt"
+    path.write_bytes(f"heart\tלב\nin{bad}sulin\tאינסולין\n".encode())
+    with pytest.raises(FormatError, match=rf"p\.txt:2: control character U\+{ord(bad):04X}"):
+        load_pairs(path)
+    with pytest.raises(FormatError, match=r"p\.txt:2: control character"):
+        read_pairs(path)
+
+
+def test_duplicate_pairs_give_one_sense(tmp_path: Path) -> None:
+    from xlnel.dictionary.lexicon import Lexicon
+
+    path = tmp_path / "p.txt"
+    path.write_text("heart\tלב\nheart\tלב\nHeart\t לב\nheart\tמרכז\n", encoding="utf-8")
+    lexicon = Lexicon.from_file(path)
+    assert [s.text for s in lexicon.senses("heart")] == ["לב", "מרכז"]

@@ -157,20 +157,77 @@ def is_romanized_transliteration(en: str, target: str, threshold: float = 0.6) -
                                                                  romanized) >= threshold
 
 
+def _control_character(line: str) -> str | None:
+    """The first control character of a line other than the tab (NUL, a lone carriage
+    return...), or ``None``."""
+    return next((ch for ch in line if ch != "\t" and unicodedata.category(ch) == "Cc"), None)
+
+
+class _PairLines:
+    """Splits the lines of one pair file into fields, in the layout its first pair sets.
+
+    A pair file is either tab-separated (``source<TAB>target[<TAB>kind]``) or in the MUSE
+    space format (two words a line separated by white space, no tab, as in some MUSE
+    dictionaries); the first pair line tells which, and every other line must follow it.
+    """
+
+    def __init__(self, path: str | Path, fields: str) -> None:
+        self.path, self.fields = path, fields
+        self.first: int | None = None  # line of the first pair
+        self.spaced = False
+
+    def split(self, lineno: int, line: str) -> list[str] | None:
+        """The stripped fields of a line, ``None`` for a blank line.
+
+        Raises:
+            FormatError: On a control character or a line that breaks the file's layout.
+        """
+        bad = _control_character(line)
+        if bad is not None:
+            raise FormatError(f"control character U+{ord(bad):04X} in {line[:120]!r}; a pair "
+                              "line holds text and tabs only", self.path, lineno)
+        if not line.strip():
+            return None
+        if self.first is None:
+            self.first, self.spaced = lineno, "\t" not in line
+        if not self.spaced:
+            if "\t" not in line:
+                raise FormatError(
+                    f"expected '{self.fields}', found no tab but {len(line.split())} "
+                    f"space-separated word(s): {line[:120]!r} (the file's first pair, line "
+                    f"{self.first}, is tab-separated)", self.path, lineno)
+            return [p.strip() for p in line.split("\t")]
+        words = line.split()
+        if "\t" in line or len(words) != 2:
+            found = "a tab" if "\t" in line else f"{len(words)} space-separated word(s)"
+            raise FormatError(
+                f"expected '{self.fields}' (tab-separated) or two words separated by a "
+                f"space (the MUSE space format{self._since(lineno)}), found {found}: "
+                f"{line[:120]!r}", self.path, lineno)
+        return words
+
+    def _since(self, lineno: int) -> str:
+        return "" if lineno == self.first else f" of the file's first pair, line {self.first}"
+
+
 def read_pairs(path: str | Path) -> list[tuple[str, str]]:
     """Read a bilingual word list, ``source<TAB>target`` a line (MUSE format).
 
-    Blank lines are skipped; surrounding spaces are stripped.
+    Lines of two words separated by spaces (the MUSE space format) are read too, when the
+    file's first pair is such a line (see :func:`load_pairs`). Blank lines are skipped;
+    surrounding spaces are stripped; a ``#`` starts no comment (MUSE lists hashtags).
 
     Raises:
         FileNotFoundError: If the file does not exist.
-        FormatError: On a line that has not exactly two non-empty tab-separated fields.
+        FormatError: On a line that has not exactly two non-empty fields, or that holds a
+            control character.
     """
     pairs: list[tuple[str, str]] = []
+    lines = _PairLines(path, "source<TAB>target")
     for lineno, line in iter_lines(path):
-        if not line.strip():
+        parts = lines.split(lineno, line)
+        if parts is None:
             continue
-        parts = [p.strip() for p in line.split("\t")]
         if len(parts) != 2 or not all(parts):
             raise FormatError(f"expected 'source<TAB>target' with two non-empty fields, got "
                               f"{line!r}", path, lineno)
@@ -183,15 +240,23 @@ def load_pairs(path: str | Path, derive_kinds: bool = True) -> list[WordPair]:
 
     A missing kind is derived with :func:`is_transliteration` (``translation`` when
     ``derive_kinds`` is false). A first line ``source<TAB>target[<TAB>kind]`` is taken as a header.
+    A file whose first pair line has no tab is read in the MUSE space format: two words a line
+    separated by white space. Blank lines are skipped. A ``#`` starts no comment: MUSE lists
+    hashtags as pairs (``#the<TAB>#der``).
 
     Raises:
         FileNotFoundError: If the file does not exist.
-        FormatError: On a line with a wrong field count, an empty field or an unknown kind.
+        FormatError: On a line with a wrong field count, an empty field, an unknown kind, a
+            control character (NUL...), or a line without a tab in a tab-separated file (or
+            with one in a space-separated file), naming the file, line and what was found.
     """
     pairs: list[WordPair] = []
+    lines = _PairLines(path, "source<TAB>target[<TAB>kind]")
     for lineno, line in iter_lines(path):
-        parts = [p.strip() for p in line.split("\t")]
-        if not line.strip() or (lineno == 1 and parts[:2] == ["source", "target"]):
+        if lineno == 1 and [p.strip() for p in line.split("\t")[:2]] == ["source", "target"]:
+            continue
+        parts = lines.split(lineno, line)
+        if parts is None:
             continue
         if len(parts) not in (2, 3) or not all(parts):
             raise FormatError(f"expected 'source<TAB>target[<TAB>kind]' with non-empty "
