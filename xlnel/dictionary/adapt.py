@@ -13,18 +13,22 @@ The other route, a character translator trained on the pairs that translates who
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import re
 import resource
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from xlnel.config import check_lang
+from xlnel.dictionary.adapt_files import ZERO_SHOT_THRESHOLD as ZERO_SHOT_THRESHOLD
+from xlnel.dictionary.adapt_files import (
+    staged_output,
+    write_json,
+    write_pipeline_config,
+    write_stopwords,
+)
 from xlnel.dictionary.cognates import CognateRules
 from xlnel.dictionary.compounds import CompoundForms
 from xlnel.dictionary.corpus_evidence import (
@@ -46,6 +50,7 @@ from xlnel.dictionary.induction import (
     drop_common,
     induce_entries,
 )
+from xlnel.dictionary.kb_input import load_concepts
 from xlnel.dictionary.langdata import SEGMENT_ORDERS, LanguageProfile, load_profile
 from xlnel.dictionary.lexicon import Lexicon
 from xlnel.dictionary.morphemes import MorphemeTable
@@ -60,8 +65,6 @@ from xlnel.dictionary.transliterate import (
     transliteration_pairs,
 )
 from xlnel.errors import ConfigError
-from xlnel.io._atomic import atomic_write
-from xlnel.io.kb import load_kb
 from xlnel.normalization import normalize_string
 from xlnel.types import Concept
 from xlnel.version import __version__
@@ -90,44 +93,10 @@ LINKING_FILE = "linking.tsv"
 #: on the Camoni posts among 1,000 / 2,000 / 3,000 / 5,000
 #: (``benchmarks/zero_annotation_everyday.py``: 3,000 in every fold).
 EVERYDAY_TOP = 3000
-#: Cosine a candidate of that pipeline needs: 1.0, an exact match of the normalised span and a
-#: name (with no annotated documents there is nothing to choose a threshold on; a looser match
-#: of a generated name is mostly an everyday word). ``benchmarks/zero_annotation.py`` compares
-#: it with thresholds chosen on annotated posts.
-ZERO_SHOT_THRESHOLD = 1.0
-
-
-def write_json(path: str | Path, payload: Mapping[str, Any]) -> None:
-    """Write a JSON report atomically (UTF-8, indented, non-ASCII kept)."""
-    with atomic_write(path) as f:
-        json.dump(payload, f, ensure_ascii=False, indent=2)
-        f.write("\n")
-
-
-def load_concepts(kb_specs: Sequence[str], limit: int | None = None
-                  ) -> tuple[list[Concept], list[dict[str, Any]]]:
-    """Concepts of several knowledge bases, and per base its spec and concept count.
-
-    Args:
-        kb_specs: Specs for :func:`~xlnel.io.load_kb` (``hpo``, ``tsv:PATH``, ...).
-        limit: Most concepts taken from each base (its first ones); ``None`` for all.
-
-    Raises:
-        ValueError: On no spec, ``limit`` below 1 or an unknown format.
-        FileNotFoundError: When a knowledge-base file does not exist.
-    """
-    if not kb_specs:
-        raise ValueError("give at least one knowledge base (e.g. 'hpo' or 'tsv:names.tsv')")
-    if limit is not None and limit < 1:
-        raise ValueError(f"limit must be at least 1, got {limit}")
-    concepts: list[Concept] = []
-    sources: list[dict[str, Any]] = []
-    for spec in kb_specs:
-        loaded = load_kb(spec)[:limit]
-        concepts += loaded
-        sources.append({"spec": spec, "concepts": len(loaded),
-                        "names": sum(len(c.names) for c in loaded)})
-    return concepts, sources
+#: Everything :func:`adapt` writes into its output folder, the report (which marks a finished
+#: run) last.
+OUTPUT_NAMES = (TRANSLATOR_DIR, DICTIONARY_FILE, ATTESTED_FILE, STOPWORDS_FILE, LINKING_FILE,
+                PIPELINE_FILE, REPORT_FILE)
 
 
 def _learn_from_corpus(profile: LanguageProfile, evidence: CorpusEvidence, lexicon: Lexicon,
@@ -182,14 +151,17 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
     annotated documents, with the names of ``out_dir/linking.tsv``, :func:`linking_entries`)
     and ``out_dir/report.json``; with a corpus, also
     ``out_dir/attested.tsv``: the entries it attests (a small dictionary of the forms people
-    write).
+    write). The files are written into a staging folder beside ``out_dir`` and moved into
+    place once all are complete (:func:`~xlnel.dictionary.adapt_files.staged_output`): an
+    interrupted run leaves ``out_dir`` as it was.
 
     Args:
         lang: Language code of the pair targets and of the dictionary.
         pairs_path: ``english<TAB>target`` word pairs (MUSE format; several lines per word).
         kb_specs: English knowledge bases (see :func:`load_concepts`).
         out_dir: Output folder.
-        corpus: Optional target-language texts (plain text, JSONL, PubTator...) to re-rank senses,
+        corpus: Optional target-language texts (plain text, JSONL, PubTator, BioC files or BRAT
+            folders, read before any training) to re-rank senses,
             mark attested renderings and induce entries from (:mod:`xlnel.dictionary.induction`);
             a language without a file, written with spaces, also takes from it the one-letter
             words it writes glued to the next
@@ -245,54 +217,65 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         logger.info("no language file and the pairs' script is written without spaces: "
                     "joining words without them")
         profile = dataclasses.replace(profile, joiner="")
+    # the corpus is read (and any error in it found) before the transliterator trains
+    texts = list(corpus_texts(corpus))  # read once: for the evidence and for induction
     times = {"read": time.monotonic() - started}
     words = kb_words(concepts)  # the KB's English words: fallbacks and stop-word vetoes
-    senses, details = _word_senses(lexicon, profile, words, out, settings,
-                                   transliteration_seconds, progress, embed)
-    times["fallbacks"] = time.monotonic() - started - times["read"]
-    texts = list(corpus_texts(corpus))  # read once: for the evidence and for induction
-    evidence = CorpusEvidence(texts) if corpus else None
-    if evidence is not None:
-        senses.corpus_counts = evidence.counts
-        # a file lists its language's prefixes and lemma rules (or none); a script without
-        # spaces has no words to glue letters to or to take endings from
-        if profile.source == "default" and profile.joiner:
-            profile = _learn_from_corpus(profile, evidence, lexicon, details)
-    mark = time.monotonic()
-    dictionary = render_kb(concepts, senses, settings, evidence, progress)
-    times["render"] = time.monotonic() - mark
-    if corpus and induce:
+    with staged_output(out, OUTPUT_NAMES) as stage:
+        senses, details = _word_senses(lexicon, profile, words, stage, settings,
+                                       transliteration_seconds, progress, embed)
+        if details["transliterator"] is not None:
+            details["transliterator"] = str(out / TRANSLATOR_DIR)
+        times["fallbacks"] = time.monotonic() - started - times["read"]
+        evidence = CorpusEvidence(texts) if corpus else None
+        if evidence is not None:
+            senses.corpus_counts = evidence.counts
+            # a file lists its language's prefixes and lemma rules (or none); a script without
+            # spaces has no words to glue letters to or to take endings from
+            if profile.source == "default" and profile.joiner:
+                profile = _learn_from_corpus(profile, evidence, lexicon, details)
         mark = time.monotonic()
-        induced = induce_entries(texts, lexicon, profile, concepts, induction)
-        details["induced_entries"] = len(induced)
-        details["induced_new"] = dictionary.extend(induced)
-        times["induce"] = time.monotonic() - mark
-    stopwords = kb_stopwords(lexicon, profile, concepts, words)
-    linking, left_out = _write_outputs(out, lang, pairs_path, dictionary, lexicon, profile,
-                                       stopwords, bool(corpus), everyday_top)
-    times["total"] = time.monotonic() - started
-    report = {
-        "lang": lang, "xlnel_version": __version__, "pairs": str(pairs_path),
-        "kb": sources, "corpus": [str(c) for c in corpus], "language_file": profile.source,
-        "segment_order": profile.segment_order, "joiner": profile.joiner,
-        "settings": dataclasses.asdict(settings), "lexicon_words": len(lexicon), **details,
-        "kb_words_missing_from_lexicon": len(senses.missing),
-        "stopwords": {"out": str(out / STOPWORDS_FILE), "words": len(stopwords)},
-        "pipeline": str(out / PIPELINE_FILE),
-        "linking": {"out": str(linking), "everyday_top": everyday_top,
-                    "entries_left_out": left_out},
-        "dictionary": {"out": str(out / DICTIONARY_FILE), "concepts": len(concepts),
-                       "english_names": sum(len(c.names) for c in concepts),
-                       "entries": len(dictionary), "seconds": round(times["total"], 1),
-                       "distinct_names": len(dictionary.names),
-                       "concepts_covered": len(dictionary.concept_ids()),
-                       "by_source": dictionary.count_by_source()},
-        "seconds": {k: round(v, 1) for k, v in times.items()},
-        "peak_memory_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-    }
-    write_json(out / REPORT_FILE, report)
+        dictionary = render_kb(concepts, senses, settings, evidence, progress)
+        times["render"] = time.monotonic() - mark
+        if corpus and induce:
+            mark = time.monotonic()
+            induced = induce_entries(texts, lexicon, profile, concepts, induction)
+            details["induced_entries"] = len(induced)
+            details["induced_new"] = dictionary.extend(induced)
+            times["induce"] = time.monotonic() - mark
+        stopwords = kb_stopwords(lexicon, profile, concepts, words)
+        linking, left_out = _write_outputs(stage, out, lang, pairs_path, dictionary, lexicon,
+                                           profile, stopwords, bool(corpus), everyday_top)
+        times["total"] = time.monotonic() - started
+        report = {
+            "lang": lang, "xlnel_version": __version__, "pairs": str(pairs_path),
+            "kb": sources, "corpus": [str(c) for c in corpus], "language_file": profile.source,
+            "segment_order": profile.segment_order, "joiner": profile.joiner,
+            "settings": dataclasses.asdict(settings), "lexicon_words": len(lexicon), **details,
+            "kb_words_missing_from_lexicon": len(senses.missing),
+            "stopwords": {"out": str(out / STOPWORDS_FILE), "words": len(stopwords)},
+            "pipeline": str(out / PIPELINE_FILE),
+            "linking": {"out": str(linking), "everyday_top": everyday_top,
+                        "entries_left_out": left_out},
+            "dictionary": _dictionary_report(out / DICTIONARY_FILE, dictionary, concepts,
+                                             times["total"]),
+            "seconds": {k: round(v, 1) for k, v in times.items()},
+            "peak_memory_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        }
+        write_json(stage / REPORT_FILE, report)
     logger.info("adapted to %s in %.0f s: %s", lang, times["total"], report["dictionary"])
     return report
+
+
+def _dictionary_report(path: Path, dictionary: Dictionary, concepts: Sequence[Concept],
+                       seconds: float) -> dict[str, Any]:
+    """The ``dictionary`` part of :func:`adapt`'s report."""
+    return {"out": str(path), "concepts": len(concepts),
+            "english_names": sum(len(c.names) for c in concepts),
+            "entries": len(dictionary), "seconds": round(seconds, 1),
+            "distinct_names": len(dictionary.names),
+            "concepts_covered": len(dictionary.concept_ids()),
+            "by_source": dictionary.count_by_source()}
 
 
 def _check_adapt_inputs(pairs_path: str | Path, kb_specs: Sequence[str], out_dir: str | Path,
@@ -309,14 +292,14 @@ def _check_adapt_inputs(pairs_path: str | Path, kb_specs: Sequence[str], out_dir
     pairs = Path(pairs_path)
     if not pairs.is_file():
         raise FileNotFoundError(f"pair file not found: {pairs}")
+    for path in map(Path, corpus):
+        if not path.exists():
+            raise FileNotFoundError(f"corpus file or BRAT folder not found: {path}")
     kb_paths = [p for spec in kb_specs for p in (spec, spec.partition(":")[2]) if p]
     inputs = [pairs, *(Path(p) for p in kb_paths if Path(p).exists()), *map(Path, corpus)]
     if language_file is not None:
         inputs.append(Path(language_file))
-    out = check_output_folder(out_dir, inputs, (TRANSLATOR_DIR, DICTIONARY_FILE, REPORT_FILE,
-                                                     ATTESTED_FILE, STOPWORDS_FILE,
-                                                     PIPELINE_FILE, LINKING_FILE),
-                              marker=REPORT_FILE)
+    out = check_output_folder(out_dir, inputs, OUTPUT_NAMES, marker=REPORT_FILE)
     if everyday_top < 0:
         raise ConfigError(f"everyday_top must be at least 0, got {everyday_top}")
     if generic_grammar and language_file is not None:
@@ -328,27 +311,28 @@ def _check_adapt_inputs(pairs_path: str | Path, kb_specs: Sequence[str], out_dir
     return out
 
 
-def _write_outputs(out: Path, lang: str, pairs_path: str | Path, dictionary: Dictionary,
-                   lexicon: Lexicon, profile: LanguageProfile, stopwords: Sequence[str],
-                   attested: bool, everyday_top: int) -> tuple[Path, int]:
-    """Write :func:`adapt`'s files but the report; returns the dictionary ``pipeline.yaml``
-    links with and how many entries it leaves out."""
-    dictionary.save(out / DICTIONARY_FILE)
+def _write_outputs(stage: Path, out: Path, lang: str, pairs_path: str | Path,
+                   dictionary: Dictionary, lexicon: Lexicon, profile: LanguageProfile,
+                   stopwords: Sequence[str], attested: bool,
+                   everyday_top: int) -> tuple[Path, int]:
+    """Write :func:`adapt`'s files but the report into ``stage``, naming their paths in
+    ``out`` (where they are moved); returns the dictionary ``pipeline.yaml`` links with and
+    how many entries it leaves out."""
+    dictionary.save(stage / DICTIONARY_FILE)
     if attested:
-        Dictionary(e for e in dictionary if e.source == "corpus").save(out / ATTESTED_FILE)
-    write_stopwords(out / STOPWORDS_FILE, stopwords, lang, pairs_path)
-    linking = out / DICTIONARY_FILE
+        Dictionary(e for e in dictionary if e.source == "corpus").save(stage / ATTESTED_FILE)
+    write_stopwords(stage / STOPWORDS_FILE, stopwords, lang, pairs_path)
+    linking = DICTIONARY_FILE
     left_out = 0
     if everyday_top:
         kept = linking_entries(dictionary, lexicon_pairs(lexicon), lang, profile.prefixes,
                                everyday_top)
         left_out = len(dictionary) - len(kept)
-        linking = out / LINKING_FILE
-        Dictionary(kept).save(linking)
-    elif (out / LINKING_FILE).exists():  # an earlier build's, which pipeline.yaml no longer names
-        (out / LINKING_FILE).unlink()
-    write_pipeline_config(out / PIPELINE_FILE, lang, linking, out / STOPWORDS_FILE)
-    return linking, left_out
+        linking = LINKING_FILE
+        Dictionary(kept).save(stage / linking)
+    write_pipeline_config(stage / PIPELINE_FILE, lang, out / linking, out / STOPWORDS_FILE,
+                          named=out / PIPELINE_FILE)
+    return out / linking, left_out
 
 
 def lexicon_pairs(lexicon: Lexicon) -> list[tuple[str, str]]:
@@ -378,39 +362,6 @@ def linking_entries(dictionary: Iterable[Entry], pairs: Sequence[tuple[str, str]
     generated = [e for e in entries if e.source in GENERATED_SOURCES]
     kept = set(drop_common(generated, common_words(pairs, top, lang), letters, lang=lang))
     return [e for e in entries if e.source not in GENERATED_SOURCES or e in kept]
-
-
-def write_stopwords(path: Path, words: Sequence[str], lang: str, pairs: str | Path) -> None:
-    """Write a stop-word file (one word a line, ``#`` comments) atomically."""
-    with atomic_write(path) as f:
-        f.write(f"# {lang} stop words: renderings of English stop words in {pairs} "
-                "(xlnel.dictionary.stopwords); use with candidates.stopwords\n")
-        f.writelines(f"{word}\n" for word in words)
-
-
-def write_pipeline_config(path: Path, lang: str, dictionary: Path, stopwords: Path) -> None:
-    """Write a pipeline config that links ``lang`` text with a built dictionary, no annotations.
-
-    Its only names are the dictionary's (which holds the KB's English names too, source ``kb``,
-    unless they were left out); spans starting or ending with a word of ``stopwords`` are not
-    candidates; the filter keeps a candidate whose cosine reaches
-    :data:`ZERO_SHOT_THRESHOLD` (``xlnel.similarity.v1``, nothing learned). Paths are written
-    absolute, so the config works from any directory (and not after the files move). Written
-    atomically.
-    """
-    body = {"lang": lang,
-            "dictionary": {"kb": [], "extra": [str(dictionary.resolve())]},
-            "dft": {"R": 0.0},
-            "candidates": {"stopwords": str(stopwords.resolve())},
-            "filter": {"name": "xlnel.similarity.v1", "threshold": ZERO_SHOT_THRESHOLD},
-            "linker": {"propagate": False}}
-    with atomic_write(path) as f:
-        f.write(f"# Links {lang} text with the dictionary `xlnel adapt` built, before any "
-                "annotation:\n#   xlnel train " + str(path.resolve()) + " --out PIPELINE\n"
-                "#   xlnel link PIPELINE DOCS.jsonl --out LINKED.jsonl\n"
-                "# With annotated documents (data.train), include configs/pipelines/gbdt.yaml "
-                "and put this file's\n# dictionary and candidates sections over it instead.\n")
-        f.write(yaml.safe_dump(body, allow_unicode=True, sort_keys=False))
 
 
 def _word_senses(lexicon: Lexicon, profile: LanguageProfile, words: set[str],

@@ -164,19 +164,19 @@ def _frequent(shares: Mapping[K, tuple[float, int]], min_share: float, min_words
 
 
 def corpus_texts(paths: Iterable[str | Path]) -> Iterator[str]:
-    """The texts of plain-text or document files (annotations ignored).
+    """The texts of plain-text files, document files or BRAT folders (annotations ignored).
 
     A plain-text file gives one text per line; it may be gzip-compressed (``.gz``), as the
-    document formats may.
+    document formats may. A folder is read as BRAT (each ``.txt`` file a document).
 
     Raises:
-        FileNotFoundError: If a file does not exist.
+        FileNotFoundError: If a file or folder does not exist.
         FormatError: On a malformed document file, or a line that is not UTF-8 or a damaged
             ``.gz`` file, naming the file and line.
     """
     for path in map(Path, paths):
-        if not path.is_file():
-            raise FileNotFoundError(f"corpus file not found: {path}")
+        if not path.exists():
+            raise FileNotFoundError(f"corpus file or BRAT folder not found: {path}")
         try:
             fmt = guess_format(path)
         except ValueError:

@@ -1,0 +1,132 @@
+"""Tests of how :func:`xlnel.dictionary.adapt.adapt` writes its folder (staged, moved into place
+once complete) and reads its inputs (corpora checked before any training)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+import xlnel.dictionary.adapt as adapt_module
+from tests.dictionary.cipher import encipher, write_cipher_pairs, write_kb
+from xlnel.dictionary.adapt import adapt
+from xlnel.dictionary.dictionary import Dictionary
+from xlnel.errors import FormatError
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+
+def _inputs(tmp_path: Path) -> tuple[Path, str]:
+    return write_cipher_pairs(tmp_path / "pairs.tsv"), f"tsv:{write_kb(tmp_path / 'kb.tsv')}"
+
+
+def _listing(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def test_an_interrupted_run_leaves_the_folder_as_it_was(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    pairs, kb = _inputs(tmp_path)
+    adapt("xx", pairs, [kb], tmp_path / "out", transliteration_seconds=0, limit=1)
+    before = _listing(tmp_path / "out")
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt  # as Ctrl-C (or SIGTERM) after dictionary.tsv was written
+
+    monkeypatch.setattr(adapt_module, "write_stopwords", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        adapt("xx", pairs, [kb], tmp_path / "out", transliteration_seconds=0)
+    assert _listing(tmp_path / "out") == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kb.tsv", "out", "pairs.tsv"]
+
+
+def test_a_first_run_interrupted_leaves_no_folder(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    pairs, kb = _inputs(tmp_path)
+    monkeypatch.setattr(adapt_module, "write_pipeline_config",
+                        lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt()))
+    with pytest.raises(KeyboardInterrupt):
+        adapt("xx", pairs, [kb], tmp_path / "out", transliteration_seconds=0)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kb.tsv", "pairs.tsv"]
+
+
+def test_a_killed_run_s_staging_folder_is_removed(tmp_path: Path) -> None:
+    pairs, kb = _inputs(tmp_path)
+    stale = tmp_path / ".out.k1ll3d_x"
+    stale.mkdir()
+    (stale / "dictionary.tsv").write_text("name\tconcept_id\tsource\nhalf", encoding="utf-8")
+    old = time.time() - 3600
+    os.utime(stale / "dictionary.tsv", (old, old))
+    os.utime(stale, (old, old))
+    adapt("xx", pairs, [kb], tmp_path / "out", transliteration_seconds=0)
+    assert not stale.exists()
+    assert len(Dictionary.load(tmp_path / "out" / "dictionary.tsv")) > 0
+
+
+def test_other_files_of_the_folder_are_kept_and_an_earlier_run_s_replaced(
+        tmp_path: Path) -> None:
+    pairs, kb = _inputs(tmp_path)
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(f"{encipher('maleno')} {encipher('tirasu')}\n", encoding="utf-8")
+    out = tmp_path / "out"
+    adapt("xx", pairs, [kb], out, corpus=[corpus], transliteration_seconds=0)
+    assert (out / "attested.tsv").is_file()
+    (out / "notes.md").write_text("mine\n", encoding="utf-8")
+    report = adapt("xx", pairs, [kb], out, transliteration_seconds=0, everyday_top=0)
+    assert (out / "notes.md").read_text(encoding="utf-8") == "mine\n"
+    # the earlier run's attested entries and linking dictionary describe another build
+    assert not (out / "attested.tsv").exists() and not (out / "linking.tsv").exists()
+    assert report["linking"]["out"] == str(out / "dictionary.tsv")
+    assert str(out / "dictionary.tsv") in (out / "pipeline.yaml").read_text(encoding="utf-8")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt", "kb.tsv", "out",
+                                                          "pairs.tsv"]
+
+
+def test_the_pipeline_config_names_the_final_paths(tmp_path: Path) -> None:
+    pairs, kb = _inputs(tmp_path)
+    out = tmp_path / "out"
+    adapt("xx", pairs, [kb], out, transliteration_seconds=0)
+    config = (out / "pipeline.yaml").read_text(encoding="utf-8")
+    assert f"xlnel train {out / 'pipeline.yaml'} " in config
+    assert str(out / "linking.tsv") in config and str(out / "stopwords.txt") in config
+    assert ".out." not in config
+
+
+def test_corpus_files_are_read_before_any_training(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    pairs, kb = _inputs(tmp_path)
+    corpus = tmp_path / "posts.jsonl"
+    corpus.write_text('{"id": "d1", "text": "ok"}\n{"id": "d2", "text": \n', encoding="utf-8")
+
+    def no_training(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the transliterator trained before the corpus was read")
+
+    monkeypatch.setattr(adapt_module, "train_transliterator", no_training)
+    with pytest.raises(FormatError, match=r"posts\.jsonl:2"):
+        adapt("xx", pairs, [kb], tmp_path / "out", corpus=[corpus],
+              transliteration_seconds=60)
+    with pytest.raises(FileNotFoundError, match="absent.jsonl"):
+        adapt("xx", pairs, [kb], tmp_path / "out", corpus=[tmp_path / "absent.jsonl"],
+              transliteration_seconds=60)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_brat_folder_is_a_corpus(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from xlnel.cli.main import app
+
+    pairs, kb = _inputs(tmp_path)
+    brat = tmp_path / "brat"
+    brat.mkdir()
+    (brat / "d1.txt").write_text(f"{encipher('maleno')} {encipher('tirasu')}\n",
+                                 encoding="utf-8")
+    (brat / "d1.ann").write_text("", encoding="utf-8")
+    result = CliRunner().invoke(app, ["adapt", "--lang", "xx", "--pairs", str(pairs), "--kb", kb,
+                                      "--corpus", str(brat), "--translit-seconds", "0",
+                                      "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    attested = Dictionary.load(tmp_path / "out" / "attested.tsv")
+    assert encipher("maleno") in attested and attested.concepts_of(encipher("maleno")) == ["X:1"]
