@@ -112,9 +112,16 @@ def test_missing_pairs_file(cli: typer.Typer, tmp_path: Path, command: list[str]
 
 def test_build_errors(cli: typer.Typer, tmp_path: Path) -> None:
     kb = write_kb(tmp_path / "kb.tsv")
-    result = CliRunner().invoke(cli, ["dictionary", "build", "--kb", f"tsv:{kb}",
-                                      "--translator", str(tmp_path), "--out", str(tmp_path)])
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(cli, ["dictionary", "build", "--kb", f"tsv:{kb}", "--translator",
+                                      str(tmp_path / "empty"), "--out", str(tmp_path / "o")])
     assert result.exit_code == 1 and "missing config.json" in result.output
+    for out in (tmp_path / "empty", kb):  # the dictionary would go into or over an input
+        result = CliRunner().invoke(cli, ["dictionary", "build", "--kb", f"tsv:{kb}",
+                                          "--translator", str(tmp_path / "empty"),
+                                          "--out", str(out)])
+        assert result.exit_code == 1 and "input" in result.output, result.output
+    assert list((tmp_path / "empty").iterdir()) == [] and kb.read_text().startswith("concept_id")
     result = CliRunner().invoke(cli, ["dictionary", "build", "--translator", str(tmp_path),
                                       "--out", str(tmp_path)])
     assert result.exit_code != 0 and "--kb" in result.output

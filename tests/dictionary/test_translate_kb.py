@@ -95,8 +95,9 @@ def test_build_dictionary_from_kb_errors(trained: tuple[Path, dict[str, Any]],
     kb = f"tsv:{write_kb(tmp_path / 'kb.tsv')}"
     with pytest.raises(ConfigError, match="'he'"):
         build_dictionary_from_kb([kb], trained[0], "he", tmp_path / "d.tsv")
+    (tmp_path / "empty").mkdir()
     with pytest.raises(ArtifactError, match="missing"):
-        build_dictionary_from_kb([kb], tmp_path, "xx", tmp_path / "d.tsv")
+        build_dictionary_from_kb([kb], tmp_path / "empty", "xx", tmp_path / "d.tsv")
     with pytest.raises(FileNotFoundError, match="missing_kb.tsv"):
         build_dictionary_from_kb(["tsv:missing_kb.tsv"], trained[0], "xx", tmp_path / "d.tsv")
     with pytest.raises(ValueError, match="at least one"):
@@ -107,3 +108,85 @@ def test_build_dictionary_from_kb_errors(trained: tuple[Path, dict[str, Any]],
 def test_dictionary_path(tmp_path: Path) -> None:
     assert dictionary_path(tmp_path / "a.tsv") == tmp_path / "a.tsv"
     assert dictionary_path(tmp_path) == tmp_path / "dictionary.tsv"
+
+
+def test_build_refuses_to_overwrite_its_inputs(trained: tuple[Path, dict[str, Any]],
+                                               tmp_path: Path) -> None:
+    from xlnel.errors import OutputError
+
+    kb = write_kb(tmp_path / "kb.tsv")
+    before = kb.read_bytes()
+    with pytest.raises(OutputError, match=r"is the input .*kb\.tsv"):
+        build_dictionary_from_kb([f"tsv:{kb}"], trained[0], "xx", kb)
+    assert kb.read_bytes() == before
+    with pytest.raises(OutputError, match="lies inside the input folder"):
+        build_dictionary_from_kb([f"tsv:{kb}"], trained[0], "xx", trained[0])
+    assert not (trained[0] / "dictionary.tsv").exists()
+
+
+def test_build_replaces_a_dictionary_but_another_file_only_with_force(
+        trained: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    from xlnel.errors import OutputError
+
+    kb = f"tsv:{write_kb(tmp_path / 'kb.tsv')}"
+    notes = tmp_path / "notes.tsv"
+    notes.write_text("my\tnotes\n", encoding="utf-8")
+    with pytest.raises(OutputError, match=r"notes\.tsv exists and is not a dictionary TSV "
+                                          r"\(its first line is 'my\\tnotes'.*--force"):
+        build_dictionary_from_kb([kb], trained[0], "xx", notes)
+    assert notes.read_text(encoding="utf-8") == "my\tnotes\n"
+    build_dictionary_from_kb([kb], trained[0], "xx", notes, force=True)
+    assert len(Dictionary.load(notes)) > 0
+    build_dictionary_from_kb([kb], trained[0], "xx", notes, limit=1)  # now a dictionary
+    assert Dictionary.load(notes).concept_ids() == {"X:1"}
+    (tmp_path / "folder.tsv").mkdir()
+    with pytest.raises(OutputError, match="is a folder"):
+        build_dictionary_from_kb([kb], trained[0], "xx", tmp_path / "folder.tsv")
+
+
+def test_train_translator_checks_its_output_before_training(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import xlnel.dictionary.translate_kb as translate_kb
+    from xlnel.errors import OutputError
+
+    pairs = write_cipher_pairs(tmp_path / "pairs.tsv", n=20)
+
+    def no_training(*args: object, **kwargs: object) -> None:
+        raise AssertionError("trained before the output was checked")
+
+    monkeypatch.setattr(translate_kb, "train_translator", no_training)
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "thesis.tex").write_text("x", encoding="utf-8")
+    for out, why in ((tmp_path / "file", "is a file"), (pairs, "is a file"),
+                     (tmp_path, "holds the input"), (tmp_path / "full", "other files")):
+        with pytest.raises(OutputError, match=why):
+            train_translator_from_pairs(pairs, out, TINY)
+    monkeypatch.chdir(tmp_path / "full")
+    with pytest.raises(OutputError, match="working folder"):
+        train_translator_from_pairs(pairs, ".", TINY)
+    assert (tmp_path / "full" / "thesis.tex").is_file()
+
+
+def test_an_interrupted_translator_save_leaves_the_earlier_one(
+        trained: tuple[Path, dict[str, Any]], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    import xlnel.dictionary.translator as translator_module
+    from xlnel.dictionary.translator import CharTranslator
+
+    out = tmp_path / "translator"
+    shutil.copytree(trained[0], out)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    model = CharTranslator.load(out)
+    model.history = [{"epoch": 99}]
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt  # after config.json and vocab.json were written
+
+    monkeypatch.setattr(translator_module, "save_file", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        model.save(out)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["translator"]

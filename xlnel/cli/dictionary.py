@@ -82,12 +82,15 @@ def build_cli(
     out: Annotated[Path, typer.Option("--out", "-o", help="Dictionary TSV, or a folder.")],
     lang: LangOpt = "he", n_best: NBestOpt = 3, max_names: MaxNamesOpt = 5,
     limit: LimitOpt = None,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Replace an existing OUT file that is not a dictionary TSV.")] = False,
 ) -> None:
-    """Translate the names of the KBs with TRANSLATOR into a dictionary TSV."""
+    """Translate the names of the KBs with TRANSLATOR into a dictionary TSV (an earlier
+    dictionary at OUT is replaced; any other file only with --force)."""
     from xlnel.dictionary.translate_kb import build_dictionary_from_kb
 
     report = _run(lambda: build_dictionary_from_kb(kb, translator, lang, out, n_best, max_names,
-                                                   limit, progress=True))
+                                                   limit, progress=True, force=force))
     typer.echo(json.dumps(report, ensure_ascii=False, indent=2))
     typer.echo(f"dictionary saved to {report['out']}", err=True)
 
@@ -108,7 +111,8 @@ def adapt_cli(
     kb: KbOpt,
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")],
     corpus: Annotated[list[Path] | None, typer.Option(
-        help="LANG texts (plain text, JSONL, PubTator) to rank renderings (repeatable).")] = None,
+        help="LANG texts (plain text, JSONL, PubTator, BioC files or BRAT folders) to "
+             "rank renderings (repeatable).")] = None,
     language_file: Annotated[Path | None, typer.Option(
         help="Language grammar file (YAML) instead of the shipped one.")] = None,
     generic_grammar: Annotated[bool, typer.Option(

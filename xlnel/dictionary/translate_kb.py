@@ -21,18 +21,30 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from xlnel.dictionary.adapt import DICTIONARY_FILE, load_concepts, write_json
+from xlnel.dictionary.adapt import DICTIONARY_FILE
+from xlnel.dictionary.adapt_files import write_json
 from xlnel.dictionary.builder import build_dictionary, evaluate_translator
+from xlnel.dictionary.dictionary import HEADER
+from xlnel.dictionary.kb_input import load_concepts
 from xlnel.dictionary.pairs import WordPair, load_pairs, normalize_name, split_pairs
-from xlnel.dictionary.translator import CharTranslator, TranslatorConfig, train_translator
-from xlnel.errors import ConfigError
+from xlnel.dictionary.translator import (
+    CONFIG_FILE,
+    CharTranslator,
+    TranslatorConfig,
+    train_translator,
+)
+from xlnel.errors import ConfigError, OutputError
+from xlnel.io._atomic import check_writable, iter_lines
+from xlnel.io.kb import kb_files
+from xlnel.outputs import check_disjoint, target_path
 from xlnel.types import Concept
 from xlnel.version import __version__
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["TRAIN_REPORT_FILE", "build_dictionary_from_kb", "dictionary_path",
-           "read_training_pairs", "train_translator_from_pairs", "translator_config"]
+__all__ = ["TRAIN_REPORT_FILE", "build_dictionary_from_kb", "check_dictionary_output",
+           "check_translator_output", "dictionary_path", "read_training_pairs",
+           "train_translator_from_pairs", "translator_config"]
 
 #: Report written next to a trained translator.
 TRAIN_REPORT_FILE = "train_report.json"
@@ -108,15 +120,17 @@ def train_translator_from_pairs(pairs_path: str | Path, out_dir: str | Path,
     Raises:
         FileNotFoundError: If the pair file does not exist.
         ConfigError: On an invalid translator setting.
+        OutputError: When ``out_dir`` cannot take a translator (see
+            :func:`check_translator_output`; checked before training).
         ValueError: On an empty pair file or ``test_fraction`` outside ``[0, 1)``.
     """
     config = translator_config(overrides)
+    out = check_translator_output(out_dir, [pairs_path])
     pairs = read_training_pairs(pairs_path)
     train, test = split_pairs(pairs, test_fraction, split_seed)
     started = time.monotonic()
     translator = train_translator(train, config, progress)
     train_seconds = time.monotonic() - started
-    out = Path(out_dir)
     translator.save(out)
     started = time.monotonic()
     held_out = evaluate_translator(translator, test) if test else None
@@ -134,6 +148,58 @@ def train_translator_from_pairs(pairs_path: str | Path, out_dir: str | Path,
     write_json(out / TRAIN_REPORT_FILE, report)
     logger.info("translator saved to %s; held out: %s", out, held_out)
     return report
+
+
+def check_translator_output(out_dir: str | Path, inputs: Sequence[str | Path]) -> Path:
+    """Check a translator folder before training; return it (absolute).
+
+    Refused: an existing file; the working folder or one holding it; a folder that is, holds
+    or lies inside an input; a folder holding other files than a translator's (saving
+    replaces the whole folder).
+
+    Raises:
+        OutputError: Naming the folder and why.
+    """
+    target = target_path(out_dir)
+    if target.exists() and not target.is_dir():
+        raise OutputError(f"--out {out_dir} is a file; a translator is saved as a folder: "
+                          "choose a folder name")
+    cwd, real = Path.cwd().resolve(), target.resolve()
+    if real == cwd or real in cwd.parents:
+        raise OutputError(f"--out {out_dir} is the working folder or holds it; name a new "
+                          "folder such as translators/NAME")
+    check_disjoint(target, inputs, out_is_folder=True)
+    if target.is_dir() and any(target.iterdir()) and not (target / CONFIG_FILE).is_file():
+        raise OutputError(f"--out {out_dir} is a folder holding other files than a saved "
+                          "translator, which saving would replace: choose a new or empty "
+                          "folder")
+    check_writable(target, folder=True)
+    return target
+
+
+def check_dictionary_output(out_path: str | Path, inputs: Sequence[str | Path],
+                            force: bool = False) -> Path:
+    """Check where ``xlnel dictionary build`` writes, before any work; return the TSV path.
+
+    Refused: an output that is an input (a knowledge-base file) or lies inside an input
+    folder (the translator); a folder where the TSV goes; without ``force``, an existing file
+    that is not a dictionary TSV (its first line is not the dictionary header), which would
+    be lost. An earlier dictionary is replaced.
+
+    Raises:
+        OutputError: Naming the output and why.
+    """
+    path = dictionary_path(target_path(out_path))
+    check_disjoint(path, inputs, out_is_folder=False)
+    check_writable(path)
+    if path.is_file() and not force:
+        first = next((line for _, line in iter_lines(path)), "")
+        if tuple(first.split("\t")[:3]) != HEADER:
+            raise OutputError(f"--out {out_path}: {path} exists and is not a dictionary TSV "
+                              f"(its first line is {first[:80]!r}, not "
+                              f"'name<TAB>concept_id<TAB>source'); choose another path, or "
+                              "pass --force to replace it")
+    return path
 
 
 def dictionary_path(out: str | Path) -> Path:
@@ -160,7 +226,7 @@ def _build_and_save(concepts: Sequence[Concept], translator: CharTranslator, lan
 def build_dictionary_from_kb(kb_specs: Sequence[str], translator_dir: str | Path, lang: str,
                              out_path: str | Path, n_best: int = 3,
                              max_names_per_concept: int | None = 5, limit: int | None = None,
-                             progress: bool = False) -> dict[str, Any]:
+                             progress: bool = False, force: bool = False) -> dict[str, Any]:
     """Translate the names of knowledge bases with a saved translator into a dictionary TSV.
 
     Args:
@@ -172,6 +238,7 @@ def build_dictionary_from_kb(kb_specs: Sequence[str], translator_dir: str | Path
         max_names_per_concept: Most translated names per concept; ``None`` for no limit.
         limit: Most concepts taken from each knowledge base; ``None`` for all.
         progress: Show tqdm bars.
+        force: Replace an existing file at the output path that is not a dictionary.
 
     Returns:
         Report: knowledge bases, concept, name and entry counts, output path and wall time.
@@ -180,7 +247,11 @@ def build_dictionary_from_kb(kb_specs: Sequence[str], translator_dir: str | Path
         ArtifactError: If ``translator_dir`` does not hold a saved translator.
         ConfigError: If the translator translates into another language than ``lang``.
         FileNotFoundError: When a knowledge-base file does not exist.
+        OutputError: When the output would replace an input or another file (see
+            :func:`check_dictionary_output`; checked before any work).
     """
+    inputs = [Path(translator_dir), *(f for spec in kb_specs for f in kb_files(spec))]
+    check_dictionary_output(out_path, inputs, force)
     concepts, sources = load_concepts(kb_specs, limit)
     translator = CharTranslator.load(translator_dir)
     report = _build_and_save(concepts, translator, lang, dictionary_path(out_path), n_best,

@@ -27,7 +27,7 @@ from tqdm import tqdm
 
 from xlnel.dictionary.pairs import normalize_name, split_pairs, training_triples
 from xlnel.errors import ArtifactError, ConfigError
-from xlnel.io._atomic import atomic_path, atomic_write
+from xlnel.io._atomic import atomic_dir, atomic_path, atomic_write
 from xlnel.numbers import Float, Int
 from xlnel.version import __version__
 
@@ -385,9 +385,16 @@ class CharTranslator:
         self.model.eval()
 
     def save(self, directory: str | Path) -> None:
-        """Write ``config.json`` (config, kinds, xlnel version), ``vocab.json`` and weights."""
-        path = Path(directory)
-        path.mkdir(parents=True, exist_ok=True)
+        """Write ``config.json`` (config, kinds, xlnel version), ``vocab.json`` and weights.
+
+        The folder is written whole into a temporary folder beside it that replaces it once
+        complete (:func:`~xlnel.io._atomic.atomic_dir`): an interrupted save leaves any earlier
+        folder as it was, never a mix of old and new files.
+        """
+        with atomic_dir(directory) as tmp:
+            self._write(tmp)
+
+    def _write(self, path: Path) -> None:
         meta = {"format_version": FORMAT_VERSION, "xlnel_version": __version__,
                 "config": self.config.model_dump(), "kinds": list(self.kinds),
                 "history": self.history}
