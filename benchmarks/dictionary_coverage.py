@@ -69,6 +69,9 @@ def main() -> None:
     parser.add_argument("--result", default="dictionary_coverage",
                         help="Results file name under benchmarks/results.")
     args = parser.parse_args()
+    if args.dictionary is not None and not (args.dictionary / "dictionary.tsv").is_file():
+        parser.error(f"--dictionary {args.dictionary}: no dictionary.tsv there; give a folder "
+                     "written by xlnel adapt")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     extra = adapt_options(args)
     if not args.no_corpus:
