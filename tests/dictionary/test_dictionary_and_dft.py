@@ -131,3 +131,16 @@ def test_dictionary_load_skips_blank_lines_as_the_kb_readers_do(tmp_path):
                     encoding="utf-8")
     assert [(e.name, e.concept_id) for e in Dictionary.load(path)] == [("heart", "C1"),
                                                                       ("liver", "C2")]
+
+
+@pytest.mark.parametrize(("name", "expected"), [("-", False), (".", False), ("()", False),
+                                                ("a", True), ("2", True), ("לב", True)])
+def test_has_word_character(name, expected):
+    from xlnel.dictionary.dictionary import has_word_character
+
+    assert has_word_character(name) is expected
+
+
+def test_names_of_only_punctuation_are_no_dictionary_names():
+    d = Dictionary.from_concepts([Concept("C1", ("-", "heart")), Concept("C2", (".", "..."))])
+    assert d.names == ["heart"] and d.concept_ids() == {"C1"}

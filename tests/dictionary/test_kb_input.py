@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from xlnel.dictionary.kb_input import has_word_character, load_concepts
+from xlnel.dictionary.kb_input import load_concepts
 from xlnel.errors import FormatError
 
 
@@ -31,9 +31,3 @@ def test_a_name_with_a_tab_is_kept(tmp_path: Path) -> None:
     path.write_text("[Term]\nid: HP:1\nname: heart\tfailure\n", encoding="utf-8")
     concepts, _ = load_concepts([f"obo:{path}"])
     assert concepts[0].names == ("heart\tfailure",)  # the dictionary writes it with a space
-
-
-@pytest.mark.parametrize(("name", "expected"), [("-", False), (".", False), ("()", False),
-                                                ("a", True), ("2", True), ("לב", True)])
-def test_has_word_character(name: str, expected: bool) -> None:
-    assert has_word_character(name) is expected

@@ -370,3 +370,19 @@ def test_adapt_learns_no_cognate_rules_for_another_script(tmp_path: Path) -> Non
     assert report["cognate_rules"] == 0
     dictionary = Dictionary.load(tmp_path / "out" / "dictionary.tsv")
     assert dictionary.source_of("pancreatito", "C2") is None
+
+
+def test_a_copy_of_the_english_name_is_a_kb_name(lexicon: Lexicon) -> None:
+    profile = default_profile("es")
+    concepts = [Concept("C1", ("Xylophone",)), Concept("C2", ("Xylophone cell",)),
+                Concept("C3", ("-", ".", "Red cell"))]
+    dictionary = render_kb(concepts, WordSenses(lexicon, profile), BuildSettings(n_best=2))
+    # the fallbacks left the name as it is: the English name, not a transliteration
+    assert dictionary.source_of("xylophone", "C1") == "kb"
+    assert "Xylophone" not in dictionary  # not added a second time by keep_english
+    # a rendering with a translated word is still a rendering
+    assert dictionary.source_of("cela xylophone", "C2") == "transliterated"
+    assert dictionary.source_of("Xylophone cell", "C2") == "kb"
+    # names of only punctuation are no names
+    assert "-" not in dictionary and "." not in dictionary
+    assert dictionary.source_of("cela rossa", "C3") == "composed"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -10,6 +11,8 @@ from pathlib import Path
 from xlnel.errors import FormatError
 from xlnel.io._atomic import atomic_write, iter_lines
 from xlnel.types import Concept
+
+logger = logging.getLogger(__name__)
 
 #: Sources an entry may come from: a knowledge-base name, a gold annotation, or a rendering
 #: built from English names (``translated`` word for word, ``composed`` from several words,
@@ -25,6 +28,12 @@ HEADER = ("name", "concept_id", "source")
 ROW_BREAKS = re.compile("[\t\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 # a run of white space holding such a character: stored as one space
 _BREAK_RUN = re.compile(r"\s*" + ROW_BREAKS.pattern + r"\s*")
+
+
+def has_word_character(name: str) -> bool:
+    """Whether a name holds a letter or a digit: one of only punctuation (``-``, ``.``) names
+    nothing and would match every dash or full stop of a text."""
+    return any(ch.isalnum() for ch in name)
 
 
 @dataclass(frozen=True)
@@ -102,12 +111,18 @@ class Dictionary:
 
     @classmethod
     def from_concepts(cls, concepts: Iterable[Concept], source: str = "kb") -> Dictionary:
-        """Build a dictionary holding every name of every concept."""
+        """Build a dictionary holding every name of every concept that has a letter or a digit
+        (a name of only punctuation, ``-`` or ``.``, is left out and counted in the log)."""
         d = cls()
+        skipped = 0
         for c in concepts:
             for name in c.names:
-                if name.strip():
+                if has_word_character(name):
                     d.add(name, c.id, source)
+                elif name.strip():
+                    skipped += 1
+        if skipped:
+            logger.info("left out %d names without a letter or digit", skipped)
         return d
 
     def __len__(self) -> int:

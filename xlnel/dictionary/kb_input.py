@@ -13,13 +13,7 @@ from xlnel.io._atomic import iter_lines
 from xlnel.io.kb import kb_files, load_kb
 from xlnel.types import Concept
 
-__all__ = ["check_concept_ids", "has_word_character", "load_concepts"]
-
-
-def has_word_character(name: str) -> bool:
-    """Whether a name holds a letter or a digit: one of only punctuation (``-``, ``.``) names
-    nothing and would match every dash or full stop of a text."""
-    return any(ch.isalnum() for ch in name)
+__all__ = ["check_concept_ids", "load_concepts"]
 
 
 def load_concepts(kb_specs: Sequence[str], limit: int | None = None

@@ -24,7 +24,7 @@ from tqdm import tqdm
 from xlnel.dictionary.cognates import CognateRules
 from xlnel.dictionary.compose import NameComposer, Rendering, head_nouns, tokenize
 from xlnel.dictionary.compounds import CompoundForms
-from xlnel.dictionary.dictionary import Dictionary
+from xlnel.dictionary.dictionary import Dictionary, has_word_character
 from xlnel.dictionary.langdata import LanguageProfile
 from xlnel.dictionary.lexicon import COPY_FACTOR, RANK_DECAY, Lexicon, Sense
 from xlnel.dictionary.morphemes import MorphemeTable
@@ -332,6 +332,10 @@ def render_kb(concepts: Sequence[Concept], senses: WordSenses,
         settings: Builder settings; defaults when ``None``.
         attested: Optional object with ``contains(text) -> bool`` (a corpus); renderings it
             attests get source ``corpus`` and their score raised halfway to 1.
+
+    A rendering that the fallbacks left as one of the concept's English names (its words
+    copied) gets source ``kb``, as the English names kept by ``settings.keep_english`` do, and
+    that name is then not added again; a name without a letter or digit (``-``) is not kept.
         progress: Show a tqdm bar.
 
     Returns:
@@ -354,11 +358,19 @@ def render_kb(concepts: Sequence[Concept], senses: WordSenses,
                                                       or best[r.text].score < r.score):
                     best[r.text] = r
         ranked = sorted(best.values(), key=lambda r: -r.score)[: settings.max_names_per_concept]
+        english = {tuple(tokenize(name)) for name in concept.names}
+        copies: set[tuple[str, ...]] = set()
         for r in ranked:
-            dictionary.add(r.text, concept.id, r.source, round(r.score, 4))
+            words = tuple(tokenize(r.text))
+            # a rendering the fallbacks left as the English name is that name, not a rendering
+            source = "kb" if r.source == "transliterated" and words in english else r.source
+            if source == "kb":
+                copies.add(words)
+            dictionary.add(r.text, concept.id, source, round(r.score, 4))
         if settings.keep_english:
             for name in dict.fromkeys(concept.names):
-                if name not in best:
+                if (name not in best and has_word_character(name)
+                        and tuple(tokenize(name)) not in copies):
                     dictionary.add(name, concept.id, "kb", settings.english_score)
     logger.info("rendered %d concepts into %d entries (%d distinct names); %d words had no "
                 "lexicon entry", len(concepts), len(dictionary), len(dictionary.names),
