@@ -141,3 +141,18 @@ def test_evaluate_by_kind() -> None:
         "translation": {"n": 1, "exact@1": 1.0, "exact@5": 1.0, "cer": 0.0},
         "transliteration": {"n": 1, "exact@1": 0.0, "exact@5": 0.0, "cer": 0.25},
     }
+
+
+def test_punctuation_names_are_skipped_and_copies_are_kb_names() -> None:
+    concepts = [Concept("C1", ("-", "heart")), Concept("C2", (".",)), Concept("C3", ("21",))]
+    dictionary = build_dictionary(concepts, StubTranslator(TABLE), "he")
+    assert dictionary.names == ["לב", "21"] and "-" not in dictionary
+    assert dictionary.source_of("לב", "C1") == "translated"
+    assert dictionary.source_of("21", "C3") == "kb"  # a number is copied, not translated
+
+
+def test_an_empty_kb_gives_an_empty_dictionary_and_one_concept_works() -> None:
+    assert len(build_dictionary([], StubTranslator(TABLE), "he")) == 0
+    one = build_dictionary([Concept("C1", ("Chronic disease",))], StubTranslator(TABLE), "he",
+                           max_names_per_concept=1)
+    assert [(e.name, e.concept_id) for e in one] == [("מחלה כרונית", "C1")]

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from rapidfuzz.distance import Levenshtein
 from tqdm import tqdm
 
-from xlnel.dictionary.dictionary import Dictionary
+from xlnel.dictionary.dictionary import Dictionary, has_word_character
 from xlnel.dictionary.pairs import normalize_name
 from xlnel.errors import ConfigError
 from xlnel.types import Concept
@@ -151,7 +151,9 @@ def build_dictionary(concepts: Iterable[Concept], translator: NameTranslator, la
         reverse_word_order: Also emit word-by-word renderings in reversed word order.
 
     Returns:
-        A dictionary whose entries have source ``translated`` and the id of their concept.
+        A dictionary whose entries have source ``translated`` and the id of their concept;
+        ``kb`` for a rendering that copies an English name (``21``). Names without a letter or
+        digit (``-``) are not translated.
 
     Raises:
         ConfigError: If the translator translates into another language than ``lang``.
@@ -169,11 +171,15 @@ def build_dictionary(concepts: Iterable[Concept], translator: NameTranslator, la
     dictionary = Dictionary()
     for concept in concepts:
         scored: dict[str, float] = {}
-        for name in concept.names:
+        names = [n for n in concept.names if has_word_character(n)]
+        for name in names:
             for text, score in variants.get(normalize_name(name), ()):
                 _keep(scored, text, score)
+        english = {normalize_name(n) for n in names}
         for text, _ in _top(scored, max_names_per_concept):
-            dictionary.add(text, concept.id, "translated")
+            # a rendering that copies the English name (a number) is that name, untranslated
+            dictionary.add(text, concept.id, "kb" if normalize_name(text) in english
+                           else "translated")
     logger.info("built a %s dictionary of %d entries for %d concepts", lang, len(dictionary),
                 len(concepts))
     return dictionary
