@@ -315,3 +315,32 @@ def test_details_give_texts_without_concept_ids_a_row(tmp_path: Path) -> None:
     rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()[1:]]
     assert [r[1:3] for r in rows] == [["diabetes", "C1"], ["foo", ""]]
     assert rows[0][5:8] == ["1", "1", "C1"]
+
+
+def test_cli_gold_without_concept_ids_measures_text_coverage_only(tmp_path: Path) -> None:
+    Dictionary([Entry("heart failure", "C1")]).save(tmp_path / "d.tsv")
+    doc = {"id": "d1", "text": "heart failure here",
+           "entities": [{"start": 0, "end": 13, "text": "heart failure"}]}
+    (tmp_path / "gold.jsonl").write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["dictionary", "coverage", str(tmp_path / "d.tsv"),
+                                      str(tmp_path / "gold.jsonl"), "--json"])
+    assert result.exit_code == 0, result.output
+    total = json.loads(result.output)["total"]
+    assert (total["texts"], total["exact"], total["items"]) == (1, 1, 0)
+    assert total["accuracy@1"] is None and total["concept_exact_share"] is None
+
+
+@pytest.mark.parametrize(("rows", "line", "fields"), [
+    ("C1\theart failure\tinsuffisance\tcardiaque\n", 1, 4),
+    ("hpo_id\tenglish\ttranslation\nC1 heart failure insuffisance\n", 2, 1),
+    ("C1\theart failure\tinsuffisance cardiaque\nC2\tliver\n", 2, 2),
+])
+def test_cli_tsv_gold_with_another_column_count_names_file_and_line(
+        tmp_path: Path, rows: str, line: int, fields: int) -> None:
+    Dictionary([Entry("heart failure", "C1")]).save(tmp_path / "d.tsv")
+    (tmp_path / "gold.tsv").write_text(rows, encoding="utf-8")
+    result = CliRunner().invoke(app, ["dictionary", "coverage", str(tmp_path / "d.tsv"),
+                                      str(tmp_path / "gold.tsv")])
+    assert result.exit_code == 1
+    assert f"gold.tsv:{line}: expected 'concept_id<TAB>english<TAB>translation'" in result.output
+    assert f"got {fields} field(s)" in result.output and "Traceback" not in result.output

@@ -377,12 +377,21 @@ def test_a_copy_of_the_english_name_is_a_kb_name(lexicon: Lexicon) -> None:
     concepts = [Concept("C1", ("Xylophone",)), Concept("C2", ("Xylophone cell",)),
                 Concept("C3", ("-", ".", "Red cell"))]
     dictionary = render_kb(concepts, WordSenses(lexicon, profile), BuildSettings(n_best=2))
-    # the fallbacks left the name as it is: the English name, not a transliteration
-    assert dictionary.source_of("xylophone", "C1") == "kb"
-    assert "Xylophone" not in dictionary  # not added a second time by keep_english
+    # the fallbacks left the name as it is: the English name, not a transliteration, once
+    assert dictionary.source_of("Xylophone", "C1") == "kb" and "xylophone" not in dictionary
+    assert dictionary.score_of("Xylophone", "C1") == pytest.approx(0.15)
     # a rendering with a translated word is still a rendering
     assert dictionary.source_of("cela xylophone", "C2") == "transliterated"
     assert dictionary.source_of("Xylophone cell", "C2") == "kb"
     # names of only punctuation are no names
     assert "-" not in dictionary and "." not in dictionary
     assert dictionary.source_of("cela rossa", "C3") == "composed"
+
+
+def test_a_glued_copy_of_the_english_name_is_the_name(lexicon: Lexicon) -> None:
+    profile = load_profile("ja")  # the shipped file joins words without spaces
+    concepts = [Concept("C1", ("Xylo phone", "Red cell"))]
+    dictionary = render_kb(concepts, WordSenses(lexicon, profile), BuildSettings(n_best=3))
+    assert "xylophone" not in dictionary  # the English words glued: no rendering
+    assert dictionary.source_of("Xylo phone", "C1") == "kb"
+    assert dictionary.source_of("rossacela", "C1") == "composed"

@@ -334,8 +334,9 @@ def render_kb(concepts: Sequence[Concept], senses: WordSenses,
             attests get source ``corpus`` and their score raised halfway to 1.
 
     A rendering that the fallbacks left as one of the concept's English names (its words
-    copied) gets source ``kb``, as the English names kept by ``settings.keep_english`` do, and
-    that name is then not added again; a name without a letter or digit (``-``) is not kept.
+    copied, joined as the target joins words) is that name: it enters as the name, source
+    ``kb``, with the rendering's score, as the English names kept by
+    ``settings.keep_english`` do. A name without a letter or digit (``-``) is not kept.
         progress: Show a tqdm bar.
 
     Returns:
@@ -358,24 +359,34 @@ def render_kb(concepts: Sequence[Concept], senses: WordSenses,
                                                       or best[r.text].score < r.score):
                     best[r.text] = r
         ranked = sorted(best.values(), key=lambda r: -r.score)[: settings.max_names_per_concept]
-        english = {tuple(tokenize(name)) for name in concept.names}
-        copies: set[tuple[str, ...]] = set()
+        english: dict[str, str] = {}
+        for name in concept.names:
+            if has_word_character(name):
+                english.setdefault(_bare(name), name)
+        copied: set[str] = set()
         for r in ranked:
-            words = tuple(tokenize(r.text))
-            # a rendering the fallbacks left as the English name is that name, not a rendering
-            source = "kb" if r.source == "transliterated" and words in english else r.source
-            if source == "kb":
-                copies.add(words)
-            dictionary.add(r.text, concept.id, source, round(r.score, 4))
+            # a rendering the fallbacks left as an English name (its words copied, joined by
+            # the target's joiner: 'insulinresistance') is that name, not a rendering
+            name = english.get(_bare(r.text)) if r.source == "transliterated" else None
+            if name is None:
+                dictionary.add(r.text, concept.id, r.source, round(r.score, 4))
+            else:
+                dictionary.add(name, concept.id, "kb", round(r.score, 4))
+                copied.add(name)
         if settings.keep_english:
             for name in dict.fromkeys(concept.names):
-                if (name not in best and has_word_character(name)
-                        and tuple(tokenize(name)) not in copies):
+                if name not in best and name not in copied and has_word_character(name):
                     dictionary.add(name, concept.id, "kb", settings.english_score)
     logger.info("rendered %d concepts into %d entries (%d distinct names); %d words had no "
                 "lexicon entry", len(concepts), len(dictionary), len(dictionary.names),
                 len(senses.missing))
     return dictionary
+
+
+def _bare(text: str) -> str:
+    """A name's words, lower case, with nothing between them: a copy of an English name
+    spelled with spaces, hyphens or no joiner at all reads the same."""
+    return "".join(tokenize(text))
 
 
 def _attest(renderings: list[Rendering], attested: Any) -> list[Rendering]:
