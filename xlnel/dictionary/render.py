@@ -359,28 +359,35 @@ def render_kb(concepts: Sequence[Concept], senses: WordSenses,
                                                       or best[r.text].score < r.score):
                     best[r.text] = r
         ranked = sorted(best.values(), key=lambda r: -r.score)[: settings.max_names_per_concept]
-        english: dict[str, str] = {}
-        for name in concept.names:
-            if has_word_character(name):
-                english.setdefault(_bare(name), name)
-        copied: set[str] = set()
-        for r in ranked:
-            # a rendering the fallbacks left as an English name (its words copied, joined by
-            # the target's joiner: 'insulinresistance') is that name, not a rendering
-            name = english.get(_bare(r.text)) if r.source == "transliterated" else None
-            if name is None:
-                dictionary.add(r.text, concept.id, r.source, round(r.score, 4))
-            else:
-                dictionary.add(name, concept.id, "kb", round(r.score, 4))
-                copied.add(name)
-        if settings.keep_english:
-            for name in dict.fromkeys(concept.names):
-                if name not in best and name not in copied and has_word_character(name):
-                    dictionary.add(name, concept.id, "kb", settings.english_score)
+        _add_concept(dictionary, concept, ranked, set(best), settings)
     logger.info("rendered %d concepts into %d entries (%d distinct names); %d words had no "
                 "lexicon entry", len(concepts), len(dictionary), len(dictionary.names),
                 len(senses.missing))
     return dictionary
+
+
+def _add_concept(dictionary: Dictionary, concept: Concept, ranked: Sequence[Rendering],
+                 rendered: set[str], settings: BuildSettings) -> None:
+    """Add a concept's best renderings and, with ``settings.keep_english``, its English names
+    (those the renderings ``rendered`` do not already spell)."""
+    english: dict[str, str] = {}
+    for name in concept.names:
+        if has_word_character(name):
+            english.setdefault(_bare(name), name)
+    copied: set[str] = set()
+    for r in ranked:
+        # a rendering the fallbacks left as an English name (its words copied, joined by the
+        # target's joiner: 'insulinresistance') is that name, not a rendering
+        copy = english.get(_bare(r.text)) if r.source == "transliterated" else None
+        if copy is None:
+            dictionary.add(r.text, concept.id, r.source, round(r.score, 4))
+        else:
+            dictionary.add(copy, concept.id, "kb", round(r.score, 4))
+            copied.add(copy)
+    if settings.keep_english:
+        for name in dict.fromkeys(concept.names):
+            if name not in rendered and name not in copied and has_word_character(name):
+                dictionary.add(name, concept.id, "kb", settings.english_score)
 
 
 def _bare(text: str) -> str:
