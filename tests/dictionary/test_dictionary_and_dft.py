@@ -144,3 +144,12 @@ def test_has_word_character(name, expected):
 def test_names_of_only_punctuation_are_no_dictionary_names():
     d = Dictionary.from_concepts([Concept("C1", ("-", "heart")), Concept("C2", (".", "..."))])
     assert d.names == ["heart"] and d.concept_ids() == {"C1"}
+
+
+@pytest.mark.parametrize("score", ["nan", "inf", "-0.5", "1.5", "high"])
+def test_dictionary_load_refuses_scores_outside_0_to_1(tmp_path, score):
+    path = tmp_path / "d.tsv"
+    path.write_text(f"name\tconcept_id\tsource\tscore\nheart\tC1\ttranslated\t0.5\n"
+                    f"liver\tC2\ttranslated\t{score}\n", encoding="utf-8")
+    with pytest.raises(FormatError, match=rf"d\.tsv:3: score '{score}' is not"):
+        Dictionary.load(path)

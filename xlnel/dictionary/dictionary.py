@@ -193,7 +193,7 @@ class Dictionary:
 
         Raises:
             FormatError: On a wrong header, a line with another field count than the header's,
-                an unknown source or a score that is not a number.
+                an unknown source or a score that is not a number from 0 to 1.
         """
         d = cls()
         lines = iter_lines(path)
@@ -209,7 +209,7 @@ class Dictionary:
                 raise FormatError(f"expected {len(header)} tab-separated fields, got "
                                   f"{len(parts)}: {line.rstrip()!r}", path, lineno)
             try:
-                score = float(parts[3]) if len(parts) == 4 and parts[3] else None
+                score = _score(parts[3]) if len(parts) == 4 and parts[3] else None
                 d.add(parts[0], parts[1], parts[2], score)
             except ValueError as e:
                 raise FormatError(str(e), path, lineno) from e
@@ -218,3 +218,16 @@ class Dictionary:
     def __repr__(self) -> str:
         counts = ", ".join(f"{k}={v}" for k, v in self.count_by_source().items())
         return f"Dictionary({len(self._by_name)} names, {len(self)} entries: {counts})"
+
+
+def _score(text: str) -> float:
+    """A score column's value: a number from 0 to 1 (NaN, infinities and others would poison
+    every ranking that weighs names by it)."""
+    try:
+        score = float(text)
+    except ValueError:
+        raise ValueError(f"score {text!r} is not a number; a score is a number from 0 to 1, "
+                         "or empty") from None
+    if not 0.0 <= score <= 1.0:  # also false for NaN
+        raise ValueError(f"score {text!r} is not from 0 to 1")
+    return score
