@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import xlnel.dictionary.adapt as adapt_module
-from tests.dictionary.cipher import encipher, write_cipher_pairs, write_kb
+from tests.dictionary.cipher import encipher, synthetic_words, write_cipher_pairs, write_kb
 from xlnel.dictionary.adapt import adapt
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.errors import FormatError
@@ -130,3 +130,32 @@ def test_a_brat_folder_is_a_corpus(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     attested = Dictionary.load(tmp_path / "out" / "attested.tsv")
     assert encipher("maleno") in attested and attested.concepts_of(encipher("maleno")) == ["X:1"]
+
+
+def test_the_working_folder_as_output_stays_the_working_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pairs, kb = _inputs(tmp_path)
+    out = tmp_path / "out"
+    adapt("xx", pairs, [kb], out, transliteration_seconds=0)
+    inode = out.stat().st_ino
+    monkeypatch.chdir(out)
+    adapt("xx", pairs, [kb], ".", transliteration_seconds=0, limit=1)
+    assert Path.cwd().exists() and out.stat().st_ino == inode  # not swapped away and removed
+    assert Dictionary.load(out / "dictionary.tsv").concept_ids() == {"X:1"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kb.tsv", "out", "pairs.tsv"]
+
+
+def test_an_empty_kb_is_refused_before_any_output_and_one_concept_is_enough(
+        tmp_path: Path) -> None:
+    pairs, _ = _inputs(tmp_path)
+    empty = tmp_path / "empty.tsv"
+    empty.write_text("concept_id\tname\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="holds no concept"):
+        adapt("xx", pairs, [f"tsv:{empty}"], tmp_path / "out", transliteration_seconds=0)
+    assert not (tmp_path / "out").exists()
+    one = tmp_path / "one.tsv"
+    word = synthetic_words()[0]  # a word of the pairs
+    one.write_text(f"concept_id\tname\nX:1\t{word}\n", encoding="utf-8")
+    report = adapt("xx", pairs, [f"tsv:{one}"], tmp_path / "out", transliteration_seconds=0)
+    assert report["dictionary"]["concepts_covered"] == 1
+    assert encipher(word) in Dictionary.load(tmp_path / "out" / "dictionary.tsv")

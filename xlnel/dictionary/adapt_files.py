@@ -97,11 +97,12 @@ def staged_output(out: Path, names: Sequence[str]) -> Iterator[Path]:
 
     The staging folder lies beside ``out`` (``.OUT.xxxxxxxx``). On success, a missing ``out``,
     or one holding nothing but ``names``, is replaced by the staging folder in one rename;
-    otherwise (``out`` also holds other files, which are kept) each name is moved in on its
-    own, the last one of ``names`` last (give the file that marks a finished run last), and a
-    name of an earlier run that this one did not write is removed, since the new files no
-    longer describe it. On an exception (SIGTERM included) the staging folder is removed and
-    ``out`` is left as it was. Staging folders that a killed run left are removed first.
+    otherwise (``out`` also holds other files, which are kept, or is the working folder or
+    holds it) each name is moved in on its own, the last one of ``names`` last (give the file
+    that marks a finished run last), and a name of an earlier run that this one did not write
+    is removed, since the new files no longer describe it. On an exception (SIGTERM included)
+    the staging folder is removed and ``out`` is left as it was. Staging folders that a
+    killed run left are removed first.
 
     Args:
         out: The output folder (absolute, checked by the caller).
@@ -136,7 +137,11 @@ def _install(stage: Path, out: Path, names: Sequence[str]) -> None:
     if not out.exists():
         os.rename(stage, out)
         return
-    if set(os.listdir(out)) <= set(names):  # only an earlier run's files: swap the folders
+    cwd = Path.cwd().resolve()
+    holds_cwd = cwd == out.resolve() or out.resolve() in cwd.parents
+    # only an earlier run's files: swap the folders (never the working folder: the process
+    # would be left in a deleted one)
+    if set(os.listdir(out)) <= set(names) and not holds_cwd:
         old = out.with_name(f".{out.name}.old-{time.time_ns()}")
         os.rename(out, old)
         os.rename(stage, out)
