@@ -159,3 +159,10 @@ def test_an_empty_kb_is_refused_before_any_output_and_one_concept_is_enough(
     report = adapt("xx", pairs, [f"tsv:{one}"], tmp_path / "out", transliteration_seconds=0)
     assert report["dictionary"]["concepts_covered"] == 1
     assert encipher(word) in Dictionary.load(tmp_path / "out" / "dictionary.tsv")
+
+
+def test_a_pair_folder_is_named_as_a_folder(tmp_path: Path) -> None:
+    _, kb = _inputs(tmp_path)
+    (tmp_path / "pairs").mkdir()
+    with pytest.raises(IsADirectoryError, match="is a folder"):
+        adapt("xx", tmp_path / "pairs", [kb], tmp_path / "out", transliteration_seconds=0)

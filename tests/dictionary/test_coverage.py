@@ -344,3 +344,11 @@ def test_cli_tsv_gold_with_another_column_count_names_file_and_line(
     assert result.exit_code == 1
     assert f"gold.tsv:{line}: expected 'concept_id<TAB>english<TAB>translation'" in result.output
     assert f"got {fields} field(s)" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("rows", ["", "-\tC1\tkb\n"])
+def test_a_dictionary_without_names_is_named(tmp_path: Path, rows: str) -> None:
+    (tmp_path / "d.tsv").write_text("name\tconcept_id\tsource\n" + rows, encoding="utf-8")
+    gold = _write_tsv(tmp_path / "gold.tsv", ROWS)
+    with pytest.raises(ValueError, match=rf"dictionary {tmp_path / 'd.tsv'} has no name"):
+        coverage(tmp_path / "d.tsv", [gold])

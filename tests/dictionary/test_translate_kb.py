@@ -190,3 +190,9 @@ def test_an_interrupted_translator_save_leaves_the_earlier_one(
         model.save(out)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["translator"]
+
+
+def test_a_pair_folder_is_named_as_a_folder(tmp_path: Path) -> None:
+    (tmp_path / "pairs").mkdir()
+    with pytest.raises(IsADirectoryError, match="is a folder"):
+        read_training_pairs(tmp_path / "pairs")

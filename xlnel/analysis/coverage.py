@@ -360,8 +360,8 @@ def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | Non
     Raises:
         FileNotFoundError: If a file does not exist.
         FormatError: If a file does not follow its format.
-        ValueError: If a gold file has no text, a setting is out of range, or ``encoder`` is
-            missing for the ``hybrid`` ranking or given for another.
+        ValueError: If a gold file has no text, the dictionary no name, a setting is out of
+            range, or ``encoder`` is missing for the ``hybrid`` ranking or given for another.
     """
     check_encoder(rank, encoder)
     items = [(str(path), read_gold(path)) for path in gold]
@@ -378,6 +378,9 @@ def coverage(dictionary: str | Path, gold: Sequence[str | Path], lang: str | Non
     _check_gold(items, lang)
     form = read_form(lang, stopwords, fold_accents)
     loaded = load_dictionary(dictionary)
+    if not any(normalize_string(name, lang) for name in loaded.names):
+        raise ValueError(f"dictionary {dictionary} has no name to look gold texts up in "
+                         f"({len(loaded)} entries, none with a name left after normalisation)")
     dense = None if encoder is None else encoder_scores(loaded, lang, encoder)
     report = coverage_of(loaded, items, lang, threshold, k, str(dictionary), rank=rank,
                          weight=weight, dense=dense, encoder_weight=encoder_weight,

@@ -290,6 +290,8 @@ def _check_adapt_inputs(pairs_path: str | Path, kb_specs: Sequence[str], out_dir
     from xlnel.outputs import check_output_folder
 
     pairs = Path(pairs_path)
+    if pairs.is_dir():
+        raise IsADirectoryError(f"pair file {pairs} is a folder; give the word-pair file")
     if not pairs.is_file():
         raise FileNotFoundError(f"pair file not found: {pairs}")
     for path in map(Path, corpus):

@@ -79,6 +79,8 @@ def read_training_pairs(pairs_path: str | Path) -> list[WordPair]:
         ValueError: If the file holds no usable pair.
     """
     path = Path(pairs_path)
+    if path.is_dir():
+        raise IsADirectoryError(f"pair file {path} is a folder; give the word-pair file")
     if not path.is_file():
         raise FileNotFoundError(f"pair file not found: {path}")
     seen: set[tuple[str, str, str]] = set()
