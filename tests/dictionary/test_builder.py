@@ -156,3 +156,16 @@ def test_an_empty_kb_gives_an_empty_dictionary_and_one_concept_works() -> None:
     one = build_dictionary([Concept("C1", ("Chronic disease",))], StubTranslator(TABLE), "he",
                            max_names_per_concept=1)
     assert [(e.name, e.concept_id) for e in one] == [("מחלה כרונית", "C1")]
+
+
+def test_words_of_a_script_without_spaces_are_glued() -> None:
+    table = {"chronic": [("慢性", -0.1)], "kidney": [("腎臓", -0.1)], "disease": [("病", -0.1)],
+             "insulin": [("インスリン", -0.1)], "type": [("型", -0.2)]}
+    variants = translate_names(["Chronic kidney disease", "insulin, type 2"],
+                               StubTranslator(table, target_lang="ja"), n_best=2,
+                               reverse_word_order=False)
+    assert variants["chronic kidney disease"][0][0] == "慢性腎臓病"
+    assert variants["insulin, type 2"][0][0] == "インスリン型2"
+    # a script written with spaces keeps them
+    assert translate_names(["heart disease"], StubTranslator(TABLE), n_best=1,
+                           reverse_word_order=False)["heart disease"][0][0] == "לב מחלה"

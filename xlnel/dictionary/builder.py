@@ -11,6 +11,7 @@ many names share words.
 from __future__ import annotations
 
 import logging
+import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
@@ -19,6 +20,7 @@ from tqdm import tqdm
 
 from xlnel.dictionary.dictionary import Dictionary, has_word_character
 from xlnel.dictionary.pairs import normalize_name
+from xlnel.dictionary.transliterate import UNSPACED_SCRIPTS
 from xlnel.errors import ConfigError
 from xlnel.types import Concept
 
@@ -84,9 +86,18 @@ def _combine(per_word: Sequence[Variants], n_best: int) -> list[tuple[list[str],
     return [(words, total / len(per_word)) for words, total in partial if words]
 
 
+def _unspaced(texts: Iterable[str]) -> bool:
+    """Whether most letters of ``texts`` belong to scripts written without spaces between
+    words (:data:`~xlnel.dictionary.transliterate.UNSPACED_SCRIPTS`: Japanese, Chinese...)."""
+    letters = [ch for text in texts for ch in text if ch.isalpha()]
+    unspaced = sum(unicodedata.name(ch, "").startswith(UNSPACED_SCRIPTS) for ch in letters)
+    return 2 * unspaced > len(letters)
+
+
 def translate_names(names: Iterable[str], translator: NameTranslator, n_best: int = 3,
                     beam: int = 5, batch_size: int = 64, reverse_word_order: bool = True,
-                    max_whole_length: int = 40, progress: bool = False) -> dict[str, Variants]:
+                    max_whole_length: int = 40, progress: bool = False,
+                    joiner: str | None = None) -> dict[str, Variants]:
     """Translate names whole and word by word, and merge the variants.
 
     Args:
@@ -99,6 +110,9 @@ def translate_names(names: Iterable[str], translator: NameTranslator, n_best: in
         reverse_word_order: Also emit the word-by-word renderings in reversed word order.
         max_whole_length: Multi-word names longer than this are only translated word by word.
         progress: Show tqdm bars.
+        joiner: What joins the words of a word-by-word rendering; ``None``: a space, or
+            nothing when most letters of the word renderings are of a script written without
+            spaces (Japanese ``慢性腎臓病``, not ``慢性 腎臓 病``).
 
     Returns:
         Normalised name -> up to ``n_best`` ``(text, score)`` variants, best first. Words without
@@ -109,16 +123,18 @@ def translate_names(names: Iterable[str], translator: NameTranslator, n_best: in
     cache = _translate_all(translator, words, n_best, beam, batch_size, progress, "words")
     wholes = [n for n in unique if len(_words(n)) > 1 and len(n) <= max_whole_length]
     whole = _translate_all(translator, wholes, n_best, beam, batch_size, progress, "names")
+    if joiner is None:
+        joiner = "" if _unspaced(v[0][0] for v in cache.values() if v) else " "
     result: dict[str, Variants] = {}
     for name in unique:
         per_word = [cache[w] if _has_letters(w) else [(w, 0.0)] for w in _words(name)]
         combos = _combine(per_word, n_best) if per_word else []
         scored: dict[str, float] = {}
         for ws, score in combos:
-            _keep(scored, " ".join(ws), score)
+            _keep(scored, joiner.join(ws), score)
         if reverse_word_order:
             for ws, score in combos:
-                _keep(scored, " ".join(reversed(ws)), score)
+                _keep(scored, joiner.join(reversed(ws)), score)
         for text, score in whole.get(name, ()):
             _keep(scored, text, score)
         result[name] = _top(scored, n_best)
