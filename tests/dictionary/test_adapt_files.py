@@ -166,3 +166,19 @@ def test_a_pair_folder_is_named_as_a_folder(tmp_path: Path) -> None:
     (tmp_path / "pairs").mkdir()
     with pytest.raises(IsADirectoryError, match="is a folder"):
         adapt("xx", tmp_path / "pairs", [kb], tmp_path / "out", transliteration_seconds=0)
+
+
+def test_japanese_renderings_are_glued_and_copies_are_english_names(tmp_path: Path) -> None:
+    pairs = tmp_path / "en-ja.txt"
+    pairs.write_text("heart\t心臓\nfailure\t不全\nkidney\t腎臓\ndisease\t病気\nchronic\t慢性\n",
+                     encoding="utf-8")
+    kb = tmp_path / "kb.tsv"
+    kb.write_text("concept_id\tname\nC1\tHeart failure\nC2\tChronic kidney disease\n"
+                  "C3\tInsulin resistance\n", encoding="utf-8")
+    adapt("ja", pairs, [f"tsv:{kb}"], tmp_path / "out", transliteration_seconds=0)
+    dictionary = Dictionary.load(tmp_path / "out" / "dictionary.tsv")
+    assert dictionary.source_of("心臓不全", "C1") == "composed"
+    assert dictionary.source_of("慢性腎臓病気", "C2") == "composed"
+    # no word of the pairs: the English name, not its words glued ('insulinresistance')
+    assert [(e.name, e.source) for e in dictionary if e.concept_id == "C3"] == [
+        ("Insulin resistance", "kb")]
