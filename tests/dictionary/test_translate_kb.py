@@ -162,6 +162,9 @@ def test_train_translator_checks_its_output_before_training(
                      (tmp_path, "holds the input"), (tmp_path / "full", "other files")):
         with pytest.raises(OutputError, match=why):
             train_translator_from_pairs(pairs, out, TINY)
+    (tmp_path / "full" / "config.json").write_text("{}", encoding="utf-8")  # a translator's
+    with pytest.raises(OutputError, match=r"other files than a saved translator \(thesis\.tex\)"):
+        train_translator_from_pairs(pairs, tmp_path / "full", TINY)
     monkeypatch.chdir(tmp_path / "full")
     with pytest.raises(OutputError, match="working folder"):
         train_translator_from_pairs(pairs, ".", TINY)

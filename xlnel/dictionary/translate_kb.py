@@ -14,6 +14,7 @@ renders names from the pairs as a lexicon instead: :mod:`xlnel.dictionary.adapt`
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -29,6 +30,8 @@ from xlnel.dictionary.kb_input import load_concepts
 from xlnel.dictionary.pairs import WordPair, load_pairs, normalize_name, split_pairs
 from xlnel.dictionary.translator import (
     CONFIG_FILE,
+    VOCAB_FILE,
+    WEIGHTS_FILE,
     CharTranslator,
     TranslatorConfig,
     train_translator,
@@ -156,8 +159,8 @@ def check_translator_output(out_dir: str | Path, inputs: Sequence[str | Path]) -
     """Check a translator folder before training; return it (absolute).
 
     Refused: an existing file; the working folder or one holding it; a folder that is, holds
-    or lies inside an input; a folder holding other files than a translator's (saving
-    replaces the whole folder).
+    or lies inside an input; a folder holding other files than a translator's and its
+    training report (saving replaces the whole folder).
 
     Raises:
         OutputError: Naming the folder and why.
@@ -171,10 +174,12 @@ def check_translator_output(out_dir: str | Path, inputs: Sequence[str | Path]) -
         raise OutputError(f"--out {out_dir} is the working folder or holds it; name a new "
                           "folder such as translators/NAME")
     check_disjoint(target, inputs, out_is_folder=True)
-    if target.is_dir() and any(target.iterdir()) and not (target / CONFIG_FILE).is_file():
+    own = {CONFIG_FILE, VOCAB_FILE, WEIGHTS_FILE, TRAIN_REPORT_FILE}
+    others = sorted(set(os.listdir(target)) - own) if target.is_dir() else []
+    if others:
         raise OutputError(f"--out {out_dir} is a folder holding other files than a saved "
-                          "translator, which saving would replace: choose a new or empty "
-                          "folder")
+                          f"translator ({', '.join(others[:5])}), which saving would replace: "
+                          "choose a new or empty folder")
     check_writable(target, folder=True)
     return target
 
