@@ -199,3 +199,12 @@ def test_a_pair_folder_is_named_as_a_folder(tmp_path: Path) -> None:
     (tmp_path / "pairs").mkdir()
     with pytest.raises(IsADirectoryError, match="is a folder"):
         read_training_pairs(tmp_path / "pairs")
+
+
+def test_a_test_fraction_holding_out_every_word_is_named(tmp_path: Path) -> None:
+    pairs = tmp_path / "one.tsv"
+    pairs.write_text("heart\tlev\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"test_fraction 0\.9 holds out every one of the 1 "
+                                         r"source words"):
+        train_translator_from_pairs(pairs, tmp_path / "out", TINY, test_fraction=0.9)
+    assert not (tmp_path / "out").exists()

@@ -127,12 +127,17 @@ def train_translator_from_pairs(pairs_path: str | Path, out_dir: str | Path,
         ConfigError: On an invalid translator setting.
         OutputError: When ``out_dir`` cannot take a translator (see
             :func:`check_translator_output`; checked before training).
-        ValueError: On an empty pair file or ``test_fraction`` outside ``[0, 1)``.
+        ValueError: On an empty pair file, ``test_fraction`` outside ``[0, 1)`` or one that
+            holds out every source word.
     """
     config = translator_config(overrides)
     out = check_translator_output(out_dir, [pairs_path])
     pairs = read_training_pairs(pairs_path)
     train, test = split_pairs(pairs, test_fraction, split_seed)
+    if not train:
+        raise ValueError(f"{pairs_path}: test_fraction {test_fraction} holds out every one of "
+                         f"the {len({p.source for p in pairs})} source words, leaving nothing "
+                         "to train on; lower it (0 holds out none)")
     started = time.monotonic()
     translator = train_translator(train, config, progress)
     train_seconds = time.monotonic() - started
