@@ -182,3 +182,13 @@ def test_japanese_renderings_are_glued_and_copies_are_english_names(tmp_path: Pa
     # no word of the pairs: the English name, not its words glued ('insulinresistance')
     assert [(e.name, e.source) for e in dictionary if e.concept_id == "C3"] == [
         ("Insulin resistance", "kb")]
+
+
+def test_a_corpus_file_without_text_is_named_in_a_warning(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    pairs, kb = _inputs(tmp_path)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n  \n", encoding="utf-8")
+    with caplog.at_level("WARNING", logger="xlnel.dictionary.adapt"):
+        adapt("xx", pairs, [kb], tmp_path / "out", corpus=[empty], transliteration_seconds=0)
+    assert f"corpus {empty} holds no text" in caplog.text

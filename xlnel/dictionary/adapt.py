@@ -218,7 +218,7 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
                     "joining words without them")
         profile = dataclasses.replace(profile, joiner="")
     # the corpus is read (and any error in it found) before the transliterator trains
-    texts = list(corpus_texts(corpus))  # read once: for the evidence and for induction
+    texts = _read_corpus(corpus)  # read once: for the evidence and for induction
     times = {"read": time.monotonic() - started}
     words = kb_words(concepts)  # the KB's English words: fallbacks and stop-word vetoes
     with staged_output(out, OUTPUT_NAMES) as stage:
@@ -265,6 +265,18 @@ def adapt(lang: str, pairs_path: str | Path, kb_specs: Sequence[str], out_dir: s
         write_json(stage / REPORT_FILE, report)
     logger.info("adapted to %s in %.0f s: %s", lang, times["total"], report["dictionary"])
     return report
+
+
+def _read_corpus(corpus: Sequence[str | Path]) -> list[str]:
+    """The texts of the corpus files; a file without any text is named in a warning (it
+    gives no evidence: an empty file or a wrong path pattern, most likely)."""
+    texts: list[str] = []
+    for path in corpus:
+        found = list(corpus_texts([path]))
+        if not any(text.strip() for text in found):
+            logger.warning("corpus %s holds no text: it adds no evidence", path)
+        texts += found
+    return texts
 
 
 def _dictionary_report(path: Path, dictionary: Dictionary, concepts: Sequence[Concept],
