@@ -208,3 +208,15 @@ def test_a_test_fraction_holding_out_every_word_is_named(tmp_path: Path) -> None
                                          r"source words"):
         train_translator_from_pairs(pairs, tmp_path / "out", TINY, test_fraction=0.9)
     assert not (tmp_path / "out").exists()
+
+
+def test_a_saved_translator_folder_has_the_mode_mkdir_gives(
+        trained: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    import os
+
+    from xlnel.dictionary.translator import CharTranslator
+
+    (tmp_path / "plain").mkdir()
+    CharTranslator.load(trained[0]).save(tmp_path / "saved")
+    assert (os.stat(tmp_path / "saved").st_mode & 0o777
+            == os.stat(tmp_path / "plain").st_mode & 0o777)
