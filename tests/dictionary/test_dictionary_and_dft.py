@@ -111,12 +111,13 @@ def test_dictionary_writes_tabs_and_line_breaks_of_names_as_one_space(tmp_path):
     d = Dictionary()
     d.add("heart\tfailure", "C1")
     d.add("kidney \r\n disease", "C2")
-    d.add("liver\u2028cyst", "C3")
+    d.add("liver\u2028cyst", "C3")  # ends no line of a TSV: kept
     d.save(tmp_path / "d.tsv")
     lines = (tmp_path / "d.tsv").read_text(encoding="utf-8").split("\n")
-    assert lines[1:4] == ["heart failure\tC1\tkb", "kidney disease\tC2\tkb", "liver cyst\tC3\tkb"]
+    assert lines[1:4] == ["heart failure\tC1\tkb", "kidney disease\tC2\tkb",
+                          "liver\u2028cyst\tC3\tkb"]
     assert Dictionary.load(tmp_path / "d.tsv").names == ["heart failure", "kidney disease",
-                                                        "liver cyst"]
+                                                        "liver\u2028cyst"]
 
 
 @pytest.mark.parametrize("concept_id", ["C\t1", "C1\n", "C\r1"])

@@ -23,9 +23,10 @@ SOURCES = ("kb", "translated", "annotation", "composed", "transliterated", "corp
 GENERATED_SOURCES = frozenset({"translated", "composed", "transliterated", "corpus"})
 #: Header of a dictionary TSV; a fourth ``score`` column is optional.
 HEADER = ("name", "concept_id", "source")
-#: Characters that would split a TSV row into fields or lines: the tab and every character
-#: :meth:`str.splitlines` breaks a line at.
-ROW_BREAKS = re.compile("[\t\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+#: Characters that would split a TSV row into fields or lines: the tab and the line-end
+#: characters (the same as :data:`xlnel.io._atomic.ONE_LINE`; other separators such as U+2028
+#: end no line of a TSV and are kept).
+ROW_BREAKS = re.compile(r"[\t\n\r]")
 # a run of white space holding such a character: stored as one space
 _BREAK_RUN = re.compile(r"\s*" + ROW_BREAKS.pattern + r"\s*")
 
