@@ -192,3 +192,14 @@ def test_a_corpus_file_without_text_is_named_in_a_warning(
     with caplog.at_level("WARNING", logger="xlnel.dictionary.adapt"):
         adapt("xx", pairs, [kb], tmp_path / "out", corpus=[empty], transliteration_seconds=0)
     assert f"corpus {empty} holds no text" in caplog.text
+
+
+def test_an_output_that_is_a_link_is_written_through(tmp_path: Path) -> None:
+    pairs, kb = _inputs(tmp_path)
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    adapt("xx", pairs, [kb], tmp_path / "link", transliteration_seconds=0)
+    adapt("xx", pairs, [kb], tmp_path / "link", transliteration_seconds=0, limit=1)
+    assert (tmp_path / "link").is_symlink()
+    assert Dictionary.load(tmp_path / "real" / "dictionary.tsv").concept_ids() == {"X:1"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kb.tsv", "link", "pairs.tsv", "real"]

@@ -140,8 +140,8 @@ def _install(stage: Path, out: Path, names: Sequence[str]) -> None:
     cwd = Path.cwd().resolve()
     holds_cwd = cwd == out.resolve() or out.resolve() in cwd.parents
     # only an earlier run's files: swap the folders (never the working folder: the process
-    # would be left in a deleted one)
-    if set(os.listdir(out)) <= set(names) and not holds_cwd:
+    # would be left in a deleted one; nor a link, whose target folder would keep the old files)
+    if set(os.listdir(out)) <= set(names) and not holds_cwd and not out.is_symlink():
         old = out.with_name(f".{out.name}.old-{time.time_ns()}")
         os.rename(out, old)
         os.rename(stage, out)
