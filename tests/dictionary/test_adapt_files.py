@@ -203,3 +203,15 @@ def test_an_output_that_is_a_link_is_written_through(tmp_path: Path) -> None:
     assert (tmp_path / "link").is_symlink()
     assert Dictionary.load(tmp_path / "real" / "dictionary.tsv").concept_ids() == {"X:1"}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kb.tsv", "link", "pairs.tsv", "real"]
+
+
+def test_very_long_names_are_rendered_on_one_row(tmp_path: Path) -> None:
+    pairs, _ = _inputs(tmp_path)
+    word = synthetic_words()[0]
+    kb = tmp_path / "long.tsv"
+    kb.write_text(f"concept_id\tname\nX:1\t{' '.join([word] * 300)}\nX:2\t{'a' * 5000}\n",
+                  encoding="utf-8")
+    adapt("xx", pairs, [f"tsv:{kb}"], tmp_path / "out", transliteration_seconds=0)
+    dictionary = Dictionary.load(tmp_path / "out" / "dictionary.tsv")
+    assert " ".join([encipher(word)] * 300) in dictionary
+    assert dictionary.concepts_of("a" * 5000) == ["X:2"]  # kept as the English name
