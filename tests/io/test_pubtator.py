@@ -10,7 +10,7 @@ import pytest
 
 from xlnel.errors import FormatError
 from xlnel.io import iter_pubtator, read_pubtator, write_pubtator
-from xlnel.io.pubtator import parse_concept_ids
+from xlnel.io.concept_ids import parse_concept_ids
 from xlnel.types import Document, Link
 
 TITLE = "Lithium carbonate toxicity in a newborn infant."

@@ -11,6 +11,7 @@ from xlnel.io._atomic import atomic_path, atomic_write
 from xlnel.io.bioc import iter_bioc, read_bioc, write_bioc
 from xlnel.io.bioc_json import iter_bioc_json, read_bioc_json, write_bioc_json
 from xlnel.io.brat import read_brat, read_brat_document, write_brat
+from xlnel.io.concept_ids import format_concept_ids, normalize_concept_id, parse_concept_ids
 from xlnel.io.documents import (
     FORMATS,
     format_documents,
@@ -30,14 +31,7 @@ from xlnel.io.kb import (
     read_obo,
     read_term_to_cui,
 )
-from xlnel.io.pubtator import (
-    format_concept_ids,
-    iter_pubtator,
-    normalize_concept_id,
-    parse_concept_ids,
-    read_pubtator,
-    write_pubtator,
-)
+from xlnel.io.pubtator import iter_pubtator, read_pubtator, write_pubtator
 
 __all__ = [
     "FORMATS",

@@ -50,7 +50,7 @@ from xml.sax.saxutils import escape, quoteattr
 from xlnel.errors import FormatError
 from xlnel.io._atomic import check_entities, open_binary, write_corpus
 from xlnel.io.bioc_draft import EXTRA_INFON, DocumentDraft, Draft, parse_int
-from xlnel.io.pubtator import concept_id_field, format_concept_ids, kept_id_fields
+from xlnel.io.concept_ids import concept_id_field, format_concept_ids, kept_id_fields
 from xlnel.types import FOUND_FIELDS, Document, Link
 
 logger = logging.getLogger(__name__)

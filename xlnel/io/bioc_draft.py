@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from xlnel.errors import FormatError, LimitError
-from xlnel.io.pubtator import kept_id_field, parse_concept_ids
+from xlnel.io.concept_ids import kept_id_field, parse_concept_ids
 from xlnel.types import FOUND_FIELDS, ID_KINDS, Document, Link
 
 __all__ = ["EXTRA_INFON", "ID_INFONS", "MAX_GAP", "MAX_OFFSET", "DocumentDraft", "Draft",

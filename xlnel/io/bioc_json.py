@@ -38,7 +38,7 @@ from xlnel.errors import FormatError, LimitError
 from xlnel.io._atomic import iter_lines, write_corpus
 from xlnel.io.bioc import extras, layout, link_infons, relations
 from xlnel.io.bioc_draft import DocumentDraft, Draft, parse_int
-from xlnel.io.pubtator import concept_id_field, kept_id_fields
+from xlnel.io.concept_ids import concept_id_field, kept_id_fields
 from xlnel.types import Document
 
 logger = logging.getLogger(__name__)

@@ -29,7 +29,8 @@ from xlnel.io._atomic import (
     remove_stale_files,
     sigterm_as_interrupt,
 )
-from xlnel.io.pubtator import OFFSET, normalize_concept_id
+from xlnel.io.concept_ids import check_concept_id, normalize_concept_id, parse_concept_ids
+from xlnel.io.pubtator import OFFSET
 from xlnel.types import Document, Link
 
 logger = logging.getLogger(__name__)
@@ -107,14 +108,15 @@ def _parse_text_bound(
     return start, end, entity_type
 
 
-def _parse_reference(fields: list[str], path: Path, lineno: int) -> tuple[str, str]:
-    """Parse an ``N`` line into ``(target T id, concept id)``."""
+def _parse_reference(fields: list[str], path: Path, lineno: int) -> tuple[str, tuple[str, ...]]:
+    """Parse an ``N`` line into ``(target T id, concept ids)``, the ``DB:ID`` read by the rule
+    of :mod:`xlnel.io.concept_ids` (``MESH:D1|D2`` is two ids, ``UMLS:-1`` none)."""
     parts = fields[1].split() if len(fields) > 1 else []
     if len(parts) != 3:
         raise FormatError(
             f"N line is not 'ID<TAB>Reference T1 DB:ID<TAB>name': {fields!r}", path, lineno
         )
-    return parts[1], normalize_concept_id(parts[2])
+    return parts[1], parse_concept_ids(parts[2])
 
 
 def _read_ann(path: Path, text: str) -> _Annotations:
@@ -129,8 +131,8 @@ def _read_ann(path: Path, text: str) -> _Annotations:
                 raise FormatError(f"annotation id {fields[0]!r} used twice", path, lineno)
             found.spans[fields[0]] = _parse_text_bound(fields, text, path, lineno)
         elif kind == "N":
-            target, concept_id = _parse_reference(fields, path, lineno)
-            found.concepts.setdefault(target, []).append(concept_id)
+            target, concept_ids = _parse_reference(fields, path, lineno)
+            found.concepts.setdefault(target, []).extend(concept_ids)
             found.reference_lines.setdefault(target, lineno)
     for target, lineno in found.reference_lines.items():
         if target not in found.spans:
@@ -227,12 +229,17 @@ def _reference(doc: Document, link: Link, concept_id: str, db: str) -> str:
             "of a vocabulary, which a BRAT normalization (DB:ID) names; write JSONL, BioC or "
             "PubTator to keep it")
     reference = concept_id if ":" in concept_id else f"{db}:{concept_id}"
-    if any(c.isspace() for c in reference) or not normalize_concept_id(concept_id) \
-            or normalize_concept_id(reference) != normalize_concept_id(concept_id):
+    if any(c.isspace() for c in reference) or not normalize_concept_id(concept_id):
         raise FormatError(
             f"document {doc.id!r}: concept id {concept_id!r} cannot be written as a BRAT "
             "normalization (DB:ID, no spaces, tabs or line breaks); write JSONL, BioC or "
             "PubTator to keep it")
+    check_concept_id(doc.id, concept_id)
+    if parse_concept_ids(reference) != (normalize_concept_id(concept_id),):
+        raise FormatError(
+            f"document {doc.id!r}: concept id {concept_id!r} would read back from the BRAT "
+            f"normalization {reference!r} as {list(parse_concept_ids(reference))}; give the "
+            "id its vocabulary prefix, or write JSONL, BioC or PubTator to keep it")
     return reference
 
 

@@ -6,7 +6,9 @@ Each line is an object::
      "entities": [{"start": 10, "end": 20, "text": "...", "type": "Disorder",
                    "concept_id": "C0011849"}]}
 
-``concept_id`` is optional (``null`` or absent for no concept) and ``A|B`` for several concepts;
+``concept_id`` is optional (``null`` or absent for no concept), a string or a list of strings,
+read by the rule of :mod:`xlnel.io.concept_ids` (``A|B`` for several concepts, ``-1`` for none,
+``MESH:``/``UMLS:`` prefixes removed);
 ``score`` is optional, and so are the fields that say what a prediction found:
 ``id_kind`` (``concept`` for knowledge-base ids, ``dictionary_name`` when the dictionary gave
 the matched name no id and the "id" is the name itself; absent: not stated), ``concept_name``
@@ -28,6 +30,7 @@ from typing import Any
 from xlnel.errors import FormatError
 from xlnel.io._atomic import check_entities, is_stdin, iter_lines, write_corpus
 from xlnel.io.bioc_json import BIOC_JSON_KEYS
+from xlnel.io.concept_ids import check_concept_ids, parse_concept_ids
 from xlnel.types import FOUND_FIELDS, ID_KINDS, Document, Link
 
 logger = logging.getLogger(__name__)
@@ -77,13 +80,12 @@ def _is_int(value: Any) -> bool:
 
 
 def _parse_concept_ids(value: Any, where: str, path: Path, lineno: int) -> tuple[str, ...]:
+    """A ``concept_id`` string, or each string of a list, read by the one rule of
+    :mod:`xlnel.io.concept_ids` that every format's ids are read by."""
     if value is None:
         return ()
-    if isinstance(value, str):
-        parts: list[Any] = value.split("|")
-    elif isinstance(value, list):
-        parts = value
-    else:
+    parts: list[Any] = [value] if isinstance(value, str) else value
+    if not isinstance(value, str | list):
         raise FormatError(
             f"{where}: concept_id {value!r} is not a string, a list of strings or null",
             path,
@@ -91,7 +93,7 @@ def _parse_concept_ids(value: Any, where: str, path: Path, lineno: int) -> tuple
         )
     if not all(isinstance(part, str) for part in parts):
         raise FormatError(f"{where}: concept_id {value!r} holds a non-string", path, lineno)
-    return tuple(dict.fromkeys(part.strip() for part in parts if part.strip()))
+    return tuple(dict.fromkeys(i for part in parts for i in parse_concept_ids(part)))
 
 
 def _parse_score(value: Any, where: str, path: Path, lineno: int) -> float | None:
@@ -146,7 +148,8 @@ def _parse_entity(raw: Any, index: int, text: str, path: Path, lineno: int) -> L
     found = {key: _parse_optional_str(raw.get(key), key, where, path, lineno)
              for key in FOUND_FIELDS}
     alternatives = _parse_alternatives(raw.get("alternatives"), where, path, lineno)
-    return Link(start, end, mention, concept_ids, entity_type, score, id_kind,
+    return Link(start, end, mention, concept_ids, entity_type, score,
+                id_kind if concept_ids else None,
                 concept_name=found["concept_name"], concept_type=found["concept_type"],
                 matched_name=found["matched_name"], matched_source=found["matched_source"],
                 alternatives=alternatives)
@@ -312,6 +315,8 @@ def write_jsonl(path: str | Path, docs: Iterable[Document]) -> None:
 
     Raises:
         ValueError: When an entity does not match the text or a metadata key clashes.
+        FormatError: Naming the document, for a concept id that would not read back as itself
+            (see :func:`xlnel.io.concept_ids.check_concept_ids`).
         TypeError: When a metadata value cannot be written as JSON.
     """
     count = write_corpus(path, docs, jsonl_text)
@@ -328,4 +333,6 @@ def jsonl_text(docs: Iterable[Document]) -> Iterator[str]:
     """
     for doc in docs:
         check_entities(doc)
+        for link in doc.entities:
+            check_concept_ids(doc.id, link, one_line=False)
         yield json.dumps(document_to_dict(doc), ensure_ascii=False) + "\n"

@@ -16,9 +16,9 @@ from pathlib import Path
 from xlnel.errors import FormatError
 from xlnel.io._atomic import iter_lines
 from xlnel.io._collector import ConceptCollector
+from xlnel.io.concept_ids import normalize_concept_id
 from xlnel.io.kb_options import KbOptions, select_concepts, split_options
 from xlnel.io.mesh import MISSING_RELEASE_HINT, mesh_files, read_mesh
-from xlnel.io.pubtator import normalize_concept_id
 from xlnel.io.umls import read_mrconso, read_mrsty, sibling_mrsty
 from xlnel.types import Concept
 

@@ -9,11 +9,12 @@ separated by blank lines::
     6794356<TAB>CID<TAB>D016651<TAB>D003490
 
 Offsets count into ``title + " " + abstract`` (the title alone when the abstract is empty), which
-becomes :attr:`Document.text`. The id column holds ``-1`` for no concept and ``A|B`` for composite
-mentions; ``UMLS:`` and ``MESH:`` prefixes are removed. Relation lines (four fields), the optional
-seventh annotation field and id columns that the concept ids alone would not give back
-(``D002544|-1``) are kept in :attr:`Document.metadata` (``relations``, ``annotation_extras``,
-``concept_id_fields``) so that a written file keeps them.
+becomes :attr:`Document.text`. The id column is read by the rule of :mod:`xlnel.io.concept_ids`
+(``-1`` for no concept, ``A|B`` for composite mentions, ``UMLS:`` and ``MESH:`` prefixes
+removed). Relation lines (four fields), the optional seventh annotation field and id columns
+that the concept ids alone would not give back (``D002544|-1``) are kept in
+:attr:`Document.metadata` (``relations``, ``annotation_extras``, ``concept_id_fields``) so that
+a written file keeps them.
 """
 
 from __future__ import annotations
@@ -28,107 +29,29 @@ from typing import Any
 from xlnel.errors import FormatError
 from xlnel.io._atomic import ONE_LINE as _ONE_LINE
 from xlnel.io._atomic import check_entities, iter_lines, write_corpus
+from xlnel.io.concept_ids import (
+    concept_id_field,
+    kept_id_field,
+    kept_id_fields,
+    parse_concept_ids,
+)
 from xlnel.types import Document, Link
 
 logger = logging.getLogger(__name__)
 
 __all__ = [
     "OFFSET",
-    "concept_id_field",
-    "format_concept_ids",
     "iter_pubtator",
-    "kept_id_field",
-    "kept_id_fields",
-    "normalize_concept_id",
-    "parse_concept_ids",
     "pubtator_text",
     "read_pubtator",
     "write_pubtator",
 ]
 
 _TEXT_LINE = re.compile(r"^([^\t|]+)\|([ta])\|(.*)$", re.DOTALL)
-_ID_PREFIXES = ("UMLS:", "MESH:")
-_NO_CONCEPT = frozenset({"", "-1", "-"})
 #: An offset as corpus files write it: ASCII digits alone (``int()`` would also take ``+0``,
 #: ``0_8`` or other scripts' digits such as ``٨``), at most 18 of them (no text is longer, and
 #: ``int()`` refuses strings of thousands of digits).
 OFFSET = re.compile(r"[0-9]{1,18}")
-
-
-def normalize_concept_id(concept_id: str) -> str:
-    """Strip the ``UMLS:`` / ``MESH:`` vocabulary prefix (any case) and surrounding spaces.
-
-    Args:
-        concept_id: Identifier as written in a corpus, such as ``UMLS:C0011849``.
-
-    Returns:
-        The bare identifier (``C0011849``); other prefixes (``HP:``) are kept.
-    """
-    concept_id = concept_id.strip()
-    upper = concept_id.upper()
-    for prefix in _ID_PREFIXES:
-        if upper.startswith(prefix):
-            return concept_id[len(prefix) :].strip()
-    return concept_id
-
-
-def _id_parts(field_value: str) -> list[str]:
-    """The ``|``-separated parts of an id field, each stripped of its prefixes."""
-    return [";".join(normalize_concept_id(piece) for piece in part.split(";"))
-            for part in field_value.split("|")]
-
-
-def parse_concept_ids(field_value: str) -> tuple[str, ...]:
-    """Parse a PubTator id field: ``-1`` gives ``()``, ``A|B`` gives ``("A", "B")``.
-
-    An id joined by ``;`` (as PubTator3 writes some) stays one id, each of its parts stripped of
-    its prefix alike: ``MESH:D1;MESH:D2`` gives ``("D1;D2",)``.
-    """
-    return tuple(dict.fromkeys(i for i in _id_parts(field_value) if i not in _NO_CONCEPT))
-
-
-def kept_id_field(field_value: str) -> str | None:
-    """The id field to write back for a mention read with ``field_value``, when the concept ids
-    alone would not give it back: ``D002544|-1`` (a composite mention with a part of no
-    concept, as BC5CDR has) is read as ``("D002544",)``. ``None`` when they would (prefixes
-    aside, which are dropped)."""
-    kept = "|".join(_id_parts(field_value))
-    return None if kept == format_concept_ids(parse_concept_ids(field_value)) else kept
-
-
-def format_concept_ids(concept_ids: tuple[str, ...]) -> str:
-    """Write concept ids as a PubTator id field (``A|B``, or ``-1`` for none)."""
-    return "|".join(concept_ids) if concept_ids else "-1"
-
-
-def kept_id_fields(doc: Document) -> dict[tuple[int, int], str]:
-    """The id fields a document's mentions were read with, by ``(start, end)``, where the
-    concept ids alone would not give them back (``concept_id_fields`` metadata)."""
-    return {(item[0], item[1]): item[2] for item in doc.metadata.get("concept_id_fields") or ()
-            if isinstance(item, list | tuple) and len(item) == 3 and isinstance(item[2], str)}
-
-
-def concept_id_field(doc_id: str, link: Link, kept: dict[tuple[int, int], str]) -> str:
-    """The id field to write for ``link``: the one it was read with (``kept``, see
-    :func:`kept_id_fields`) while its concept ids are still those, else its concept ids.
-
-    Raises:
-        FormatError: Naming the document, for a concept id that would not read back: one
-            holding a tab or a line break, or one read as no concept (``-1``). (``A|B`` is
-            read back as two ids, as in JSONL: ``|`` separates ids in every format.)
-    """
-    for concept_id in link.concept_ids:
-        if any(c in concept_id for c in "\t\n\r") \
-                or normalize_concept_id(concept_id) in _NO_CONCEPT:
-            raise FormatError(
-                f"document {doc_id!r}: concept id {concept_id!r} cannot be written as a PubTator "
-                "or BioC id: a tab or line break would break the line, and "
-                f"{', '.join(map(repr, sorted(_NO_CONCEPT)))} mean no concept")
-    field_value = kept.get((link.start, link.end))
-    if field_value is not None and not any(c in field_value for c in "\t\n\r") \
-            and parse_concept_ids(field_value) == link.concept_ids:
-        return field_value
-    return format_concept_ids(link.concept_ids)
 
 
 @dataclass
