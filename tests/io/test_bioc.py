@@ -279,3 +279,60 @@ def test_standard_input_is_read_as_jsonl_unless_told(tmp_path: Path) -> None:
     result = runner.invoke(app, ["convert", "-", str(tmp_path / "x.jsonl"), "--from", "brat"],
                            input=b"")
     assert "standard input cannot be" in str(result.exception)
+
+
+EMPTY_ABSTRACT = """<collection><source>PubTator</source><date>2025</date><key>BioC.key</key>
+<document><id>7</id>
+<passage><infon key="type">title</infon><offset>0</offset><text>Lithium toxicity.</text>
+<annotation id="0"><infon key="type">Chemical</infon><infon key="identifier">MESH:D008094</infon>
+<location offset="0" length="7"/><text>Lithium</text></annotation></passage>
+<passage><infon key="type">abstract</infon><offset>18</offset><text></text></passage>
+</document></collection>
+"""
+
+
+@pytest.mark.parametrize("name", ["c.xml", "c.bioc.json"])
+def test_a_title_with_an_empty_abstract_keeps_its_text_title_and_passages(
+        tmp_path: Path, name: str) -> None:
+    source = _write(tmp_path, EMPTY_ABSTRACT, "source.xml")
+    if name != "c.xml":  # the same document as BioC JSON
+        write_documents(tmp_path / name, read_documents(source))
+        source = tmp_path / name
+    (doc,) = read_documents(source)
+    # no space after the title for the empty abstract: the text PubTator's lines give
+    assert (doc.text, doc.metadata["title"]) == ("Lithium toxicity.", "Lithium toxicity.")
+    assert doc.entities == (Link(0, 7, "Lithium", ("D008094",), "Chemical"),)
+    write_documents(tmp_path / f"again.{name}", [doc])
+    assert read_documents(tmp_path / f"again.{name}") == [doc]
+    write_pubtator(tmp_path / "c.pubtator", [doc])
+    assert (tmp_path / "c.pubtator").read_text(encoding="utf-8") == (
+        "7|t|Lithium toxicity.\n7|a|\n7\t0\t7\tLithium\tChemical\tD008094\n\n")
+    (from_pubtator,) = read_documents(tmp_path / "c.pubtator")
+    write_documents(tmp_path / f"back.{name}", [from_pubtator])
+    (back,) = read_documents(tmp_path / f"back.{name}")
+    # PubTator's title and empty abstract come back as a title and an empty abstract passage
+    assert (back.text, back.entities, back.metadata["title"]) == (
+        doc.text, doc.entities, doc.metadata["title"])
+    assert back.metadata["bioc_passages"] == doc.metadata["bioc_passages"] == [
+        {"offset": 0, "length": 17, "infons": {"type": "title"}},
+        {"offset": 18, "length": 0, "infons": {"type": "abstract"}}]
+
+
+def test_empty_passages_between_others_keep_the_offsets(tmp_path: Path) -> None:
+    content = ("<collection><document><id>1</id>"
+               "<passage><offset>0</offset><text>ab</text></passage>"
+               "<passage><offset>3</offset><text></text></passage>"
+               "<passage><offset>5</offset><text>cd</text>"
+               '<annotation id="0"><location offset="5" length="2"/><text>cd</text></annotation>'
+               "</passage><passage><offset>4</offset><text>x</text></passage>"
+               "</document></collection>")
+    with pytest.raises(FormatError, match="passage at offset 4 overlaps the text before it, "
+                                          "which ends at 7"):
+        read_bioc(_write(tmp_path, content))
+    (doc,) = read_bioc(_write(tmp_path, content.replace(
+        "<passage><offset>4</offset><text>x</text></passage>", "")))
+    assert doc.text == "ab   cd" and doc.entities == (Link(5, 7, "cd"),)
+    content = content.replace("<offset>5</offset><text>cd", "<offset>2</offset><text>cd")
+    with pytest.raises(FormatError, match="passage at offset 2 overlaps the text before it, "
+                                          "which ends at 3"):
+        read_bioc(_write(tmp_path, content))

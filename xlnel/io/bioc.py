@@ -16,18 +16,19 @@ one or more locations counted in document offsets::
     </collection>
 
 :attr:`Document.text` places every passage text at its offset, with spaces between passages
-(PubTator's ``title + " " + abstract`` for PubMed abstracts); a passage given only as sentences
+(PubTator's ``title + " " + abstract`` for PubMed abstracts; an empty passage adds no spaces, so a
+title with an empty abstract is the title alone, as in PubTator); a passage given only as sentences
 is read from its sentences. The concept id is the first of the infons ``identifier``, ``MESH``,
 ``CUI``, ``concept_id``, ``db_id``, ``OMIM``, ``ChEBI``, ``NCBI_Gene`` or ``NCBI_Taxonomy`` (any
-case; :data:`~xlnel.io.bioc_draft.ID_INFONS`), read as a PubTator id field (``A|B``, ``-1``,
-``MESH:`` prefixes); an annotation with several locations becomes the range from its first start
-to its last end, as in BRAT. The parts of a composite mention (infon ``CompositeRole`` =
-``IndividualMention``, as in BC5CDR) are not read: the composite mention carries their ids, as
-in PubTator. Passage and document infons and relations are kept in :attr:`Document.metadata`
-(``bioc_passages``, ``bioc_infons``, ``bioc_relations``) so that a written file keeps them;
-entity types, scores and the other fields of a prediction are written as annotation infons, and
-PubTator's seventh annotation field (BC5CDR's names of composite parts) as the infon
-``pubtator_extra``, read back as PubTator's ``annotation_extras``.
+case; :data:`~xlnel.io.bioc_draft.ID_INFONS`), read by the rule of :mod:`xlnel.io.concept_ids`
+(``A|B``, ``-1``, ``MESH:`` prefixes); an annotation with several locations becomes the range from
+its first start to its last end, as in BRAT. The parts of a composite mention (infon
+``CompositeRole`` = ``IndividualMention``, as in BC5CDR) are not read: the composite mention
+carries their ids, as in PubTator. Passage and document infons and relations are kept in
+:attr:`Document.metadata` (``bioc_passages``, ``bioc_infons``, ``bioc_relations``) so that a
+written file keeps them; entity types, scores and the other fields of a prediction are written as
+annotation infons, and PubTator's seventh annotation field (BC5CDR's names of composite parts) as
+the infon ``pubtator_extra``, read back as PubTator's ``annotation_extras``.
 
 Reading streams the file with expat, one document at a time; a document type declaration may
 name a DTD (never fetched), but entity declarations are refused.
@@ -241,29 +242,33 @@ def _infons(infons: dict[str, Any], indent: str) -> Iterator[str]:
 
 def _passages(doc: Document) -> list[tuple[int, int, dict[str, Any]]]:
     """The ``(offset, end, infons)`` of the passages to write: those the document was read with
-    when they still tile its text (spaces between them), none when it was read without any and
-    has no text; else a PubTator title and abstract; else one passage of the whole text."""
+    when they still tile its text (spaces between them; empty ones may follow its end), none
+    when it was read without any and has no text; else a PubTator title and abstract (an empty
+    abstract one past the title's end and its space, as PubTator places it); else one passage
+    of the whole text."""
     text, title = doc.text, doc.metadata.get("title")
     whole: list[tuple[int, int, dict[str, Any]]] = [(0, len(text), {})]
-    if isinstance(title, str) and title and text.startswith(title + " "):
+    if isinstance(title, str) and title and (text == title or text.startswith(title + " ")):
         whole = [(0, len(title), {"type": "title"}),
-                 (len(title) + 1, len(text), {"type": "abstract"})]
+                 (len(title) + 1, max(len(title) + 1, len(text)), {"type": "abstract"})]
     raw = doc.metadata.get("bioc_passages")
     if raw == [] and not text:
         return []  # read without passages
     if not isinstance(raw, list) or not raw:
         return whole
-    out, end = [], 0
+    out, end, covered = [], 0, 0
     for item in raw:
         if not isinstance(item, dict):
             return whole
         offset, length, infons = item.get("offset"), item.get("length"), item.get("infons", {})
         if not isinstance(offset, int) or not isinstance(length, int) or length < 0 \
-                or offset < end or text[end:offset].strip(" ") or not isinstance(infons, dict):
+                or offset < end or text[end:offset].strip(" ") or not isinstance(infons, dict) \
+                or (length and offset + length > len(text)):
             return whole
         end = offset + length
+        covered = max(covered, end if length else 0)
         out.append((offset, end, infons))
-    return out if end == len(text) else whole
+    return out if covered == len(text) else whole
 
 
 def link_infons(link: Link, extra: str | None = None,

@@ -77,7 +77,10 @@ class DocumentDraft(Draft):
 
     def _texts(self, path: Path) -> tuple[str, list[dict[str, Any]]]:
         """The document text, and each passage's offset, length and infons."""
-        text, passages = "", []
+        # floor: the offset the next piece may not start before. An empty piece moves it but
+        # adds no spaces, so an empty last passage (a title with an empty abstract) leaves no
+        # stray space at the end of the text, as PubTator's title line alone reads.
+        text, passages, floor = "", [], 0
         for passage in self.of_kind("passage"):
             if passage.offset is None:
                 raise FormatError(f"passage without an {self._key('offset', 'offset')}", path,
@@ -89,9 +92,9 @@ class DocumentDraft(Draft):
                 if piece.offset is None:
                     raise FormatError(f"sentence without an {self._key('offset', 'offset')}",
                                       path, piece.line)
-                if piece.offset < len(text):
+                if piece.offset < floor:
                     raise FormatError(f"{piece.kind} at offset {piece.offset} overlaps the text "
-                                      f"before it, which ends at {len(text)}", path, piece.line)
+                                      f"before it, which ends at {floor}", path, piece.line)
                 reach = piece.offset + len(piece.text or "")
                 if self.max_chars is not None and reach > self.max_chars:
                     raise LimitError(f"{piece.kind} at offset {piece.offset} makes the text of "
@@ -101,8 +104,11 @@ class DocumentDraft(Draft):
                     raise FormatError(f"{piece.kind} at offset {piece.offset} leaves a gap of "
                                       f"{piece.offset - len(text)} characters after the text "
                                       f"before it (at most {MAX_GAP})", path, piece.line)
-                text += " " * (piece.offset - len(text)) + (piece.text or "")
-            passages.append({"offset": passage.offset, "length": len(text) - passage.offset,
+                if piece.text:
+                    text += " " * (piece.offset - len(text)) + piece.text
+                floor = max(len(text), piece.offset)
+            passages.append({"offset": passage.offset,
+                             "length": max(0, len(text) - passage.offset),
                              "infons": dict(passage.infons)})
         return text, passages
 
@@ -138,7 +144,8 @@ class DocumentDraft(Draft):
             metadata["concept_id_fields"] = id_fields
         first = self.of_kind("passage")[:1]
         if first and first[0].infons.get("type", "").lower() in ("title", "front") \
-                and first[0].text and text.startswith(first[0].text + " "):
+                and first[0].text and (text == first[0].text
+                                       or text.startswith(first[0].text + " ")):
             metadata["title"] = first[0].text
         if self.infons:
             metadata["bioc_infons"] = dict(self.infons)
