@@ -56,3 +56,31 @@ def test_semantic_groups() -> None:
     assert s.to_dict()["groups"] == {"DISO": 2, "CHEM": 1, "ANAT": 1}
     assert "UMLS semantic groups: DISO (2), CHEM (1), ANAT (1)" in s.format()
     assert summarize_concepts("x", [Concept("D1", ("fever",), ("Disease",))]).groups == ()
+
+
+def test_types_differing_only_by_case_are_one_type_with_their_spellings() -> None:
+    concepts = [Concept("D1", ("fever",), ("Disease",)),
+                Concept("D2", ("cough",), ("disease",)),
+                Concept("D3", ("rash",), ("disease", "DISEASE")),  # counted once
+                Concept("D4", ("pain",), ("Finding",))]
+    s = summarize_concepts("x", concepts)
+    assert (s.distinct_types, s.types) == (2, (("disease", 3), ("Finding", 1)))
+    assert s.type_spellings == (("disease", ("disease", "Disease", "DISEASE")),)
+    assert s.to_dict()["type_spellings"] == {"disease": ["disease", "Disease", "DISEASE"]}
+    assert "types of 4 concepts: disease (3; written disease / Disease / DISEASE), Finding (1)" \
+        in s.format()
+    tie = summarize_concepts("x", [Concept("D1", ("a",), ("Disease",)),
+                                   Concept("D2", ("b",), ("disease",))])
+    assert tie.types == (("Disease", 2),)  # equal counts: the spelling seen first
+
+
+def test_cli_groups_types_by_case_as_types_selects_them(tmp_path: Path) -> None:
+    kb = tmp_path / "kb.tsv"
+    kb.write_text("concept_id\tname\ttype\nD1\tfever\tDisease\nD2\tcough\tdisease\n"
+                  "C1\taspirin\tChemical\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["kb", str(kb), f"{kb}?types=DISEASE", "--json"])
+    assert result.exit_code == 0, result.output
+    whole, kept = (json.loads(line) for line in result.output.splitlines())
+    assert (whole["distinct_types"], whole["types"]) == (2, {"Disease": 2, "Chemical": 1})
+    assert whole["type_spellings"] == {"Disease": ["Disease", "disease"]}
+    assert (kept["concepts"], kept["types"]) == (2, {"Disease": 2})

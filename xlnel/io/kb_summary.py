@@ -29,7 +29,12 @@ class KbSummary:
         names: Number of names, over all concepts.
         typed: Concepts with at least one type.
         types: ``(type, concepts)`` pairs, most frequent first (at most the ``top`` asked for).
-        distinct_types: Number of distinct types.
+            Spellings that differ only by case (``Disease``, ``disease``) are one type, as
+            ``?types=`` compares them, named by its most frequent spelling; a concept counts
+            once whichever spellings it has.
+        distinct_types: Number of distinct types (case aside).
+        type_spellings: ``(type, spellings)`` pairs, for the listed types written in more
+            than one way, the spellings seen most frequent first.
         xrefs: ``(vocabulary, concepts)`` pairs of cross-references (the part of an xref
             before ``:``), most frequent first (at most ``top``).
         groups: ``(UMLS semantic group, concepts)`` pairs, most frequent first, for a knowledge
@@ -47,13 +52,17 @@ class KbSummary:
     xrefs: tuple[tuple[str, int], ...]
     groups: tuple[tuple[str, int], ...] = ()
     retired_ids: int = 0
+    type_spellings: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (types and xrefs as ``{name: concepts}`` in order)."""
+        """A JSON-ready dict (types and xrefs as ``{name: concepts}`` in order; the spellings
+        of types written in more than one way as ``{type: [spelling, ...]}``)."""
         return {"spec": self.spec, "concepts": self.concepts, "names": self.names,
                 "typed": self.typed, "distinct_types": self.distinct_types,
-                "types": dict(self.types), "xrefs": dict(self.xrefs),
-                "groups": dict(self.groups), "retired_ids": self.retired_ids}
+                "types": dict(self.types),
+                "type_spellings": {t: list(seen) for t, seen in self.type_spellings},
+                "xrefs": dict(self.xrefs), "groups": dict(self.groups),
+                "retired_ids": self.retired_ids}
 
     def format(self) -> str:
         """A few lines for a terminal."""
@@ -61,7 +70,10 @@ class KbSummary:
         lines = [f"{self.spec}: {_count(self.concepts, 'concept')}, "
                  f"{_count(self.names, 'name')} ({per:.1f} a concept)"]
         if self.distinct_types:
-            shown = ", ".join(f"{t} ({n:,})" for t, n in self.types)
+            spellings = dict(self.type_spellings)
+            shown = ", ".join(
+                f"{t} ({n:,}" + (f"; written {' / '.join(spellings[t])})" if t in spellings
+                                 else ")") for t, n in self.types)
             more = self.distinct_types - len(self.types)
             lines.append(f"  types of {_count(self.typed, 'concept')}: {shown}"
                          + (f" and {more:,} more" if more > 0 else ""))
@@ -86,13 +98,33 @@ def summarize_concepts(spec: str, concepts: Sequence[Concept], top: int = 20,
                        retired_ids: int = 0) -> KbSummary:
     """The :class:`KbSummary` of loaded concepts (``top``: most types and vocabularies kept;
     ``retired_ids``: how many retired ids the knowledge base's history maps)."""
-    types = Counter(t for c in concepts for t in dict.fromkeys(c.types))
+    types, spellings = _types(concepts)
     xrefs = Counter(v for c in concepts
                     for v in dict.fromkeys(x.partition(":")[0] for x in c.xrefs if ":" in x))
+    listed = types.most_common(top)
     return KbSummary(spec, len(concepts), sum(len(c.names) for c in concepts),
-                     sum(1 for c in concepts if c.types), tuple(types.most_common(top)),
+                     sum(1 for c in concepts if c.types), tuple(listed),
                      len(types), tuple(xrefs.most_common(top)),
-                     tuple(_groups(concepts).most_common()), retired_ids)
+                     tuple(_groups(concepts).most_common()), retired_ids,
+                     tuple((t, spellings[t]) for t, _ in listed if len(spellings[t]) > 1))
+
+
+def _types(concepts: Sequence[Concept]) -> tuple[Counter[str], dict[str, tuple[str, ...]]]:
+    """Concepts per type, types that differ only by case taken as one (``?types=`` selects
+    them together), each named by its most frequent spelling; and the spellings of each."""
+    per_key: dict[str, Counter[str]] = {}  # casefolded type -> concepts per spelling
+    counts: Counter[str] = Counter()  # casefolded type -> concepts
+    for concept in concepts:
+        keys: dict[str, None] = {}
+        for spelling in dict.fromkeys(concept.types):
+            key = spelling.casefold()
+            per_key.setdefault(key, Counter())[spelling] += 1
+            keys[key] = None
+        counts.update(list(keys))
+    # most_common keeps first-seen order among equal counts, so ties go to the first spelling
+    names = {key: seen.most_common(1)[0][0] for key, seen in per_key.items()}
+    return (Counter({names[key]: n for key, n in counts.items()}),
+            {names[key]: tuple(s for s, _ in seen.most_common()) for key, seen in per_key.items()})
 
 
 def _groups(concepts: Sequence[Concept]) -> Counter[str]:
