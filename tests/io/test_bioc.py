@@ -336,3 +336,9 @@ def test_empty_passages_between_others_keep_the_offsets(tmp_path: Path) -> None:
     with pytest.raises(FormatError, match="passage at offset 2 overlaps the text before it, "
                                           "which ends at 3"):
         read_bioc(_write(tmp_path, content))
+
+
+@pytest.mark.parametrize("content", ["", " \n\n"])
+def test_an_empty_file_is_named_as_such(tmp_path: Path, content: str) -> None:
+    with pytest.raises(FormatError, match="the file is empty or blank, with no BioC <collection>"):
+        read_bioc(_write(tmp_path, content))

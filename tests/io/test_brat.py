@@ -235,3 +235,12 @@ def test_concept_ids_read_back_as_written(tmp_path: Path) -> None:
     doc = Document("d1", "insulin", (Link(0, 7, "insulin", ids, "Chemical"),))
     write_brat(tmp_path, [doc])
     assert read_brat(tmp_path) == [doc]
+
+
+def test_a_byte_order_mark_counts_in_the_offsets_and_is_named(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, "T1\tSign 1 6\tfever\n", "\ufefffever")
+    assert read_brat(folder)[0].entities == (Link(1, 6, "fever", (), "Sign"),)
+    (folder / "doc1.ann").write_text("T1\tSign 0 5\tfever\n", encoding="utf-8")
+    with pytest.raises(FormatError, match=r"doc1.ann:1: mention 'fever' differs .* the text "
+                                          r"starts with a byte-order mark \(U\+FEFF\)"):
+        read_brat(folder)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -178,3 +179,16 @@ def test_alternatives_read_as_triples(tmp_path: Path) -> None:
     (plain,) = read_jsonl(_write(tmp_path, _line(entities=_entity(alternatives=None)),
                                  name="plain.jsonl"))
     assert plain.entities[0].alternatives == ()
+
+
+def test_an_empty_file_is_no_document_with_a_warning(tmp_path: Path,
+                                                     caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="xlnel.io.jsonl"):
+        assert read_jsonl(_write(tmp_path, "")) == []
+    assert "docs.jsonl holds no document: it is empty or blank" in caplog.text
+
+
+def test_crlf_line_ends_and_a_byte_order_mark(tmp_path: Path) -> None:
+    path = tmp_path / "docs.jsonl"
+    path.write_bytes(("\ufeff" + _line() + "\r\n" + _line(id="d2") + "\r\n").encode("utf-8"))
+    assert [(d.id, d.text) for d in read_jsonl(path)] == [("d1", TEXT), ("d2", TEXT)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import logging
 import re
 from pathlib import Path
 
@@ -265,3 +266,44 @@ def test_write_refuses_concept_ids_that_would_not_read_back(tmp_path: Path,
                        match=f"document 'd1': concept id {re.escape(repr(concept_id))}"):
         write_pubtator(out, [doc])
     assert not out.exists()
+
+
+def test_tabs_in_the_text_are_read_in_the_mention_column(tmp_path: Path) -> None:
+    path = _write(tmp_path, "1|t|atrial\tflutter\n1|a|and\tfever\n"
+                  "1\t0\t14\tatrial\tflutter\tDisease\tD001282\n"
+                  "1\t15\t24\tand\tfever\tDisease\t-1\n\n")
+    (doc,) = read_pubtator(path)
+    assert doc.entities == (Link(0, 14, "atrial\tflutter", ("D001282",), "Disease"),
+                            Link(15, 24, "and\tfever", (), "Disease"))
+    write_pubtator(tmp_path / "out.pubtator", [doc])  # tabs written as spaces, offsets kept
+    assert [(d.text, [e.start for e in d.entities]) for d in
+            read_pubtator(tmp_path / "out.pubtator")] == [("atrial flutter and fever", [0, 15])]
+    with pytest.raises(FormatError, match=r":3: annotation line has no type column after the "
+                                          r"mention 'atrial\\tflutter'"):
+        read_pubtator(_write(tmp_path, "1|t|atrial\tflutter\n1|a|\n1\t0\t14\tatrial\tflutter\n"))
+
+
+def test_crlf_line_ends_and_a_byte_order_mark_read_as_plain_lines(tmp_path: Path) -> None:
+    path = tmp_path / "c.pubtator"
+    path.write_bytes("\ufeff1|t|Fever.\r\n1|a|Cough.\r\n1\t7\t12\tCough\tSign\tD1\r\n\r\n"
+                     .encode("utf-8"))
+    (doc,) = read_pubtator(path)
+    assert (doc.id, doc.text, doc.entities) == (
+        "1", "Fever. Cough.", (Link(7, 12, "Cough", ("D1",), "Sign"),))
+
+
+def test_line_ends_of_cr_alone_are_named(tmp_path: Path) -> None:
+    path = tmp_path / "c.pubtator"
+    path.write_bytes(b"1|t|Fever.\r1|a|Cough.\r1\t7\t12\tCough\tSign\tD1\r")
+    with pytest.raises(FormatError, match=":1: document '1' has a |t| line but no |a| line; its "
+                                          "line holds carriage returns: lines must end with LF"):
+        read_pubtator(path)
+
+
+def test_an_empty_file_is_no_document_with_a_warning(tmp_path: Path,
+                                                     caplog: pytest.LogCaptureFixture) -> None:
+    for content in ("", "\n \n"):
+        with caplog.at_level(logging.WARNING, logger="xlnel.io.pubtator"):
+            assert read_pubtator(_write(tmp_path, content)) == []
+        assert "corpus.pubtator holds no document: it is empty or blank" in caplog.text
+        caplog.clear()

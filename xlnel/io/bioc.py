@@ -164,8 +164,10 @@ class _Reader:
             error = exc
         except expat.ExpatError as exc:
             message = expat.ErrorString(exc.code) if exc.code else str(exc)
-            hint = ("; it looks like JSON: xlnel reads BioC as XML"
-                    if self.head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"[") else "")
+            start = self.head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+            hint = ("; it looks like JSON: xlnel reads BioC as XML" if start in (b"{", b"[")
+                    else "; the file is empty or blank, with no BioC <collection>"
+                    if not start and final else "")
             error = FormatError(f"not well-formed XML ({message}, column {exc.offset}){hint}",
                                 self.path, exc.lineno)
         except RecursionError:

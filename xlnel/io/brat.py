@@ -89,9 +89,14 @@ def _parse_text_bound(
     gaps = [text[e:s] for (_, e), (s, _) in zip(fragments, fragments[1:], strict=False)]
     if len(fragments) == 1:
         if text[start:end] != fields[2]:
+            # BRAT counts a byte-order mark as the text's first character; a tool that dropped
+            # it wrote every offset one short.
+            hint = ("; the text starts with a byte-order mark (U+FEFF), which BRAT offsets count "
+                    "as a character: remove it from the .txt file or count it"
+                    if text.startswith("\ufeff") and text[start + 1:end + 1] == fields[2] else "")
             raise FormatError(
                 f"mention {fields[2]!r} differs from the text at {start}-{end}: "
-                f"{text[start:end]!r}",
+                f"{text[start:end]!r}{hint}",
                 path,
                 lineno,
             )

@@ -252,6 +252,8 @@ def iter_jsonl(path: str | Path) -> Iterator[Document]:
             )
         seen[doc.id] = lineno
         yield doc
+    if not seen:
+        logger.warning("%s holds no document: it is empty or blank", path)
 
 
 def read_jsonl(path: str | Path) -> list[Document]:

@@ -75,8 +75,12 @@ class _Draft:
 
     def finish(self, path: Path) -> Document:
         if self.abstract is None:
+            # A file whose lines end with CR alone is one long title line.
+            hint = ("; its line holds carriage returns: lines must end with LF or CR LF, not CR "
+                    "alone" if "\r" in self.title else "")
             raise FormatError(
-                f"document {self.pmid!r} has a |t| line but no |a| line", path, self.start_line
+                f"document {self.pmid!r} has a |t| line but no |a| line{hint}", path,
+                self.start_line
             )
         metadata: dict[str, Any] = {"title": self.title}
         if self.relations:
@@ -114,6 +118,14 @@ def _parse_annotation(fields: list[str], draft: _Draft, path: Path, lineno: int)
             path,
             lineno,
         )
+    tabs = text[start:end].count("\t")
+    if tabs and "\t".join(fields[3:4 + tabs]) == text[start:end]:
+        # The text holds tabs, so the mention column does too: the offsets tell how many of
+        # the split fields it spans.
+        fields = [*fields[:3], "\t".join(fields[3:4 + tabs]), *fields[4 + tabs:]]
+        if len(fields) < 5:
+            raise FormatError(f"annotation line has no type column after the mention "
+                              f"{fields[3]!r}", path, lineno)
     mention = fields[3]
     if text[start:end] != mention:
         raise FormatError(
@@ -217,6 +229,8 @@ def iter_pubtator(path: str | Path) -> Iterator[Document]:
         _add_tab_line(fields, draft, path, lineno)
     if draft is not None:
         yield draft.finish(path)
+    elif not seen:
+        logger.warning("%s holds no document: it is empty or blank", path)
 
 
 def read_pubtator(path: str | Path) -> list[Document]:
