@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import re
 from pathlib import Path
 
 import pytest
@@ -283,3 +284,28 @@ def test_load_kb_errors(tmp_path: Path) -> None:
         load_kb(tmp_path / "missing")
     with pytest.raises(ValueError, match="cannot tell the knowledge-base format"):
         load_kb("hpoo")
+
+
+def test_tsv_ids_are_read_as_corpora_read_them_and_types_stripped(tmp_path: Path) -> None:
+    path = _write(tmp_path, "kb.tsv", "concept_id\tname\ttype\r\nMESH:D1\tfever\tDisease | Sign\r\n"
+                  " D1 \tpyrexia\t\r\nHP:0000001\tAll\t\r\n")
+    # the gold of a PubTator corpus says D1 for MESH:D1: the same concept
+    assert read_kb_tsv(path) == [Concept("D1", ("fever", "pyrexia"), ("Disease", "Sign")),
+                                 Concept("HP:0000001", ("All",))]
+
+
+@pytest.mark.parametrize("bad", ["-1", "D1|D2", "D1,D2", "MESH:-1"])
+def test_ids_no_corpus_could_link_to_are_refused(tmp_path: Path, bad: str) -> None:
+    tsv = _write(tmp_path, "kb.tsv", f"concept_id\tname\nD0\tcold\n{bad}\tfever\n")
+    with pytest.raises(FormatError, match=f"kb.tsv:3: concept_id {re.escape(repr(bad))} is not "
+                                          "one concept id"):
+        read_kb_tsv(tsv)
+    pairs = _write(tmp_path, "t.tsv", f"fever\t{bad}\n")
+    with pytest.raises(FormatError, match=f"t.tsv:1: cui {re.escape(repr(bad))} is not one"):
+        read_term_to_cui(pairs)
+
+
+def test_a_folder_is_named_as_no_knowledge_base_file(tmp_path: Path) -> None:
+    (tmp_path / "kb.tsv").mkdir()
+    with pytest.raises(FormatError, match="kb.tsv: a folder, not a tsv knowledge-base file"):
+        load_kb(f"tsv:{tmp_path / 'kb.tsv'}")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from xlnel.errors import FormatError
@@ -37,6 +38,7 @@ __all__ = [
     "kept_id_field",
     "kept_id_fields",
     "normalize_concept_id",
+    "one_concept_id",
     "parse_concept_ids",
 ]
 
@@ -91,6 +93,29 @@ def parse_concept_ids(field_value: str) -> tuple[str, ...]:
     gives ``("D1;D2",)``.
     """
     return tuple(dict.fromkeys(i for i in _id_parts(field_value) if i not in NO_CONCEPT))
+
+
+def one_concept_id(value: str, what: str, path: str | Path, line: int) -> str:
+    """The one concept id a knowledge-base field holds, read as corpora read ids (prefixes and
+    spaces removed), so that a corpus's ids and the knowledge base's match.
+
+    Args:
+        value: The field.
+        what: What it is, for the message (``concept_id``).
+        path: The file, for the message.
+        line: The line, for the message.
+
+    Raises:
+        FormatError: Naming the file, line and value, when it reads as no concept (``-1``,
+            empty) or as several (``D1|D2``): a corpus would never link a mention to it.
+    """
+    ids = _id_parts(value)
+    if len(ids) != 1 or ids[0] in NO_CONCEPT:
+        found = [i for i in ids if i not in NO_CONCEPT]
+        raise FormatError(f"{what} {value!r} is not one concept id: corpora read it as "
+                          f"{found or 'no concept'} ({', '.join(map(repr, sorted(NO_CONCEPT)))} "
+                          "mean no concept, '|' and ',' between codes separate ids)", path, line)
+    return ids[0]
 
 
 def format_concept_ids(concept_ids: tuple[str, ...]) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 from xlnel.errors import FormatError
 from xlnel.io._atomic import iter_lines
 from xlnel.io._collector import ConceptCollector
-from xlnel.io.concept_ids import normalize_concept_id
+from xlnel.io.concept_ids import normalize_concept_id, one_concept_id
 from xlnel.io.kb_options import KbOptions, select_concepts, split_options
 from xlnel.io.mesh import MISSING_RELEASE_HINT, mesh_files, read_mesh
 from xlnel.io.umls import read_mrconso, read_mrsty, sibling_mrsty
@@ -71,7 +71,9 @@ def read_kb_tsv(path: str | Path) -> list[Concept]:
     """Read a knowledge base from a TSV table with a header.
 
     The columns ``concept_id`` and ``name`` are required; ``preferred`` (``1``/``0``) marks
-    names to put first and ``type`` gives a type (several separated by ``|``). One row a name.
+    names to put first and ``type`` gives a type (several separated by ``|``, each stripped of
+    surrounding spaces). One row a name. A concept id is read as corpora read one
+    (:mod:`xlnel.io.concept_ids`: ``MESH:D001234`` is ``D001234``), so that they match.
 
     Args:
         path: TSV file, optionally ``.gz``, such as ``mesh_names.tsv``.
@@ -82,7 +84,8 @@ def read_kb_tsv(path: str | Path) -> list[Concept]:
     Raises:
         FileNotFoundError: When ``path`` does not exist.
         FormatError: For a missing or incomplete header, a row with more fields than the header,
-            an empty id or name, or a ``preferred`` value other than 1/0.
+            an empty id or name, an id that reads as no concept or several (``-1``, ``D1|D2``),
+            or a ``preferred`` value other than 1/0.
     """
     path = Path(path)
     collector = ConceptCollector()
@@ -105,8 +108,10 @@ def read_kb_tsv(path: str | Path) -> list[Concept]:
         preferred = "preferred" in columns and _parse_flag(
             fields[columns["preferred"]], path, lineno
         )
-        types = fields[columns["type"]].split("|") if "type" in columns else ()
-        collector.add(concept_id, [name], 0 if preferred else 1, types=types)
+        types = [t.strip() for t in fields[columns["type"]].split("|")] if "type" in columns \
+            else []
+        collector.add(one_concept_id(concept_id, "concept_id", path, lineno), [name],
+                      0 if preferred else 1, types=types)
     if columns is None:
         raise FormatError("file is empty; expected a header naming 'concept_id' and 'name'", path)
     logger.info("read %d concepts from %s", len(collector), path)
@@ -140,7 +145,9 @@ def read_term_to_cui(path: str | Path) -> list[Concept]:
 
     Raises:
         FileNotFoundError: When ``path`` does not exist.
-        FormatError: For a line without exactly two fields or with an empty field.
+        FormatError: For a line without exactly two fields or with an empty field, or a CUI
+            that reads as no concept or several (``-1``, ``C1|C2``; read as corpora read ids,
+            :mod:`xlnel.io.concept_ids`).
     """
     path = Path(path)
     collector = ConceptCollector()
@@ -150,7 +157,7 @@ def read_term_to_cui(path: str | Path) -> list[Concept]:
         fields = line.split("\t")
         if len(fields) != 2 or not fields[0].strip() or not fields[1].strip():
             raise FormatError(f"line is not 'term<TAB>cui': {line[:120]!r}", path, lineno)
-        collector.add(normalize_concept_id(fields[1]), [fields[0]])
+        collector.add(one_concept_id(fields[1], "cui", path, lineno), [fields[0]])
     logger.info("read %d concepts from %s", len(collector), path)
     return collector.concepts()
 
@@ -379,6 +386,8 @@ def load_kb(spec: str | Path) -> list[Concept]:
 
     Raises:
         FileNotFoundError: When the file does not exist.
+        FormatError: When the path is a folder (for a format other than ``mesh``) or the file
+            does not follow its format.
         ValueError: When the format is not given and the extension is not known, an option is
             malformed or not the format's, the file holds no concept, or no concept has the
             requested types.
@@ -390,6 +399,9 @@ def load_kb(spec: str | Path) -> list[Concept]:
     if path is None:
         concepts = read_hpo(use_umls_ids=fmt == "hpo-umls")
     else:
+        if path.is_dir() and fmt != "mesh":
+            raise FormatError(f"a folder, not a {fmt} knowledge-base file (only mesh: reads a "
+                              "folder)", path)
         if not path.is_file() and not (fmt == "mesh" and path.is_dir()):
             hint = f"; {MISSING_RELEASE_HINT}" if fmt == "mesh" else ""
             raise FileNotFoundError(f"knowledge-base file not found: {path}{hint}")
