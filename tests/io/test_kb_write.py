@@ -44,3 +44,12 @@ def test_kb_command_writes_the_loaded_concepts(tmp_path: Path) -> None:
     assert r.exit_code != 0 and "is the input" in str(r.exception)
     r = runner.invoke(app, ["kb", "hpo", "--out", str(tmp_path / "kb.csv")])
     assert r.exit_code != 0 and "written as .tsv" in str(r.exception)
+
+
+@pytest.mark.parametrize("concept_id", ["-1", "a|b", "D1,D2"])
+def test_ids_that_would_not_read_back_as_one_are_refused(tmp_path: Path, concept_id: str) -> None:
+    # a names list gives any name as an id; the table would read it back as no id or several
+    with pytest.raises(ValueError, match=f"concept id '{concept_id}' would be read back from the "
+                                         "table as"):
+        write_kb_tsv(tmp_path / "kb.tsv", [Concept(concept_id, ("a",))])
+    assert not (tmp_path / "kb.tsv").exists()

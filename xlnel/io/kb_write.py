@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from xlnel.io._atomic import atomic_write
+from xlnel.io.concept_ids import normalize_concept_id, parse_concept_ids
 from xlnel.types import Concept
 
 logger = logging.getLogger(__name__)
@@ -25,6 +26,10 @@ def _check(concept: Concept) -> None:
     if not concept.id.strip() or any(b in f for f in fields for b in _BREAKS):
         raise ValueError(f"concept {concept.id!r} cannot be written to a TSV table: its id, "
                          "names and types must hold no tab or line break")
+    if parse_concept_ids(concept.id) != (normalize_concept_id(concept.id),):
+        raise ValueError(f"concept id {concept.id!r} would be read back from the table as "
+                         f"{list(parse_concept_ids(concept.id)) or 'no concept'}, not as one id "
+                         "(-1 means no concept, '|' and ',' between codes separate ids)")
     if any("|" in t for t in concept.types):
         raise ValueError(f"concept {concept.id!r}: a type with '|' ({concept.types!r}) would be "
                          "read back as several types")
@@ -46,7 +51,8 @@ def write_kb_tsv(path: str | Path, concepts: Iterable[Concept]) -> tuple[int, in
 
     Raises:
         ValueError: When a concept has no name, an id, name or type holds a tab or line break,
-            or a type a ``|``.
+            an id would read back as no concept or several (``-1``, ``a|b``), or a type holds a
+            ``|``.
     """
     n_concepts = n_names = 0
     with atomic_write(path) as handle:
