@@ -302,3 +302,12 @@ def test_convert_writes_jsonl_to_the_standard_output(tmp_path: Path) -> None:
                                input=result.stdout)
     assert piped.exit_code == 0, piped.output
     assert _plain(read_documents(tmp_path / "c.jsonl.gz")) == _plain(EXPECTED)
+
+
+def test_a_key_given_twice_is_refused_not_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "c.bioc.json"
+    path.write_text('{"documents": [\n{"id": "1", "passages": []},\n'
+                    '{"id": "2", "passages": [{"offset": 0, "text": "a"}], "passages": []}\n]}',
+                    encoding="utf-8")
+    with pytest.raises(FormatError, match="c.bioc.json:3: the key 'passages' is given twice"):
+        read_bioc_json(path)

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from xlnel.cli.main import app
 from xlnel.errors import FormatError, OutputError
 from xlnel.io import read_brat, read_brat_document, write_brat
-from xlnel.io.documents import read_annotated_documents
+from xlnel.io.documents import read_annotated_documents, read_documents
 from xlnel.types import Document, Link
 
 runner = CliRunner()
@@ -244,3 +244,9 @@ def test_a_byte_order_mark_counts_in_the_offsets_and_is_named(tmp_path: Path) ->
     with pytest.raises(FormatError, match=r"doc1.ann:1: mention 'fever' differs .* the text "
                                           r"starts with a byte-order mark \(U\+FEFF\)"):
         read_brat(folder)
+
+
+def test_a_file_given_as_the_folder_is_named(tmp_path: Path) -> None:
+    (tmp_path / "notes.pubtator").write_text("1|t|a\n1|a|\n", encoding="utf-8")
+    with pytest.raises(FormatError, match="notes.pubtator: a file, not a BRAT folder"):
+        read_documents(tmp_path / "notes.pubtator", "brat")

@@ -192,3 +192,12 @@ def test_crlf_line_ends_and_a_byte_order_mark(tmp_path: Path) -> None:
     path = tmp_path / "docs.jsonl"
     path.write_bytes(("\ufeff" + _line() + "\r\n" + _line(id="d2") + "\r\n").encode("utf-8"))
     assert [(d.id, d.text) for d in read_jsonl(path)] == [("d1", TEXT), ("d2", TEXT)]
+
+
+@pytest.mark.parametrize("line", [
+    '{"id": "d1", "text": "ab", "entities": [], "entities": [{"start": 0, "end": 1}]}',
+    '{"id": "d1", "text": "ab", "entities": [{"start": 0, "end": 1, "start": 1}]}'])
+def test_a_key_given_twice_is_refused_not_overwritten(tmp_path: Path, line: str) -> None:
+    with pytest.raises(FormatError, match=r"docs.jsonl:2: the key '(entities|start)' is given "
+                                          "twice in one object"):
+        read_jsonl(_write(tmp_path, _line(), line))

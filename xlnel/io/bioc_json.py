@@ -36,6 +36,7 @@ from typing import Any
 
 from xlnel.errors import FormatError, LimitError
 from xlnel.io._atomic import iter_lines, write_corpus
+from xlnel.io._json import DuplicateKeyError, strict_decoder
 from xlnel.io.bioc import extras, layout, link_infons, relations
 from xlnel.io.bioc_draft import DocumentDraft, Draft, parse_int
 from xlnel.io.concept_ids import concept_id_field, kept_id_fields
@@ -76,7 +77,7 @@ class _Scanner:
     def __init__(self, lines: Iterator[tuple[int, str]], path: Path) -> None:
         self.path, self._lines = path, lines
         self.text, self.pos, self.eof = "", 0, False
-        self._decoder = json.JSONDecoder()
+        self._decoder = strict_decoder()
         self._base = 1  # the line of text[0]
         self._counted, self._line = 0, 1  # line() counted up to text[_counted]
 
@@ -137,6 +138,8 @@ class _Scanner:
                                            self.path, line) from None
             except RecursionError:
                 raise self.fail("JSON nested too deeply") from None
+            except DuplicateKeyError as exc:
+                raise FormatError(str(exc), self.path, self.line()) from None
 
     def after_item(self, close: str) -> bool:
         """Step over a ``,`` (True: an item follows) or ``close`` (False)."""

@@ -192,11 +192,13 @@ def read_brat(folder: str | Path) -> list[Document]:
         (plain texts to link) is read so with one log line.
 
     Raises:
-        FileNotFoundError: When ``folder`` is not an existing folder.
-        FormatError: For a folder without ``.txt`` files, an ``.ann`` file without its
-            ``.txt``, or a malformed ``.ann`` file.
+        FileNotFoundError: When ``folder`` does not exist.
+        FormatError: For a file given as the folder, a folder without ``.txt`` files, an
+            ``.ann`` file without its ``.txt``, or a malformed ``.ann`` file.
     """
     folder = Path(folder)
+    if folder.is_file():
+        raise FormatError("a file, not a BRAT folder of .txt + .ann files", folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"no such BRAT folder: {folder}")
     texts = {p.stem for p in folder.glob("*.txt")}

@@ -29,6 +29,7 @@ from typing import Any
 
 from xlnel.errors import FormatError
 from xlnel.io._atomic import check_entities, is_stdin, iter_lines, write_corpus
+from xlnel.io._json import DuplicateKeyError, strict_decoder
 from xlnel.io.bioc_json import BIOC_JSON_KEYS
 from xlnel.io.concept_ids import check_concept_ids, parse_concept_ids
 from xlnel.types import FOUND_FIELDS, ID_KINDS, Document, Link
@@ -42,6 +43,7 @@ _RESERVED = ("id", "text", "entities")
 #: A JSON escape of a UTF-16 surrogate: the one way JSON text can hold a string that is not
 #: Unicode text (a lone ``\\ud800``); lines without one need no check.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_DECODER = strict_decoder()
 
 
 def lone_surrogate(value: Any, where: str) -> str | None:
@@ -231,7 +233,9 @@ def iter_jsonl(path: str | Path) -> Iterator[Document]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = _DECODER.decode(line)
+        except DuplicateKeyError as exc:
+            raise FormatError(str(exc), path, lineno) from None
         except json.JSONDecodeError as exc:
             hint = " (the standard input is read as JSONL)" if is_stdin(path) else ""
             if line.strip() in ("{", "["):
