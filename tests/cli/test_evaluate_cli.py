@@ -34,7 +34,7 @@ def files(tmp_path: Path) -> dict[str, Path]:
     gold = [
         Document(f"{n}", TEXT, (
             link("Aspirin", "D1", type="Chemical"), link("headache", "D2"),
-            link("Fever", "D3"), link("diabetes", "D4|D5"), link("hypertension"),
+            link("Fever", "D3"), link("diabetes", "D4", "D5"), link("hypertension"),
         ), {"title": TITLE})
         for n in range(4)
     ]
