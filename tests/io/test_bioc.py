@@ -342,3 +342,15 @@ def test_empty_passages_between_others_keep_the_offsets(tmp_path: Path) -> None:
 def test_an_empty_file_is_named_as_such(tmp_path: Path, content: str) -> None:
     with pytest.raises(FormatError, match="the file is empty or blank, with no BioC <collection>"):
         read_bioc(_write(tmp_path, content))
+
+
+def test_an_infon_given_twice_with_two_values_is_refused(tmp_path: Path) -> None:
+    content = ("<collection><document><id>1</id><passage><offset>0</offset><text>ab</text>\n"
+               '<annotation id="0"><infon key="identifier">D1</infon>\n'
+               '<infon key="identifier">D2</infon><location offset="0" length="2"/></annotation>'
+               "</passage></document></collection>")
+    with pytest.raises(FormatError, match=r":3: infon 'identifier' given twice in one "
+                                          r"<annotation>, as 'D1' and 'D2'"):
+        read_bioc(_write(tmp_path, content))
+    (doc,) = read_bioc(_write(tmp_path, content.replace(">D2<", ">D1<")))  # the same: harmless
+    assert doc.entities == (Link(0, 2, "ab", ("D1",)),)

@@ -134,6 +134,11 @@ class _Reader:
         if owner is None:
             return
         if name == "infon":
+            known = owner.infons.get(self.infon_key)
+            if known is not None and known != value:
+                # the second value would silently replace the first (a concept id, a type)
+                raise FormatError(f"infon {self.infon_key!r} given twice in one <{owner.kind}>, "
+                                  f"as {known!r} and {value!r}", self.path, self.line)
             owner.infons[self.infon_key] = value
         elif name == "offset":
             owner.offset = parse_int(value, "offset", self.path, self.line)
