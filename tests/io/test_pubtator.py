@@ -154,6 +154,9 @@ HEAD = "1|t|Title here\n1|a|Abstract text.\n"
         ("1|t|Title\n2|t|Other\n2|a|x\n", 1, "no |a| line"),
         ("1|t|Title\n2|a|Abstract\n", 2, "follows the |t| line of '1'"),
         ("1|t|Title\n1\t0\t5\tTitle\tT\t-1\n", 2, "before the |a| line"),
+        ("1\t0\t5\tTitle\tT\t-1\n", 1, "annotation line before any document"),
+        (HEAD + "\n1\t0\t5\tTitle\tT\t-1\n", 4, "annotation line after the blank line that "
+         "ends document '1' (blank lines separate documents"),
         (HEAD + "\n2|t|x\n2|a|y\n\n" + HEAD, 7, "document id '1' already used on line 1"),
         (HEAD + HEAD, 3, "document id '1' already used on line 1"),
         (HEAD + "garbage line\n", 3, "matches no PubTator line kind"),

@@ -161,10 +161,14 @@ def _add_text_line(
     return draft, None
 
 
-def _add_tab_line(fields: list[str], draft: _Draft | None, path: Path, lineno: int) -> None:
-    """Handle an annotation or relation line."""
+def _add_tab_line(fields: list[str], draft: _Draft | None, path: Path, lineno: int,
+                  last: str | None = None) -> None:
+    """Handle an annotation or relation line (``last``: the id of the last document ended)."""
     if draft is None or draft.abstract is None:
-        where = "before any document" if draft is None else f"before the |a| line of {draft.pmid!r}"
+        where = "before any document" if draft is None and last is None \
+            else (f"after the blank line that ends document {last!r} (blank lines separate "
+                  "documents, not a document's lines)") if draft is None \
+            else f"before the |a| line of {draft.pmid!r}"
         raise FormatError(f"annotation line {where}", path, lineno)
     if fields[0] != draft.pmid:
         raise FormatError(
@@ -226,7 +230,7 @@ def iter_pubtator(path: str | Path) -> Iterator[Document]:
                 path,
                 lineno,
             )
-        _add_tab_line(fields, draft, path, lineno)
+        _add_tab_line(fields, draft, path, lineno, next(reversed(seen), None))
     if draft is not None:
         yield draft.finish(path)
     elif not seen:
