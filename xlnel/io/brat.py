@@ -42,6 +42,7 @@ NO_BRAT_FILES = ("a folder without BRAT .txt files; give a corpus file (.jsonl, 
                  ".xml, optionally .gz) or a folder of BRAT .txt + .ann files")
 
 
+_WHITE_SPACE = re.compile(r"\s")
 # The temporary folder write_brat fills inside the output folder before moving its files in.
 _TEMP_FOLDER = re.compile(r"\.xlnel-brat\.[a-z0-9_]+")
 
@@ -256,7 +257,8 @@ def _ann_lines(doc: Document, db: str) -> list[str]:
         pieces = _fragments(doc.text, link.start, link.end)
         offsets = ";".join(f"{s} {e}" for s, e in pieces)
         mention = " ".join(doc.text[s:e] for s, e in pieces)
-        entity_type = (link.type or "Entity").replace(" ", "_")
+        # a BRAT type is one token: a tab or line break would break the line
+        entity_type = _WHITE_SPACE.sub("_", link.type or "Entity")
         lines.append(f"T{number}\t{entity_type} {offsets}\t{mention}\n")
         for concept_id in link.concept_ids:
             n_refs += 1
@@ -302,9 +304,9 @@ def write_brat(folder: str | Path, docs: Iterable[Document], db: str = "UMLS") -
 
     The files are written into a hidden temporary folder inside ``folder`` and moved into it
     only when every document was written, so a failure leaves ``folder`` as it was. Files
-    already in ``folder`` are never replaced. Entity types have spaces replaced by ``_`` (a BRAT
-    type is one token; a missing type is written ``Entity``). Mentions that cross a line break
-    are written as fragments.
+    already in ``folder`` are never replaced. Entity types have spaces, tabs and line breaks
+    replaced by ``_`` (a BRAT type is one token; a missing type is written ``Entity``).
+    Mentions that cross a line break are written as fragments.
 
     Args:
         folder: Folder to write into; created when missing.
