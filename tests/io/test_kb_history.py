@@ -14,7 +14,7 @@ from xlnel.analysis.coverage import coverage
 from xlnel.cli.main import app
 from xlnel.config import load_config
 from xlnel.errors import FormatError
-from xlnel.io import write_jsonl
+from xlnel.io import read_obo, write_jsonl
 from xlnel.io.kb_history import kb_id_history, kb_ids_history, read_obo_id_history, resolve_ids
 from xlnel.training import load_training_documents
 from xlnel.types import Document, Link
@@ -220,3 +220,15 @@ def test_candidate_recall_reads_gold_ids_as_the_pipeline_kb_does(
     monkeypatch.setattr(linking, "kb_ids_history", lambda specs, missing_ok=False: {"OLD1": "C1"})
     after = linking.candidate_recall(pipe_dir, tmp_path / "gold.jsonl")["concept"]
     assert (before["found"], after["found"]) == (0, 1)
+
+
+def test_mesh_prefixed_obo_ids_are_read_as_corpora_read_them(tmp_path: Path) -> None:
+    # CTD's MEDIC vocabulary names MeSH descriptors MESH:D...; a PubTator gold says D...
+    path = tmp_path / "medic.obo"
+    path.write_text("format-version: 1.2\n\n[Term]\nid: MESH:C\nname: Diseases\n\n"
+                    "[Term]\nid: MESH:D1 ! x\nname: Fever\nalt_id: MESH:D9\nis_a: MESH:C\n\n"
+                    "[Term]\nid: OMIM:2\nname: obsolete Chill\nis_obsolete: true\n"
+                    "replaced_by: MESH:D1\n", encoding="utf-8")
+    assert [(c.id, c.types) for c in read_obo(path, branch_types=True)] == [
+        ("C", ()), ("D1", ("Fever",))]
+    assert read_obo_id_history(path) == {"D9": "D1", "OMIM:2": "D1"}

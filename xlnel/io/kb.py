@@ -207,8 +207,9 @@ def _iter_obo_terms(path: Path, scopes: frozenset[str] | None) -> Iterator[_OboT
         if not sep:
             raise FormatError(f"line is not 'tag: value': {line[:80]!r}", path, lineno)
         value = value.strip()
+        # ids are read as corpora read them: CTD's MEDIC ids MESH:D001234 are D001234
         if tag == "id":
-            term.id = value.split(" !")[0].strip()
+            term.id = normalize_concept_id(value.split(" !")[0])
         elif tag == "name":
             term.names.insert(0, value)
         elif tag == "synonym":
@@ -218,12 +219,12 @@ def _iter_obo_terms(path: Path, scopes: frozenset[str] | None) -> Iterator[_OboT
         elif tag == "xref" and value:
             term.xrefs.append(value.split()[0])
         elif tag == "is_a" and value:
-            term.parents.append(value.split(" !")[0].split()[0])
+            term.parents.append(normalize_concept_id(value.split(" !")[0].split()[0]))
         elif tag == "is_obsolete":
             term.obsolete = value.split(" !")[0].strip().lower() == "true"
         elif tag in ("alt_id", "replaced_by") and value:
             ids = term.alt_ids if tag == "alt_id" else term.replaced_by
-            ids.append(value.split(" !")[0].split()[0])
+            ids.append(normalize_concept_id(value.split(" !")[0].split()[0]))
     if term is not None:
         yield term
 
@@ -266,7 +267,9 @@ def read_obo(path: str | Path, scopes: Collection[str] | None = None,
 
     Returns:
         One concept per term: its ``name`` first, then its synonyms; ``xref`` values such as
-        ``UMLS:C0011849`` in :attr:`Concept.xrefs`.
+        ``UMLS:C0011849`` in :attr:`Concept.xrefs`. Term ids (and those of ``is_a``,
+        ``alt_id`` and ``replaced_by``) lose a ``MESH:`` or ``UMLS:`` prefix, as corpora's ids
+        do (:mod:`xlnel.io.concept_ids`); ``HP:`` and other prefixes stay.
 
     Raises:
         FileNotFoundError: When ``path`` does not exist.
