@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -144,3 +145,58 @@ def test_formats_a_stream_cannot_hold(fmt: str, message: str) -> None:
         format_documents(DOCS, fmt)
     with pytest.raises(ValueError, match=message):
         write_documents(io.StringIO(), DOCS, fmt)
+
+
+# One document "fever and cough" whose one mention is given by ``{start}``, ``{end}`` and
+# ``{mention}`` in each format, on the file's line ``LINE``.
+FAULT_FILES = {
+    "c.jsonl": ('{{"id": "1", "text": "fever and cough", "entities": [{{"start": {start}, '
+                '"end": {end}, "text": "{mention}"}}]}}\n', 1),
+    "c.pubtator": ("1|t|fever and cough\n1|a|\n1\t{start}\t{end}\t{mention}\tSign\tD1\n", 3),
+    "c.xml": ("<collection><document><id>1</id><passage><offset>0</offset>\n"
+              "<text>fever and cough</text>\n<annotation id='0'>"
+              "<location offset='{start}' length='{length}'/><text>{mention}</text></annotation>"
+              "</passage></document></collection>", 3),
+    "c.bioc.json": ('{{"documents": [\n{{"id": "1", "passages": [{{"offset": 0, '
+                    '"text": "fever and cough", "annotations": [{{"id": "0", "text": '
+                    '"{mention}", "locations": [{{"offset": {start}, "length": {length}}}]}}]}}]}}'
+                    "\n]}}", 2),
+    "brat": ("T1\tSign {start} {end}\t{mention}\n", 1),
+}
+
+
+def _fault_file(tmp_path: Path, name: str, start: int, end: int, mention: str) -> tuple[Path, str]:
+    template, line = FAULT_FILES[name]
+    content = template.format(start=start, end=end, length=end - start, mention=mention)
+    path = tmp_path / name
+    if name == "brat":
+        path.mkdir()
+        (path / "1.txt").write_text("fever and cough", encoding="utf-8")
+        (path / "1.ann").write_bytes(content.encode("utf-8"))
+        return path, f"1.ann:{line}:"
+    path.write_bytes(content.encode("utf-8"))
+    return path, f"{name}:{line}:"
+
+
+@pytest.mark.parametrize("name", sorted(FAULT_FILES))
+def test_every_reader_names_file_line_and_value_of_a_bad_mention(tmp_path: Path,
+                                                                 name: str) -> None:
+    path, where = _fault_file(tmp_path, name, 10, 99, "cough")
+    with pytest.raises(FormatError, match=rf"{re.escape(where)} .*\b99\b"):
+        read_documents(path)
+    (tmp_path / "mismatch").mkdir()
+    path, where = _fault_file(tmp_path / "mismatch", name, 10, 15, "couch")
+    with pytest.raises(FormatError, match=rf"{re.escape(where)} .*'couch' differs from the text"
+                                          r" at .*'cough'"):
+        read_documents(path)
+
+
+@pytest.mark.parametrize("name", sorted(FAULT_FILES))
+def test_every_reader_takes_crlf_line_ends_and_a_byte_order_mark(tmp_path: Path,
+                                                                 name: str) -> None:
+    path, _ = _fault_file(tmp_path, name, 10, 15, "cough")
+    target = path / "1.ann" if name == "brat" else path
+    target.write_bytes(b"\xef\xbb\xbf" + target.read_bytes().replace(b"\n", b"\r\n"))
+    (doc,) = read_documents(path)
+    assert (doc.id, doc.text, [(e.start, e.end, e.text) for e in doc.entities]) == (
+        "1", "fever and cough", [(10, 15, "cough")])
