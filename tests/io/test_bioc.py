@@ -354,3 +354,14 @@ def test_an_infon_given_twice_with_two_values_is_refused(tmp_path: Path) -> None
         read_bioc(_write(tmp_path, content))
     (doc,) = read_bioc(_write(tmp_path, content.replace(">D2<", ">D1<")))  # the same: harmless
     assert doc.entities == (Link(0, 2, "ab", ("D1",)),)
+
+
+def test_a_passage_with_an_empty_text_element_is_read_from_its_sentences(tmp_path: Path) -> None:
+    content = ("<collection><document><id>1</id><passage><offset>0</offset><text></text>"
+               "<sentence><offset>0</offset><text>Fever.</text>"
+               '<annotation id="0"><location offset="0" length="5"/><text>Fever</text>'
+               "</annotation></sentence><sentence><offset>7</offset><text>Cough.</text>"
+               "</sentence></passage></document></collection>")
+    # as BioC JSON's "text": "" beside sentences is: the sentences are the passage's text
+    (doc,) = read_bioc(_write(tmp_path, content))
+    assert (doc.text, doc.entities) == ("Fever. Cough.", (Link(0, 5, "Fever"),))

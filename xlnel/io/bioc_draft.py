@@ -85,8 +85,9 @@ class DocumentDraft(Draft):
             if passage.offset is None:
                 raise FormatError(f"passage without an {self._key('offset', 'offset')}", path,
                                   passage.line)
-            # A passage given as sentences: its own text is empty, its sentences' fill it.
-            pieces = [passage] if passage.text is not None else [
+            # A passage given as sentences: its own text is missing or empty (<text/>), its
+            # sentences' fill it.
+            pieces = [passage] if passage.text or not passage.of_kind("sentence") else [
                 passage, *passage.of_kind("sentence")]
             for piece in pieces:
                 if piece.offset is None:
