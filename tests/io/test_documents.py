@@ -200,3 +200,18 @@ def test_every_reader_takes_crlf_line_ends_and_a_byte_order_mark(tmp_path: Path,
     (doc,) = read_documents(path)
     assert (doc.id, doc.text, [(e.start, e.end, e.text) for e in doc.entities]) == (
         "1", "fever and cough", [(10, 15, "cough")])
+
+
+@pytest.mark.parametrize("name", ["c.jsonl", "c.pubtator", "c.xml", "c.bioc.json", "brat"])
+def test_no_writer_repeats_a_document_id(tmp_path: Path, name: str) -> None:
+    # every reader refuses a file that repeats an id: it was written all the same
+    docs = [DOCS[0], DOCS[1], Document("d1", "Another text.")]
+    with pytest.raises(FormatError, match="document id 'd1' is used"):
+        write_documents(tmp_path / name, docs)
+    assert not (tmp_path / name).exists()
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "pubtator", "bioc", "biocjson"])
+def test_no_stream_repeats_a_document_id(fmt: str) -> None:
+    with pytest.raises(FormatError, match="document id 'd1' is used by documents 1 and 2"):
+        "".join(format_documents([DOCS[0], DOCS[0]], fmt))

@@ -32,8 +32,8 @@ from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ONE_LINE", "STDIN", "atomic_dir", "atomic_write", "check_entities", "is_gzip",
-           "is_stdin", "iter_lines", "open_binary", "open_text", "read_text",
+__all__ = ["ONE_LINE", "STDIN", "atomic_dir", "atomic_write", "check_entities", "distinct_ids",
+           "is_gzip", "is_stdin", "iter_lines", "open_binary", "open_text", "read_text",
            "remove_stale_files", "sigterm_as_interrupt", "write_corpus", "write_tsv"]
 
 #: The input name that stands for the standard input (``xlnel link PIPELINE -``).
@@ -420,13 +420,29 @@ def write_corpus(path: str | Path, docs: Iterable[Document],
 
     def counted() -> Iterator[Document]:
         nonlocal count
-        for doc in docs:
+        for doc in distinct_ids(docs):
             count += 1
             yield doc
 
     with atomic_write(path) as handle:
         handle.writelines(text(counted()))
     return count
+
+
+def distinct_ids(docs: Iterable[Document]) -> Iterator[Document]:
+    """``docs`` as they come, refusing a document id used before: every reader refuses a file
+    that repeats one (evaluation pairs documents by id), so no writer makes one.
+
+    Raises:
+        FormatError: Naming the id and the documents (by position) that use it.
+    """
+    seen: dict[str, int] = {}
+    for number, doc in enumerate(docs, start=1):
+        if doc.id in seen:
+            raise FormatError(f"document id {doc.id!r} is used by documents {seen[doc.id]} and "
+                              f"{number}; a corpus file holds each id once")
+        seen[doc.id] = number
+        yield doc
 
 
 def check_entities(doc: Document) -> None:

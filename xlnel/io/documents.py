@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO
 
 from xlnel.errors import FormatError
-from xlnel.io._atomic import is_stdin, iter_lines, open_binary, read_text
+from xlnel.io._atomic import distinct_ids, is_stdin, iter_lines, open_binary, read_text
 from xlnel.io.bioc import bioc_text, iter_bioc, write_bioc
 from xlnel.io.bioc_json import bioc_json_text, iter_bioc_json, looks_like_bioc_json, write_bioc_json
 from xlnel.io.brat import NO_BRAT_FILES, read_brat, write_brat
@@ -248,12 +248,13 @@ def format_documents(docs: Iterable[Document], format: str) -> Iterator[str]:
     Raises:
         ValueError: When the format is unknown, not written as one text (``brat``, ``text``),
             or a document cannot be written (see the format's writer).
+        FormatError: When a document id is used twice.
     """
     fmt = _check_format(format)
     if fmt not in STREAM_FORMATS:
         raise ValueError(f"{fmt} is not written as one text; give one of {STREAM_FORMATS}"
                          + (" (BRAT is a folder of files)" if fmt == "brat" else ""))
-    return _TEXTS[fmt](docs)
+    return _TEXTS[fmt](distinct_ids(docs))
 
 
 def write_documents(path: str | Path | IO[str], docs: Iterable[Document],
@@ -271,6 +272,8 @@ def write_documents(path: str | Path | IO[str], docs: Iterable[Document],
     Raises:
         ValueError: When the format is unknown, read-only (``text``) or cannot be guessed, or
             a document cannot be written (see the format's writer).
+        FormatError: When a document id is used twice (every reader would refuse the file);
+            nothing is written then.
     """
     if not isinstance(path, str | Path):
         _write_stream(path, docs, format or "jsonl")
