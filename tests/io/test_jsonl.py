@@ -201,3 +201,9 @@ def test_a_key_given_twice_is_refused_not_overwritten(tmp_path: Path, line: str)
     with pytest.raises(FormatError, match=r"docs.jsonl:2: the key '(entities|start)' is given "
                                           "twice in one object"):
         read_jsonl(_write(tmp_path, _line(), line))
+
+
+def test_an_empty_type_is_no_type_as_in_the_other_formats(tmp_path: Path) -> None:
+    entities = [{"start": 4, "end": 14, "type": "", "concept_id": "C1"}]
+    (doc,) = read_jsonl(_write(tmp_path, _line(entities=entities)))
+    assert doc.entities == (Link(4, 14, "חולה סוכרת", ("C1",)),)

@@ -150,7 +150,8 @@ def _parse_entity(raw: Any, index: int, text: str, path: Path, lineno: int) -> L
     found = {key: _parse_optional_str(raw.get(key), key, where, path, lineno)
              for key in FOUND_FIELDS}
     alternatives = _parse_alternatives(raw.get("alternatives"), where, path, lineno)
-    return Link(start, end, mention, concept_ids, entity_type, score,
+    # an empty type is no type, as PubTator's empty type column and BioC's empty infon read
+    return Link(start, end, mention, concept_ids, entity_type or None, score,
                 id_kind if concept_ids else None,
                 concept_name=found["concept_name"], concept_type=found["concept_type"],
                 matched_name=found["matched_name"], matched_source=found["matched_source"],
