@@ -311,3 +311,18 @@ def test_a_key_given_twice_is_refused_not_overwritten(tmp_path: Path) -> None:
                     encoding="utf-8")
     with pytest.raises(FormatError, match="c.bioc.json:3: the key 'passages' is given twice"):
         read_bioc_json(path)
+
+
+def test_a_list_of_ids_in_an_id_infon_is_read_as_a_jsonl_list_is(tmp_path: Path) -> None:
+    path = tmp_path / "c.bioc.json"
+    annotation = {"id": "0", "infons": {"type": "Disease", "identifier": ["MESH:D1", "D2"],
+                                        "other": ["a", "b"]},
+                  "locations": [{"offset": 0, "length": 5}]}
+    path.write_text(json.dumps({"documents": [{"id": "1", "passages": [
+        {"offset": 0, "text": "fever", "annotations": [annotation]}]}]}), encoding="utf-8")
+    # the JSON text of the list was read as one id '["MESH:D1", "D2"]'
+    assert read_bioc_json(path)[0].entities == (Link(0, 5, "fever", ("D1", "D2"), "Disease"),)
+    annotation["infons"]["identifier"] = []
+    path.write_text(json.dumps({"documents": [{"id": "1", "passages": [
+        {"offset": 0, "text": "fever", "annotations": [annotation]}]}]}), encoding="utf-8")
+    assert read_bioc_json(path)[0].entities == (Link(0, 5, "fever", (), "Disease"),)

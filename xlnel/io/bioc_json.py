@@ -38,7 +38,7 @@ from xlnel.errors import FormatError, LimitError
 from xlnel.io._atomic import iter_lines, write_corpus
 from xlnel.io._json import DuplicateKeyError, strict_decoder
 from xlnel.io.bioc import extras, layout, link_infons, relations
-from xlnel.io.bioc_draft import DocumentDraft, Draft, parse_int
+from xlnel.io.bioc_draft import ID_INFONS, DocumentDraft, Draft, parse_int
 from xlnel.io.concept_ids import concept_id_field, kept_id_fields
 from xlnel.types import Document
 
@@ -329,8 +329,18 @@ def _list(value: Any, what: str, path: Path, line: int) -> list[Any]:
 
 def _infons(value: Any, what: str, path: Path, line: int) -> dict[str, str]:
     infons = _fields(value, f"the infons of {what}", path, line)
-    return {str(key): item if isinstance(item, str) else json.dumps(item, ensure_ascii=False)
-            for key, item in infons.items() if item is not None}
+    return {str(key): _infon(str(key), item) for key, item in infons.items() if item is not None}
+
+
+def _infon(key: str, item: Any) -> str:
+    """An infon value as text: a concept-id infon's list of ids as an id field (``A|B``, as a
+    JSONL ``concept_id`` list reads), any other value that is no string as JSON text."""
+    if isinstance(item, str):
+        return item
+    if key.lower() in ID_INFONS and isinstance(item, list) \
+            and all(isinstance(one, str | int) and not isinstance(one, bool) for one in item):
+        return "|".join(map(str, item)) or "-1"
+    return json.dumps(item, ensure_ascii=False)
 
 
 def _number(value: Any) -> str | None:
