@@ -320,7 +320,7 @@ def test_a_list_of_ids_in_an_id_infon_is_read_as_a_jsonl_list_is(tmp_path: Path)
                   "locations": [{"offset": 0, "length": 5}]}
     path.write_text(json.dumps({"documents": [{"id": "1", "passages": [
         {"offset": 0, "text": "fever", "annotations": [annotation]}]}]}), encoding="utf-8")
-    # the JSON text of the list was read as one id '["MESH:D1", "D2"]'
+    # the ids, not one id made of the list's JSON text
     assert read_bioc_json(path)[0].entities == (Link(0, 5, "fever", ("D1", "D2"), "Disease"),)
     annotation["infons"]["identifier"] = []
     path.write_text(json.dumps({"documents": [{"id": "1", "passages": [

@@ -126,7 +126,7 @@ def test_write_replaces_spaces_in_types(tmp_path: Path) -> None:
 
 
 def test_write_replaces_tabs_and_line_breaks_in_types(tmp_path: Path) -> None:
-    # a tab or line break in the type wrote an .ann line that could not be read back
+    # a tab or line break in the type would break the .ann line
     doc = Document("d", "insulin", (Link(0, 7, "insulin", (), "Chemical\tor\ndrug"),))
     write_brat(tmp_path, [doc])
     assert read_brat(tmp_path)[0].entities[0].type == "Chemical_or_drug"

@@ -204,7 +204,7 @@ def test_every_reader_takes_crlf_line_ends_and_a_byte_order_mark(tmp_path: Path,
 
 @pytest.mark.parametrize("name", ["c.jsonl", "c.pubtator", "c.xml", "c.bioc.json", "brat"])
 def test_no_writer_repeats_a_document_id(tmp_path: Path, name: str) -> None:
-    # every reader refuses a file that repeats an id: it was written all the same
+    # every reader refuses a file that repeats an id, so no writer makes one
     docs = [DOCS[0], DOCS[1], Document("d1", "Another text.")]
     with pytest.raises(FormatError, match="document id 'd1' is used"):
         write_documents(tmp_path / name, docs)

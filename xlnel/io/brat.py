@@ -91,7 +91,7 @@ def _parse_text_bound(
     if len(fragments) == 1:
         if text[start:end] != fields[2]:
             # BRAT counts a byte-order mark as the text's first character; a tool that dropped
-            # it wrote every offset one short.
+            # it writes every offset one short.
             hint = ("; the text starts with a byte-order mark (U+FEFF), which BRAT offsets count "
                     "as a character: remove it from the .txt file or count it"
                     if text.startswith("\ufeff") and text[start + 1:end + 1] == fields[2] else "")
