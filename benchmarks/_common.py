@@ -61,6 +61,16 @@ def one_of(choices: Sequence[str]) -> Callable[[str], str]:
     return check
 
 
+def result_name(value: str) -> str:
+    """An argparse type: a results file name under ``benchmarks/results``, without folder or
+    ``.json`` (``/tmp/x.json`` would be written as ``benchmarks/results//tmp/x.json.json``)."""
+    if not value or Path(value).name != value or value.endswith(".json") or value in {".", ".."}:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a results file name: give a name without folder or .json "
+            f"(written as benchmarks/results/NAME.json)")
+    return value
+
+
 def benchmark_name() -> str:
     """The benchmark this process runs: the stem of its script (``cv_accuracy`` for
     ``python -m benchmarks cv_accuracy`` or ``python -m benchmarks.cv_accuracy``)."""
@@ -139,7 +149,7 @@ def write_result(name: str, results: dict[str, Any], settings: dict[str, Any] | 
         settings: How the benchmark was set up (merged with a ``settings`` key of ``results``).
         **fields: Overrides of the provenance, such as ``benchmark="link_throughput"``.
     """
-    target = RESULTS / f"{name}.json"
+    target = RESULTS / f"{result_name(name)}.json"
     with atomic_write(target) as f:
         json.dump(envelope(results, settings, **fields), f, indent=2, ensure_ascii=False)
         f.write("\n")

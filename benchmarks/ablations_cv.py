@@ -36,7 +36,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import level_counts, one_of, paired_scores, pooled_hrm, write_result
+from benchmarks._common import (
+    level_counts,
+    one_of,
+    paired_scores,
+    pooled_hrm,
+    result_name,
+    write_result,
+)
 from benchmarks.cv_accuracy import CAMONI, SEED, cross_validate, merge_entries
 
 #: Setting -> (the ablation it belongs to, config overrides on top of the shipped config).
@@ -95,7 +102,8 @@ def main() -> None:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/xlnel-ablations-cv"))
-    parser.add_argument("--name", default="ablations_cv", help="results file name")
+    parser.add_argument("--name", type=result_name, default="ablations_cv",
+                        help="results file name")
     args = parser.parse_args()
     t0 = time.perf_counter()
     results = run(args.settings, args.communities, args.folds, args.work, args.cache)

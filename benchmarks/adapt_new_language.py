@@ -56,7 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._adapt import adapt_options, add_adapt_arguments, run_adapt
-from benchmarks._common import read_result, write_result
+from benchmarks._common import read_result, result_name, write_result
 from xlnel.analysis.coverage import (
     ENCODER_WEIGHT,
     WEIGHT,
@@ -320,7 +320,7 @@ def main() -> None:
     parser.add_argument("--paired-with", default=None, metavar="RESULT",
                         help="A results file (name under benchmarks/results) of the same rows: "
                              "pair each language's accuracy@1 with its (paired bootstrap).")
-    parser.add_argument("--result", default="adapt_new_language",
+    parser.add_argument("--result", type=result_name, default="adapt_new_language",
                         help="Results file name under benchmarks/results.")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")

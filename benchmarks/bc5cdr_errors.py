@@ -40,7 +40,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import write_result
+from benchmarks._common import result_name, write_result
 from benchmarks._mesh import fetch_for
 from benchmarks.cv_accuracy import BC5CDR_DEV, SEED
 from xlnel.experiments.runner import plan_cells
@@ -157,7 +157,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
     parser.add_argument("--config", choices=sorted(BC5CDR_DEV), default="bc5cdr",
                         help="which BC5CDR config's errors (default: the shipped bc5cdr)")
-    parser.add_argument("--name", default="bc5cdr_errors", help="results file name")
+    parser.add_argument("--name", type=result_name, default="bc5cdr_errors",
+                        help="results file name")
     return parser
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._common import write_result
+from benchmarks._common import result_name, write_result
 from xlnel.filtering._pair_encoder import PairEncoder  # noqa: E402
 from xlnel.filtering._pairs import candidate_windows, top_k_mask  # noqa: E402
 from xlnel.io import read_documents  # noqa: E402
@@ -110,7 +110,7 @@ def main() -> None:
     parser.add_argument("--top-k", type=int, default=5)
     parser.add_argument("--max-length", type=int, default=64)
     parser.add_argument("--inference-batch-size", type=int, default=128)
-    parser.add_argument("--name", default="cascade_host_time")
+    parser.add_argument("--name", type=result_name, default="cascade_host_time")
     args = parser.parse_args()
     result = measure(args)
     result["settings"] = {**vars(args), "omp_num_threads": os.environ.get("OMP_NUM_THREADS")}

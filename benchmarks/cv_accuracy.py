@@ -70,6 +70,7 @@ from benchmarks._common import (
     one_of,
     paired_scores,
     read_result,
+    result_name,
     write_result,
 )
 from benchmarks._mesh import fetch_for
@@ -398,7 +399,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="pipeline file whose filter replaces the shipped configs' filter")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a key of every config (repeatable)")
-    parser.add_argument("--name", default="cv_accuracy", help="results file name")
+    parser.add_argument("--name", type=result_name, default="cv_accuracy",
+                        help="results file name")
     parser.add_argument("--no-protocol", action="store_true",
                         help="skip the galperin2022 protocol scores")
     parser.add_argument("--shipped-prefilter", action="store_true",

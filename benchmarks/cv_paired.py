@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import one_of, write_result
+from benchmarks._common import one_of, result_name, write_result
 from benchmarks.crossfit_cv import compare
 from benchmarks.cv_accuracy import (
     CROSS_VALIDATED,
@@ -85,7 +85,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a key of the shipped configs (repeatable)")
-    parser.add_argument("--name", default="cv_paired", help="results file name")
+    parser.add_argument("--name", type=result_name, default="cv_paired",
+                        help="results file name")
     args = parser.parse_args(argv)
     overrides = parse_overrides(args.set)
     write_result(args.name, {

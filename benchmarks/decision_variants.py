@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._common import one_of, paired_scores, write_result
+from benchmarks._common import one_of, paired_scores, result_name, write_result
 from benchmarks.cv_accuracy import BC5CDR, CROSS_VALIDATED, SEED, cross_validated_config
 from xlnel.config import PipelineConfig
 from xlnel.evaluation import document_counts
@@ -150,7 +150,7 @@ def add_cell_arguments(parser: argparse.ArgumentParser, result: str) -> None:
     parser.add_argument("names", nargs="*", default=["bc5cdr"],
                         type=one_of(["bc5cdr", *CROSS_VALIDATED]))
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
-    parser.add_argument("--name", default=result,
+    parser.add_argument("--name", type=result_name, default=result,
                         help="Results file name under benchmarks/results.")
 
 

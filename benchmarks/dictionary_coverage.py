@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._adapt import BUILD_FILE, adapt_options, add_adapt_arguments, run_adapt
-from benchmarks._common import write_result
+from benchmarks._common import result_name, write_result
 from xlnel.analysis.coverage import coverage_of, load_dictionary, read_gold
 from xlnel.dictionary.dictionary import Dictionary
 
@@ -66,7 +66,7 @@ def main() -> None:
                         help="Build without the posts' text as --corpus.")
     parser.add_argument("--dictionary", type=Path, default=None,
                         help="Score this xlnel adapt folder instead of building one.")
-    parser.add_argument("--result", default="dictionary_coverage",
+    parser.add_argument("--result", type=result_name, default="dictionary_coverage",
                         help="Results file name under benchmarks/results.")
     args = parser.parse_args()
     if args.dictionary is not None and not (args.dictionary / "dictionary.tsv").is_file():

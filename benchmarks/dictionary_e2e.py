@@ -63,7 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import _oof
-from benchmarks._common import write_result
+from benchmarks._common import result_name, write_result
 from xlnel.config import parse_overrides
 from xlnel.dictionary.dictionary import Dictionary
 from xlnel.dictionary.induction import common_words, drop_common
@@ -217,7 +217,7 @@ def main() -> None:
     parser.add_argument("--built", type=Path, default=BUILT)
     parser.add_argument("--common-top", type=int, default=0)
     parser.add_argument("--min-single-score", type=float, default=0.0)
-    parser.add_argument("--result", default="dictionary_e2e",
+    parser.add_argument("--result", type=result_name, default="dictionary_e2e",
                         help="Results file name (benchmarks/results/NAME.json).")
     parser.add_argument("--prune", type=int, default=0,
                         help="dft.prune of the built and both variants (0: off).")

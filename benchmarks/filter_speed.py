@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._common import write_result
+from benchmarks._common import result_name, write_result
 from xlnel.config import FilterConfig  # noqa: E402
 from xlnel.filtering.cross_encoder import CrossEncoderFilter  # noqa: E402
 from xlnel.types import Candidate, Document, Span  # noqa: E402
@@ -190,7 +190,8 @@ def main() -> None:
     parser.add_argument("--pipeline", type=Path, default=None)
     parser.add_argument("--gold", type=Path, default=None)
     parser.add_argument("--device", choices=sorted(FORMATS), default="cpu")
-    parser.add_argument("--name", default="filter_speed", help="results file name")
+    parser.add_argument("--name", type=result_name, default="filter_speed",
+                        help="results file name")
     args = parser.parse_args()
     if (args.pipeline is None) != (args.gold is None):
         parser.error("--pipeline and --gold go together")

@@ -63,7 +63,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._common import level_counts, one_of, paired_scores, write_result
+from benchmarks._common import level_counts, one_of, paired_scores, result_name, write_result
 from benchmarks._mesh import fetch_for
 from benchmarks.cv_accuracy import BC5CDR, BC5CDR_DEV, CAMONI, SEED, cross_validate
 from xlnel.evaluation import document_counts
@@ -186,7 +186,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xlnel-cv-cache"))
     parser.add_argument("--baseline-scores", type=Path, default=None,
                         help="scores folder of the shipped filter in a stage cache")
-    parser.add_argument("--name", default="filter_variants", help="results file name")
+    parser.add_argument("--name", type=result_name, default="filter_variants",
+                        help="results file name")
     parser.add_argument("--config", choices=sorted(BC5CDR_DEV), default="bc5cdr",
                         help="the BC5CDR config the variants change (default: bc5cdr)")
     parser.add_argument("--camoni", nargs="+", choices=list(CAMONI), default=None,

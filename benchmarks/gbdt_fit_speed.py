@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._common import write_result
+from benchmarks._common import result_name, write_result
 from benchmarks.cv_accuracy import cross_validated_config
 from xlnel.experiments.runner import plan_cells
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData
@@ -53,7 +53,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--documents", type=int, default=100)
     parser.add_argument("--negatives", type=float, nargs="+", default=[0.25])
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--name", default="gbdt_fit_speed", help="results file name")
+    parser.add_argument("--name", type=result_name, default="gbdt_fit_speed",
+                        help="results file name")
     args = parser.parse_args(argv)
     if args.documents < 2:
         parser.error(f"--documents must be at least 2, got {args.documents}")

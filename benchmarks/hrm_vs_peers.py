@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import RESULTS, run_isolated, write_result
+from benchmarks._common import RESULTS, result_name, run_isolated, write_result
 
 ROOT = Path(__file__).resolve().parent.parent
 KS = (1, 10, 50)
@@ -360,7 +360,7 @@ def main() -> None:
                     help="HNSW efConstruction of scispacy's index; 2000 is scispacy's own, "
                          "a lower value is recorded as not scispacy's own index")
     ap.add_argument("--max-queries", type=int, default=0, help="keep the first N (0 = all)")
-    ap.add_argument("--name", default="hrm_vs_peers",
+    ap.add_argument("--name", type=result_name, default="hrm_vs_peers",
                     help="result file benchmarks/results/NAME.json")
     ap.add_argument("--keep-earlier", action="store_true",
                     help="keep the entries of tools not run now from the existing result file, "

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import run_isolated, write_result
+from benchmarks._common import result_name, run_isolated, write_result
 from xlnel.io import read_documents, write_documents  # noqa: E402
 from xlnel.types import Document  # noqa: E402
 
@@ -187,7 +187,7 @@ def main() -> None:
     ap.add_argument("--set", action="append", metavar="KEY=VALUE",
                     help="Load-time override of the pipelines, as `xlnel link --set` "
                     "(e.g. filter.options.inference_dtype=bfloat16); repeatable.")
-    ap.add_argument("--name", default="link_throughput")
+    ap.add_argument("--name", type=result_name, default="link_throughput")
     args = ap.parse_args()
     if not args.pipeline and not args.transformer_pipeline:
         ap.error("give --pipeline, --transformer-pipeline or both")
