@@ -28,7 +28,8 @@ _GBDT_OPTIONS = {
     "max_leaf_nodes": "Leaves per tree (at least 2).",
     "l2_regularization": "L2 penalty on leaf values (0 or more).",
     "seed": "Seed of the model.",
-    "bag": ("Models averaged (their log-odds), seeded `seed` to `seed + bag - 1`, each a fit of "
+    "bag": ("Models averaged (their log-odds), seeded `seed` to `seed + bag - 1` (below 2**32, "
+            "so `seed + bag` may be at most 4294967296), each a fit of "
             "its own; they differ in the rows early stopping (on above 10,000 rows) holds out "
             "and, with `negatives`, in their negatives."),
     "negatives": ("Share of the negative rows each model is fitted on (every positive row, and "

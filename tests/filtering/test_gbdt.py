@@ -576,3 +576,19 @@ def test_negatives_draws_each_models_negatives_by_its_seed(docs_and_candidates, 
     tiny = GradientBoostingFilter(FilterConfig(options={**options, "negatives": 1e-9}), "en")
     assert tiny._fit_trees(np.zeros((4, 3)), np.array([True, False, False, True])) is not None
     assert seen[-1][:2] == (3, 2)
+
+
+@pytest.mark.parametrize("seed, bag, ok", [
+    (2**32 - 1, 1, True), (2**32 - 1, 2, False), (2**32 - 4, 4, True), (2**32 - 3, 4, False),
+])
+def test_the_last_bag_seed_stays_in_numpys_range(seed, bag, ok):
+    """The bag's models are seeded seed..seed+bag-1: a seed in range with a bag that pushes
+    the last one to 2**32 is refused at validation, naming the key, value and what is
+    allowed, not left to fail inside numpy after the features are computed."""
+    config = FilterConfig(options={"seed": seed, "bag": bag})
+    if ok:
+        GradientBoostingFilter(config, "en")
+        return
+    with pytest.raises(ConfigError, match=rf"filter\.options\.bag: .*below 2\*\*32 .*"
+                                          rf"at most {2**32 - seed}.*\(got {bag}\)"):
+        GradientBoostingFilter(config, "en")

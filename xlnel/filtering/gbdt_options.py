@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from xlnel.config import validate_options
 from xlnel.numbers import Float, Int
 
 __all__ = ["GbdtOptions", "parse_options"]
+
+_SEED_LIMIT = 2**32
+"""Seeds of numpy's and sklearn's random generators lie below this."""
 
 
 class GbdtOptions(BaseModel):
@@ -24,7 +27,8 @@ class GbdtOptions(BaseModel):
         max_leaf_nodes: Leaves per tree (at least 2).
         l2_regularization: L2 penalty of the leaf values (0 or more).
         seed: Seed of the trees and the negative draws (0 to 2**32 - 1).
-        bag: Models averaged, seeded ``seed`` to ``seed + bag - 1`` (at least 1).
+        bag: Models averaged, seeded ``seed`` to ``seed + bag - 1`` (at least 1; the last seed
+            must stay below 2**32, numpy's limit).
         negatives: Share of the negative rows each model is fitted on, in (0, 1].
         unit: Training rows: ``pair`` every candidate, ``span`` each span's best one,
             ``auto`` by ``filter.select_level``.
@@ -43,7 +47,7 @@ class GbdtOptions(BaseModel):
     learning_rate: Float = Field(default=0.08, gt=0.0)
     max_leaf_nodes: Int = Field(default=31, ge=2)
     l2_regularization: Float = Field(default=1.0, ge=0.0)
-    seed: Int = Field(default=0, ge=0, lt=2**32)
+    seed: Int = Field(default=0, ge=0, lt=_SEED_LIMIT)
     bag: Int = Field(default=1, ge=1)
     negatives: Float = Field(default=1.0, gt=0.0, le=1.0)
     unit: Literal["auto", "span", "pair"] = "auto"
@@ -60,6 +64,19 @@ class GbdtOptions(BaseModel):
     encoder: str | None = None
     encoder_pca: Int = Field(default=0, ge=0)
     encoder_context_words: Int = Field(default=24, ge=1)
+
+    @field_validator("bag")
+    @classmethod
+    def _bag_seeds_in_range(cls, bag: int, info: ValidationInfo) -> int:
+        # the bagged models take seeds seed..seed+bag-1, each passed to numpy and sklearn,
+        # which refuse seeds of 2**32 and above; checked here, before any training
+        seed = info.data.get("seed")  # absent when the seed itself was refused
+        if seed is not None and seed + bag - 1 >= _SEED_LIMIT:
+            raise ValueError(f"the bagged models are seeded seed to seed + bag - 1, which must "
+                             f"stay below 2**32 ({_SEED_LIMIT}); with seed {seed} bag may be at "
+                             f"most {_SEED_LIMIT - seed}, or lower the seed to at most "
+                             f"{_SEED_LIMIT - bag}")
+        return bag
 
 
 def parse_options(options: dict[str, Any], name: str) -> dict[str, Any]:
