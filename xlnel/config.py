@@ -249,8 +249,9 @@ class NerConfig(_Section):
         options: Settings specific to the chosen tagger.
         pretrained: A pipeline folder trained before (or its ``ner/`` folder) whose tagger is
             reused instead of training one, to try other linkers behind one tagger. Its
-            pipeline must have been trained on the same ``data`` (else the tagger may have
-            seen this config's test documents); ``options`` then only set ``device`` and
+            pipeline must have been trained on the same ``data``, its file paths compared once
+            resolved (else the tagger may have seen this config's test documents); ``options``
+            then only set ``device`` and
             ``inference_batch_size``.
     """
 

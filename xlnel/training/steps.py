@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from xlnel.candidates.base import CandidateGenerator, generator_class
-from xlnel.config import PipelineConfig, load_config
+from xlnel.config import DataConfig, PipelineConfig, load_config
 from xlnel.dictionary.concepts import ConceptTable
 from xlnel.dictionary.dft import crossfit_dictionaries, fine_tune_dictionary, split_documents
 from xlnel.dictionary.dictionary import Dictionary
@@ -213,7 +213,7 @@ def load_pretrained_tagger(config: PipelineConfig) -> SpanTagger:
     saved_config = folder.parent / "config.yaml"
     if saved_config.is_file():
         saved = load_config(saved_config)
-        if saved.data != config.data:
+        if _resolved_data(saved.data) != _resolved_data(config.data):
             raise ConfigError(f"ner.pretrained: the tagger in {folder} was trained with data "
                               f"{saved.data.model_dump()}, not {config.data.model_dump()}; it "
                               "may have seen this config's test documents")
@@ -225,6 +225,16 @@ def load_pretrained_tagger(config: PipelineConfig) -> SpanTagger:
                        "was trained on cannot be checked", folder)
     logger.info("reusing the tagger in %s", folder)
     return tagger_class(name).load(folder, config.ner, config.lang)
+
+
+def _resolved_data(data: DataConfig) -> DataConfig:
+    """``data`` with its file paths resolved, so that two spellings of one file (``./a.jsonl``
+    and ``a.jsonl``, a trailing slash, a relative and an absolute path) compare equal."""
+    def resolved(path: str | None) -> str | None:
+        return None if path is None else str(Path(path).resolve())
+
+    return data.model_copy(update={"train": resolved(data.train), "test": resolved(data.test),
+                                   "extra_train": [resolved(p) for p in data.extra_train]})
 
 
 def fit_generator(config: PipelineConfig, dictionary: Dictionary) -> CandidateGenerator:
