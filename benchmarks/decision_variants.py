@@ -3,7 +3,8 @@ decision_variants.json.
 
 The candidates, filter scores and threshold of every cell of ``cv_accuracy.py`` (Camoni: its
 5 folds; BC5CDR: train -> dev) come back from the stage cache that run filled, and only the
-last step, scores to links, changes:
+last step, scores to links, changes (a test document longer than ``linker.window_chars`` is
+linked window by window, as ``xlnel link`` links it):
 
 - ``shipped``: the config's ``linker.overlap`` and ``linker.propagate``;
 - ``no-propagate`` / ``propagate``: propagation off or on;
@@ -53,37 +54,33 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from benchmarks._common import one_of, paired_scores, result_name, write_result
 from benchmarks.cv_accuracy import BC5CDR, CROSS_VALIDATED, SEED, cross_validated_config
-from xlnel.config import PipelineConfig
+from xlnel.config import LinkerConfig, PipelineConfig
 from xlnel.evaluation import document_counts
 from xlnel.experiments.runner import plan_cells
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData
-from xlnel.linkers.decide import decide_as
 from xlnel.linkers.lexicon import AnnotationLexicon
-from xlnel.types import Candidate, Document
+from xlnel.types import Document
 
-Rule = Callable[[PipelineConfig, Document, list[Candidate], np.ndarray, float,
-                 AnnotationLexicon], Document]
+Rule = Callable[[PipelineConfig, float], tuple[LinkerConfig, float]]
+"""A decision variant: the ``linker`` section and threshold a cell's config and chosen threshold
+are decided with (by :meth:`~xlnel.experiments.stages.CellStages.test_links`, long documents
+window by window as ``xlnel link`` links them)."""
 
 
 def _decide(**linker: Any) -> Rule:
     """A decision rule: the config's ``linker`` section with the keys given here replaced,
     validated as a config's (a combination no config may hold is an error)."""
-    def rule(cfg: PipelineConfig, doc: Document, cands: list[Candidate], scores: np.ndarray,
-             t: float, lex: AnnotationLexicon) -> Document:
-        section = type(cfg.linker).model_validate(cfg.linker.model_dump() | linker)
-        return decide_as(doc, cands, scores, t, section, lex)
+    def rule(cfg: PipelineConfig, t: float) -> tuple[LinkerConfig, float]:
+        return type(cfg.linker).model_validate(cfg.linker.model_dump() | linker), t
     return rule
 
 
 def _offset(delta: float) -> Rule:
     """The shipped decisions at the cell's threshold moved by ``delta``."""
-    def rule(cfg: PipelineConfig, doc: Document, cands: list[Candidate], scores: np.ndarray,
-             t: float, lex: AnnotationLexicon) -> Document:
-        return decide_as(doc, cands, scores, t + delta, cfg.linker, lex)
+    def rule(cfg: PipelineConfig, t: float) -> tuple[LinkerConfig, float]:
+        return cfg.linker, t + delta
     return rule
 
 
@@ -125,15 +122,11 @@ def run(corpus: str, cache: Path) -> dict[str, Any]:
     data = TrainingData()
     for cfg in cells(corpus):
         stages = CellStages(cfg, StageCache(cache), data)
-        docs = stages.test_documents()
-        cands = stages.test_candidates()
-        scores, _ = stages.scores()
         t = stages.threshold()
         lexicon = AnnotationLexicon.fit(stages.train_documents(), cfg.lang)
-        gold += docs
+        gold += stages.test_documents()
         for name, rule in VARIANTS.items():
-            preds[name] += [rule(cfg, d, c, s, t, lexicon)
-                            for d, c, s in zip(docs, cands, scores, strict=True)]
+            preds[name] += stages.test_links(*rule(cfg, t), lexicon)
     levels = ["span", "concept", "document"] if corpus.startswith("bc5cdr") else ["span"]
     shipped = {level: document_counts(gold, preds["shipped"], level) for level in levels}
     out: dict[str, Any] = {}

@@ -38,7 +38,6 @@ from benchmarks._common import write_result
 from benchmarks.decision_variants import add_cell_arguments, cells
 from xlnel.evaluation import bootstrap_counts, document_counts, evaluate_by_type
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData
-from xlnel.linkers.decide import decide_as
 from xlnel.linkers.entity_types import EntityTyper
 from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.types import Document
@@ -94,17 +93,16 @@ def run(corpus: str, cache: Path) -> dict[str, Any]:
     data = TrainingData()
     for cfg in cells(corpus):
         stages = CellStages(cfg, StageCache(cache), data)
-        docs, cands = stages.test_documents(), stages.test_candidates()
-        scores, _ = stages.scores()
-        t = stages.threshold()
+        docs, t = stages.test_documents(), stages.threshold()
         train = stages.train_documents()
         lexicon = AnnotationLexicon.fit(train, cfg.lang)
         typer = EntityTyper.fit(train, cfg.lang)
         if typer is None:
             raise ValueError(f"{corpus}: the training documents have no entity types")
         concepts = data.concepts(cfg)
-        for d, c, s in zip(docs, cands, scores, strict=True):
-            linked = concepts.describe(decide_as(d, c, s, t, cfg.linker, lexicon))
+        # long documents window by window, as xlnel link links them
+        for d, links in zip(docs, stages.test_links(cfg.linker, t, lexicon), strict=True):
+            linked = concepts.describe(links)
             found = [typer.type_of(x.text, x.concept_id, x.concept_name) for x in linked.entities]
             gold.append(d)
             untyped.append(linked)

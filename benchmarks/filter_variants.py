@@ -70,7 +70,6 @@ from xlnel.evaluation import document_counts
 from xlnel.experiments.runner import plan_cells
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData
 from xlnel.io.candidates import read_scores
-from xlnel.linkers.decide import decide_as
 from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.types import Document
 
@@ -112,17 +111,16 @@ def predictions(options: dict[str, Any], cache: Path, data: TrainingData,
     overrides = {f"filter.options.{k}": v for k, v in options.items()}
     ((_, cfg),) = plan_cells(config, {}, [SEED], overrides)
     stages = CellStages(cfg, StageCache(cache), data)
-    docs, cands = stages.test_documents(), stages.test_candidates()
     if scores_dir is None:
-        scores, t = stages.scores()[0], stages.threshold()
-    else:
+        scores, t = None, stages.threshold()
+    else:  # a document linked in windows still takes its windows' scores from the cache
         scores = read_scores(scores_dir / "scores.npz")
         t = float(json.loads((scores_dir / "threshold.json").read_text(encoding="utf-8"))[
             "threshold"])
     lexicon = AnnotationLexicon.fit(stages.train_documents(), cfg.lang)
-    pred = [decide_as(d, c, s, t, cfg.linker, lexicon)
-            for d, c, s in zip(docs, cands, scores, strict=True)]
-    return docs, pred, t
+    # long documents window by window, as xlnel link links them
+    pred = stages.test_links(cfg.linker, t, lexicon, scores)
+    return stages.test_documents(), pred, t
 
 
 def run(names: list[str], cache: Path, baseline: Path | None = None,

@@ -20,6 +20,15 @@ def test_shipped_is_a_variant() -> None:
     assert "shipped" in VARIANTS and "no-lexicon" in VARIANTS
 
 
+def _link(rule, cfg, doc, cands, scores, t, lex):
+    """One document linked under a variant as a cell links it (windowed path, one window)."""
+    from xlnel.linkers.windows import link_windowed
+
+    linker, threshold = rule(cfg, t)
+    [linked] = link_windowed([doc], lambda docs: ([cands], [scores]), threshold, linker, lex)
+    return linked
+
+
 def test_threshold_offsets_move_only_the_threshold() -> None:
     import numpy as np
 
@@ -32,8 +41,8 @@ def test_threshold_offsets_move_only_the_threshold() -> None:
              Candidate(span=Span(3, 5, "bb"), concept_id="C2", name="bb", score=1.0)]
     scores = np.array([0.52, 0.46])
     lex = AnnotationLexicon.fit([], cfg.lang)
-    linked = {name: [link.text for link in VARIANTS[name](cfg, doc, cands, scores, 0.5,
-                                                           lex).entities]
+    linked = {name: [link.text for link in _link(VARIANTS[name], cfg, doc, cands, scores, 0.5,
+                                                 lex).entities]
               for name in ("shipped", "threshold-0.05", "threshold+0.05")}
     assert linked == {"shipped": ["aa"], "threshold-0.05": ["aa", "bb"], "threshold+0.05": []}
 
@@ -52,4 +61,9 @@ def test_every_variant_runs_on_every_corpus_config() -> None:
         cfg = cells(corpus)[0]
         lex = AnnotationLexicon.fit([], cfg.lang)
         for name, rule in VARIANTS.items():
-            assert rule(cfg, doc, cands, np.array([0.9]), 0.5, lex).id == "d", (corpus, name)
+            linker, _ = rule(cfg, 0.5)
+            # the windows were scored with the config's settings: a variant keeps them
+            assert (linker.window_chars, linker.window_overlap) == \
+                (cfg.linker.window_chars, cfg.linker.window_overlap), (corpus, name)
+            assert _link(rule, cfg, doc, cands, np.array([0.9]), 0.5, lex).id == "d", \
+                (corpus, name)

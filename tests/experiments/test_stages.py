@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import SENTENCES
 from tests.linkers.test_windows import long_text
 from xlnel.config import load_config
-from xlnel.evaluation import evaluate
+from xlnel.evaluation import evaluate, hrm_recall
 from xlnel.experiments import run_experiment
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData, stage_keys
 from xlnel.io import read_documents
@@ -106,3 +106,22 @@ def test_window_settings_are_in_the_windows_stage_key_only(long_test: Path) -> N
             {k: v for k, v in keys.items() if k != "windows"}
     assert stage_keys(load_config(long_test, {"linker.window_overlap": 999}))["windows"] \
         != keys["windows"]
+
+
+def test_candidate_recall_is_of_the_candidates_the_windows_decided_on(tmp_path: Path,
+                                                                     long_test: Path) -> None:
+    """A long document is decided on its windows' candidates (each window's own spans), so
+    the recorded candidate recall is theirs, not that of candidates generated on the whole
+    text, which the links never saw."""
+    (tmp_path / "long-test.jsonl").write_text(json.dumps(_long_gold(40)) + "\n",
+                                              encoding="utf-8")
+    overrides = _window_overrides(*WINDOWS[1])
+    gold = read_documents(tmp_path / "long-test.jsonl")
+    cell = CellStages(load_config(long_test, overrides), StageCache(tmp_path / "cache"),
+                      TrainingData())
+    windowed = hrm_recall(gold, {"long": cell.linked_candidates()[0]}, "span")
+    whole = hrm_recall(gold, {"long": cell.test_candidates()[0]}, "span")
+    assert windowed.recall != whole.recall  # a window cuts some mention off
+    [record] = run_experiment(long_test, {}, 1, tmp_path / "exp", overrides,
+                              cache_dir=tmp_path / "cache")
+    assert record["metrics"]["hrm"]["span"] == windowed.to_dict()

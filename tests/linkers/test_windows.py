@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import SENTENCES
-from xlnel.linkers.windows import plan_windows
+from xlnel.linkers.windows import Window, owned_candidates, plan_windows
 from xlnel.pipeline import Pipeline
-from xlnel.types import Document
+from xlnel.types import Candidate, Document, Span
 
 
 def long_text(n: int) -> str:
@@ -67,3 +67,20 @@ def test_cuts_prefer_paragraphs() -> None:
 def test_bad_sizes_raise() -> None:
     with pytest.raises(ValueError, match="window size"):
         plan_windows("abc", 0, 1)
+
+
+def _cand(start: int, end: int, text: str, cid: str = "C1") -> Candidate:
+    return Candidate(Span(start, end, text), cid, text, 0.9)
+
+
+def test_owned_candidates_are_each_windows_own_spans_in_document_offsets() -> None:
+    """Text "aa bb cc dd" in two windows owning [0, 6) and [6, 11), each reaching 3 characters
+    beyond: window 0 reads [0, 9) and window 1 [3, 11). "bb" (3-5) is in both windows but owned
+    by window 0 only; "cc" (6-8) likewise by window 1; offsets come back in the whole text."""
+    windows = [Window(0, 9, 0, 6), Window(3, 11, 6, 11)]
+    first = [_cand(0, 2, "aa"), _cand(3, 5, "bb"), _cand(6, 8, "cc")]
+    second = [_cand(0, 2, "bb"), _cand(3, 5, "cc"), _cand(6, 8, "dd", "C2")]  # window offsets
+    got = owned_candidates(windows, [first, second])
+    assert [(c.span.start, c.span.end, c.span.text, c.concept_id) for c in got] == [
+        (0, 2, "aa", "C1"), (3, 5, "bb", "C1"), (6, 8, "cc", "C1"), (9, 11, "dd", "C2")]
+    assert owned_candidates(windows, [[], []]) == []

@@ -15,7 +15,8 @@ bootstrap intervals (see :mod:`xlnel.experiments.summary`). Links are typed as a
 pipeline types them (``linker.entity_types``, by a typer fitted on the cell's training
 documents), so corpora with entity types also record ``span+type`` and ``concept+type``.
 Test documents longer than ``linker.window_chars`` are linked window by window, as ``xlnel
-link`` links them (:meth:`xlnel.experiments.stages.CellStages.test_links`).
+link`` links them (:meth:`xlnel.experiments.stages.CellStages.test_links`); their candidate
+recall is that of the windows' candidates (:meth:`~.CellStages.linked_candidates`).
 """
 
 from __future__ import annotations
@@ -315,7 +316,7 @@ def run_cell(cell: Cell, config: PipelineConfig, stages: CellStages) -> dict[str
     t0 = time.perf_counter()
     gold = stages.test_documents()
     threshold = stages.threshold()
-    test_cands = stages.test_candidates()
+    stages.test_candidates()  # generated before the decision is timed
     dft = stages.dictionary().dft
     if any(document_windows(d, config.linker) is not None for d in gold):
         stages.window_scores()  # timed as a stage of its own, not as the decision
@@ -330,7 +331,8 @@ def run_cell(cell: Cell, config: PipelineConfig, stages: CellStages) -> dict[str
     t_eval = time.perf_counter()
     levels = score_levels(config, gold, typed=typer is not None)
     metrics, per_document = _scores(gold, pred, levels)
-    by_doc = {d.id: c for d, c in zip(gold, test_cands, strict=True)}
+    # recall of the candidates the links were decided on (a long document's windows')
+    by_doc = {d.id: c for d, c in zip(gold, stages.linked_candidates(), strict=True)}
     metrics["hrm"] = {level: hrm_recall(gold, by_doc, level).to_dict()
                       for level in ("span", "concept") if level in metrics}
     stages.seconds["evaluate"] = round(time.perf_counter() - t_eval, 3)

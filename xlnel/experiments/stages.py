@@ -45,10 +45,16 @@ from typing import NamedTuple
 import numpy as np
 from tqdm import tqdm
 
-from xlnel.config import PipelineConfig
+from xlnel.config import LinkerConfig, PipelineConfig
 from xlnel.io._atomic import atomic_dir
 from xlnel.io.candidates import read_candidates, read_scores, write_candidates, write_scores
-from xlnel.linkers.windows import document_windows, link_windowed, window_documents
+from xlnel.linkers.lexicon import AnnotationLexicon
+from xlnel.linkers.windows import (
+    document_windows,
+    link_windowed,
+    owned_candidates,
+    window_documents,
+)
 from xlnel.runtime import generate_candidates
 from xlnel.training import STEPS, Step, TrainingData, TrainingRun, step_keys
 from xlnel.types import Candidate, Document
@@ -224,13 +230,48 @@ class CellStages(TrainingRun):
         value: WindowScores = self.output("windows")
         return value
 
-    def test_links(self) -> list[Document]:
+    def linked_candidates(self) -> list[list[Candidate]]:
+        """Candidates of each test document as linking decides on them: the whole document's,
+        or, for one linked window by window, those of the spans each window owns
+        (:func:`xlnel.linkers.windows.owned_candidates`), offsets in the whole text."""
+        out = self.test_candidates()
+        plans = [document_windows(d, self.config.linker) for d in self.test_documents()]
+        if all(plan is None for plan in plans):
+            return out
+        w = self.window_scores()
+        by_id = dict(zip(w.ids, w.candidates, strict=True))
+        return [cands if plan is None else
+                owned_candidates(plan, [by_id[p.id] for p in window_documents(d, plan)])
+                for d, cands, plan in zip(self.test_documents(), out, plans, strict=True)]
+
+    def test_links(self, linker: LinkerConfig | None = None, threshold: float | None = None,
+                   lexicon: AnnotationLexicon | None = None,
+                   scores: Sequence[np.ndarray] | None = None) -> list[Document]:
         """The test documents linked as a pipeline trained on this config links them
         (:func:`xlnel.linkers.windows.link_windowed`: long documents window by window), before
-        the links are described and typed."""
+        the links are described and typed.
+
+        Args:
+            linker: Decide with this ``linker`` section instead of the config's (a decision
+                variant); its window settings must be the config's, which cut the windows.
+            threshold: Instead of :meth:`threshold`.
+            lexicon: Instead of :meth:`lexicon` (which is ``None`` without
+                ``linker.lexicon``).
+            scores: The whole test documents' scores instead of :meth:`scores`' (computed
+                elsewhere for the same config); windows keep the cached filter's.
+
+        Raises:
+            ValueError: When ``linker`` cuts other windows than the config's.
+        """
+        linker = self.config.linker if linker is None else linker
+        windows_of = ("window_chars", "window_overlap")
+        if any(getattr(linker, k) != getattr(self.config.linker, k) for k in windows_of):
+            raise ValueError("a decision variant must keep the config's linker.window_chars "
+                             "and linker.window_overlap: the windows were scored with them")
         gold = self.test_documents()
         whole = {id(d): (c, s) for d, c, s in zip(gold, self.test_candidates(),
-                                                  self.scores()[0], strict=True)}
+                                                  self.scores()[0] if scores is None else scores,
+                                                  strict=True)}
         windows: dict[str, tuple[list[Candidate], np.ndarray]] = {}
 
         def score(docs: Sequence[Document]) -> tuple[list[list[Candidate]], list[np.ndarray]]:
@@ -241,6 +282,6 @@ class CellStages(TrainingRun):
             found = [whole[id(d)] if id(d) in whole else windows[d.id] for d in docs]
             return [c for c, _ in found], [s for _, s in found]
 
-        return link_windowed(gold, score, self.threshold(), self.config.linker,
-                             self.lexicon())
+        return link_windowed(gold, score, self.threshold() if threshold is None else threshold,
+                             linker, self.lexicon() if lexicon is None else lexicon)
 

@@ -32,8 +32,8 @@ from xlnel.linkers.decide import BestPerSpan, best_per_span, decide_as, resolve_
 from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.types import Candidate, Document
 
-__all__ = ["Window", "document_windows", "link_in_windows", "link_windowed", "plan_windows",
-           "window_documents"]
+__all__ = ["Window", "document_windows", "link_in_windows", "link_windowed", "owned_candidates",
+           "plan_windows", "window_documents"]
 
 # Where a cut may fall, best first: after a blank line, after a line end, after a sentence end
 # followed by a space, after a space.
@@ -116,6 +116,15 @@ def window_documents(document: Document, windows: Sequence[Window]) -> Iterator[
     """The text of each window as a document of its own, ``ID#wK`` for window ``K``."""
     for k, w in enumerate(windows):
         yield Document(f"{document.id}#w{k}", document.text[w.start:w.end])
+
+
+def owned_candidates(windows: Sequence[Window], candidates: Sequence[Sequence[Candidate]]
+                     ) -> list[Candidate]:
+    """The candidates a document linked window by window is decided on: those of each window's
+    own spans (``candidates[k]`` are window ``k``'s), offsets in the whole text, in window
+    order, so a span in two windows counts once, as :func:`link_in_windows` counts it."""
+    return [_shifted(c, w.start) for w, cands in zip(windows, candidates, strict=True)
+            for c in cands if w.own_start <= c.span.start + w.start < w.own_end]
 
 
 def link_in_windows(document: Document, windows: Sequence[Window], score: ScoreFn,
