@@ -125,3 +125,22 @@ def test_candidate_recall_is_of_the_candidates_the_windows_decided_on(tmp_path: 
     [record] = run_experiment(long_test, {}, 1, tmp_path / "exp", overrides,
                               cache_dir=tmp_path / "cache")
     assert record["metrics"]["hrm"]["span"] == windowed.to_dict()
+
+
+def test_a_decision_variant_links_long_documents_as_the_pipeline_would(tmp_path: Path,
+                                                                      long_test: Path) -> None:
+    """The benchmarks re-decide a cell's cached scores with another linker section or
+    threshold; a long document is then still linked window by window, as ``xlnel link``
+    links it with those settings."""
+    overrides = _window_overrides(*WINDOWS[0])
+    config = load_config(long_test, overrides)
+    train(config, tmp_path / "pipe")
+    test = read_documents(tmp_path / "pipe" / "test.jsonl")
+    cell = CellStages(config, StageCache(tmp_path / "cache"), TrainingData())
+    variant = {"linker.overlap": "none", "filter.threshold": 0.95}
+    expected = Pipeline.load(tmp_path / "pipe", {**overrides, **variant}).link_batch(test)
+    linker = config.linker.model_copy(update={"overlap": "none"})
+    assert _link_keys(cell.test_links(linker, 0.95)) == _link_keys(expected)
+    assert _link_keys(expected) != _link_keys(cell.test_links())
+    with pytest.raises(ValueError, match="window_chars"):
+        cell.test_links(config.linker.model_copy(update={"window_chars": 20_000}))
