@@ -163,18 +163,8 @@ def _default(value: Any) -> str:
     return "`" + json.dumps(value, ensure_ascii=False) + "`"
 
 
-_TOP_LEVEL = {
-    "lang": "Language of the documents: `he`, `en`, or any code (generic normalisation, "
-            "no stop words).",
-    "seed": "The run's seed as recorded with it: `xlnel experiment --seeds` sets it together "
-            "with `dft.seed` and `filter.options.seed`, the seeds the stages read (no stage "
-            "reads this one; set those, and a tagger's `ner.options.seed`, to change the "
-            "draws of one run).",
-}
-
-
 def _model_rows(model: Any, prefix: str) -> list[Row]:
-    doc = {**_TOP_LEVEL, **_attributes(model)} if not prefix else _attributes(model)
+    doc = _attributes(model)
     rows: list[Row] = []
     for name, field in model.model_fields.items():
         value = field.get_default(call_default_factory=True)

@@ -79,7 +79,8 @@ def test_config_reference_lists_every_key(tables: ModuleType) -> None:
     assert "| `filter.threshold` | float \\| None | `null` | [0, 1] |" in text
     assert "| `linker.lexicon_rate` | float \\| None | `null` | (0, 1] |" in text
     assert "| `data.max_documents` | int \\| None | `null` | >= 1 |" in text
-    assert "no stage reads this one" in text  # the top-level seed only labels a run
+    # the top-level seed is the default of the stage seeds a config leaves out
+    assert "the value of every stage seed the config leaves out" in text
 
 
 def test_options_reference_gives_every_option_its_default_and_range(tables: ModuleType

@@ -9,6 +9,7 @@ validates the result.
 
 from __future__ import annotations
 
+import copy
 import difflib
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -35,6 +36,7 @@ from xlnel.config_files import (
 )
 from xlnel.errors import ConfigError
 from xlnel.numbers import Float, Int
+from xlnel.seeds import SEED_LIMIT, default_stage_seeds
 
 __all__ = ["CandidatesConfig", "DFTConfig", "DataConfig", "DictionaryConfig", "FilterConfig",
            "LinkerConfig", "NerConfig", "PipelineConfig", "apply_overrides", "check_lang",
@@ -326,10 +328,23 @@ class LinkerConfig(_Section):
 
 
 class PipelineConfig(_Section):
-    """The whole pipeline."""
+    """The whole pipeline.
+
+    Attributes:
+        lang: Language of the documents: ``he``, ``en``, or any code (generic normalisation,
+            no stop words).
+        seed: When given, the value of every stage seed the config leaves out: ``dft.seed``,
+            ``filter.options.seed``, a cascade prefilter's
+            ``filter.options.prefilter_options.seed`` and a trained tagger's
+            ``ner.options.seed``, as spaCy's ``[system] seed`` seeds a whole run
+            (:mod:`xlnel.seeds`); a stage seed given explicitly wins. Not given, each stage
+            keeps its own default (0). ``xlnel experiment --seeds`` sets it and every stage
+            seed to each replicate's seed. ``data.split_seed`` and ``data.subset_seed`` choose
+            documents and are not set by it.
+    """
 
     lang: str = "en"
-    seed: Int = 0
+    seed: Int = Field(default=0, ge=0, lt=SEED_LIMIT)
     data: DataConfig = Field(default_factory=DataConfig)
     dictionary: DictionaryConfig = Field(default_factory=DictionaryConfig)
     dft: DFTConfig = Field(default_factory=DFTConfig)
@@ -438,7 +453,7 @@ def load_config(path: str | Path | None = None,
     if path is not None:
         p = Path(path)
         raw, where, base_dir = read_yaml(p), str(p), p.resolve().parent
-    overrides = dict(overrides or {})
+    overrides = copy.deepcopy(dict(overrides or {}))  # the caller's mappings stay untouched
     if "include" in overrides:
         extra = [str(Path(i).resolve())
                  for i in include_paths(overrides.pop("include"), "--set include")]
@@ -450,6 +465,16 @@ def load_config(path: str | Path | None = None,
         # a section with every key commented out reads as null: it keeps the defaults
         if raw.get(name, {}) is None and _section_model(PipelineConfig, (name, "")):
             raw[name] = {}
+    config = _validate(raw, path, overrides)
+    # a top-level seed seeds every stage that gives none of its own (xlnel.seeds)
+    seeds = default_stage_seeds(config, raw)
+    return _validate(apply_overrides(raw, seeds), path, overrides) if seeds else config
+
+
+def _validate(raw: dict[str, Any], path: str | Path | None, overrides: dict[str, Any]
+              ) -> PipelineConfig:
+    """``raw`` validated; a ``ConfigError`` names the file, each bad key and any override
+    that set it."""
     try:
         return PipelineConfig.model_validate(raw)
     except ValidationError as e:

@@ -49,6 +49,7 @@ from xlnel.linkers.entity_types import EntityTyper
 from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.ner.base import SpanTagger, tagger_class
 from xlnel.runtime import Pipeline, candidates_of
+from xlnel.seeds import stage_seeds
 from xlnel.threads import ensure_threads
 from xlnel.training.keys import config_parts, content_hash
 from xlnel.types import Candidate, Document
@@ -400,6 +401,11 @@ def train(config: PipelineConfig, out: str | Path, progress: bool = False, *,
     steps.check_input_files(config)
     ensure_threads()
     t0 = time.perf_counter()
+    seeds = stage_seeds(config)
+    logger.info("stage seeds: %s (the top-level seed %s %s)",
+                ", ".join(f"{k}={v}" for k, v in seeds.items()), config.seed,
+                "is their default" if all(v == config.seed for v in seeds.values())
+                else "is the default of those the config leaves out")
     run = TrainingRun(config, progress=progress)
     pipeline = run.pipeline()
     train_docs, test_docs = run.documents()
@@ -409,7 +415,7 @@ def train(config: PipelineConfig, out: str | Path, progress: bool = False, *,
         "train_documents": len(train_docs), "test_documents": len(test_docs),
         "dictionary": {"names": len(dictionary.names), "entries": len(dictionary),
                        "by_source": dictionary.count_by_source()},
-        "dft": asdict(dft), "filter": {"name": pipeline.filter.registered_name,
+        "seeds": seeds, "dft": asdict(dft), "filter": {"name": pipeline.filter.registered_name,
                                        "threshold": pipeline.filter.threshold},
         # the entity types links will carry, with how many training mentions had each
         "entity_types": dict(pipeline.typer.type_counts) if pipeline.typer else None,
