@@ -70,6 +70,31 @@ def test_seeds_set_every_seed_key_but_not_the_test_split(tiny_config):
     assert "seed" not in sim[0][1].filter.options
 
 
+def test_seeds_reseed_the_tagger_and_the_prefilter_too(tiny_config):
+    """Every stage that draws is reseeded per replicate: a trained tagger's ner.options.seed
+    and a cascade prefilter's seed as well as the filter's, so the replicates do not share
+    one tagger (nor one prefilter) and understate the spread."""
+    cascade = {"ner.name": "xlnel.crf_tagger.v1", "ner.options": {"seed": 7},
+               "filter.name": "xlnel.cross_encoder.v1",
+               "filter.options": {"prefilter": "xlnel.gbdt.v1"}}
+    planned = plan_cells(tiny_config, {}, [0, 3], cascade)
+    for (cell, cfg), seed in zip(planned, [0, 3], strict=True):
+        assert (cfg.seed, cfg.dft.seed, cfg.filter.options["seed"],
+                cfg.filter.options["prefilter_options"]["seed"],
+                cfg.ner.options["seed"]) == (seed,) * 5, cell.id
+    # only the stages present: no tagger, no tagger seed; a reused tagger is not trained
+    plain = plan_cells(tiny_config, {}, [3])[0][1]
+    assert plain.ner.options == {} and "prefilter_options" not in plain.filter.options
+    reused = plan_cells(tiny_config, {}, [3], {"ner.name": "xlnel.crf_tagger.v1",
+                                               "ner.pretrained": "elsewhere"})[0][1]
+    assert "seed" not in reused.ner.options
+    for key in ("ner.options.seed", "filter.options.prefilter_options.seed"):
+        with pytest.raises(ConfigError, match="set by --seeds"):
+            parse_grid([f"{key}=1,2"])
+        with pytest.raises(ConfigError, match="set by the seeds"):
+            plan_cells(tiny_config, {}, [0], {**cascade, key: 1})
+
+
 def test_run_resume_and_cache(tmp_path, tiny_config):
     out, cache = tmp_path / "out", tmp_path / "cache"
     records = run_experiment(tiny_config, {"dft.R": [0.0, 0.3]}, 1, out, cache_dir=cache)

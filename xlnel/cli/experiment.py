@@ -42,7 +42,8 @@ def experiment_cli(
     """Run every grid cell x seed [x fold] (skipping those in OUT/runs.jsonl); print a summary
     (extra ``--key.path value`` override).
 
-    Seed s sets seed, dft.seed and the filter's options.seed. Without --folds the held-out
+    Seed s sets seed and every stage seed (dft.seed; the filter's, a cascade prefilter's and
+    a trained tagger's options.seed where they take one). Without --folds the held-out
     test documents (data.test, or the data.split_seed split) stay the same, so every run is
     scored on them; with --folds K each cell trains on K-1 folds of data.train and is scored
     on the remaining one, and the summary gives the mean over folds with a 95% t-interval and

@@ -1,8 +1,9 @@
 """Grid experiments: every cell of (grid axes x seeds [x folds]) trained, linked and scored.
 
 Each finished cell appends one JSON line to ``OUT/runs.jsonl`` (written, flushed and synced
-before the next cell starts); a rerun skips the cells already there. Seed ``s`` sets ``seed``,
-``dft.seed`` and the filter's ``options.seed`` (when the filter takes one).
+before the next cell starts); a rerun skips the cells already there. Seed ``s`` sets ``seed``
+and every stage seed of the config (:mod:`xlnel.seeds`: ``dft.seed``, and the filter's, a
+cascade prefilter's and a trained tagger's ``options.seed`` where they take one).
 
 Without folds the held-out test split (``data.split_seed``, ``data.test_fraction``, or
 ``data.test``) stays fixed, so every run of an experiment is scored on the same test documents.
@@ -53,6 +54,7 @@ from xlnel.io import atomic_write
 from xlnel.linkers.describe import describe_links, name_ids
 from xlnel.linkers.windows import document_windows
 from xlnel.normalization import hebrew_rules
+from xlnel.seeds import STAGE_SEED_KEYS, stage_seed_keys
 from xlnel.types import Document
 from xlnel.version import __version__
 
@@ -63,7 +65,7 @@ __all__ = ["SUMMARY_METRICS", "Cell", "format_summary", "iter_runs", "mean_std",
            "run_experiment", "summarize"]
 
 RUNS_FILE = "runs.jsonl"
-SEED_KEYS = ("seed", "dft.seed", "filter.options.seed")
+SEED_KEYS = ("seed", *STAGE_SEED_KEYS)
 """Config keys set from a run's seed; they cannot be grid axes."""
 
 FOLD_KEYS = ("data.folds", "data.fold")
@@ -152,22 +154,14 @@ class Cell:
             parts.append(f"fold={self.fold}/{self.folds}")
         return "|".join(parts)
 
-    def overrides(self, seeded_filter: bool) -> dict[str, Any]:
-        """Dotted-key overrides of this cell (axis values, seed keys and fold keys)."""
+    def overrides(self, seed_keys: Sequence[str]) -> dict[str, Any]:
+        """Dotted-key overrides of this cell (axis values, ``seed`` and the stage seeds
+        ``seed_keys``, fold keys)."""
         out: dict[str, Any] = dict(self.axes)
-        out["seed"] = out["dft.seed"] = self.seed
-        if seeded_filter:
-            out["filter.options.seed"] = self.seed
+        out.update(dict.fromkeys(["seed", *seed_keys], self.seed))
         if self.fold is not None:
             out["data.folds"], out["data.fold"] = self.folds, self.fold
         return out
-
-
-def _filter_takes_seed(config: PipelineConfig) -> bool:
-    """Whether the config's filter reads a ``seed`` option."""
-    filt = filter_class(config.filter.name)(config.filter, config.lang)
-    opts = getattr(filt, "options", None)
-    return (isinstance(opts, Mapping) and "seed" in opts) or hasattr(opts, "seed")
 
 
 def plan_cells(config: str | Path, grid: Mapping[str, Sequence[Any]], seeds: Sequence[int],
@@ -223,8 +217,9 @@ def _refuse_same_configs(planned: Sequence[tuple[Cell, PipelineConfig]]) -> None
 def _cell_config(config: str | Path, base: Mapping[str, Any], cell: Cell) -> PipelineConfig:
     """The validated config of one cell (a ``ConfigError`` names the cell)."""
     try:
-        seeded = _filter_takes_seed(load_config(config, {**base, **dict(cell.axes)}))
-        cfg = load_config(config, {**base, **cell.overrides(seeded)})
+        # every stage that draws is reseeded, so the replicates differ in every draw
+        keys = stage_seed_keys(load_config(config, {**base, **dict(cell.axes)}))
+        cfg = load_config(config, {**base, **cell.overrides(keys)})
         filter_class(cfg.filter.name)(cfg.filter, cfg.lang)
     except (ConfigError, ValueError) as e:
         raise ConfigError(f"cell {cell.id}: {e}") from e
