@@ -35,8 +35,7 @@ from xlnel.config_files import (
     resolve_includes,
 )
 from xlnel.errors import ConfigError
-from xlnel.numbers import Float, Int
-from xlnel.seeds import SEED_LIMIT, default_stage_seeds
+from xlnel.numbers import SEED_LIMIT, Float, Int
 
 __all__ = ["CandidatesConfig", "DFTConfig", "DataConfig", "DictionaryConfig", "FilterConfig",
            "LinkerConfig", "NerConfig", "PipelineConfig", "apply_overrides", "check_lang",
@@ -336,8 +335,9 @@ class PipelineConfig(_Section):
         seed: When given, the value of every stage seed the config leaves out: ``dft.seed``,
             ``filter.options.seed``, a cascade prefilter's
             ``filter.options.prefilter_options.seed`` and a trained tagger's
-            ``ner.options.seed``, as spaCy's ``[system] seed`` seeds a whole run
-            (:mod:`xlnel.seeds`); a stage seed given explicitly wins. Not given, each stage
+            ``ner.options.seed``, as spaCy's ``[system] seed`` seeds a whole run; a stage seed
+            given explicitly wins. Applied when the config trains (:mod:`xlnel.training.seeds`);
+            ``xlnel train`` logs the seeds its stages drew with. Not given, each stage
             keeps its own default (0). ``xlnel experiment --seeds`` sets it and every stage
             seed to each replicate's seed. ``data.split_seed`` and ``data.subset_seed`` choose
             documents and are not set by it.
@@ -465,10 +465,7 @@ def load_config(path: str | Path | None = None,
         # a section with every key commented out reads as null: it keeps the defaults
         if raw.get(name, {}) is None and _section_model(PipelineConfig, (name, "")):
             raw[name] = {}
-    config = _validate(raw, path, overrides)
-    # a top-level seed seeds every stage that gives none of its own (xlnel.seeds)
-    seeds = default_stage_seeds(config, raw)
-    return _validate(apply_overrides(raw, seeds), path, overrides) if seeds else config
+    return _validate(raw, path, overrides)
 
 
 def _validate(raw: dict[str, Any], path: str | Path | None, overrides: dict[str, Any]

@@ -12,7 +12,10 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field
 
-__all__ = ["Float", "Int"]
+__all__ = ["SEED_LIMIT", "Float", "Int"]
+
+SEED_LIMIT = 2**32
+"""Seeds of numpy's and sklearn's random generators lie below this."""
 
 
 def _not_bool(value: Any) -> Any:

@@ -54,7 +54,7 @@ from xlnel.io import atomic_write
 from xlnel.linkers.describe import describe_links, name_ids
 from xlnel.linkers.windows import document_windows
 from xlnel.normalization import hebrew_rules
-from xlnel.seeds import STAGE_SEED_KEYS, stage_seed_keys
+from xlnel.training.seeds import STAGE_SEED_KEYS, stage_seed_keys
 from xlnel.types import Document
 from xlnel.version import __version__
 

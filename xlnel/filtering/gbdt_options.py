@@ -8,12 +8,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from xlnel.config import validate_options
+from xlnel.numbers import SEED_LIMIT as _SEED_LIMIT
 from xlnel.numbers import Float, Int
 
 __all__ = ["GbdtOptions", "parse_options"]
 
-_SEED_LIMIT = 2**32
-"""Seeds of numpy's and sklearn's random generators lie below this."""
 
 
 class GbdtOptions(BaseModel):

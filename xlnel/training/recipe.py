@@ -49,9 +49,9 @@ from xlnel.linkers.entity_types import EntityTyper
 from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.ner.base import SpanTagger, tagger_class
 from xlnel.runtime import Pipeline, candidates_of
-from xlnel.seeds import stage_seeds
 from xlnel.threads import ensure_threads
 from xlnel.training.keys import config_parts, content_hash
+from xlnel.training.seeds import stage_seeds, with_stage_seeds
 from xlnel.types import Candidate, Document
 from xlnel.version import __version__
 
@@ -276,12 +276,13 @@ class TrainingRun:
     def __init__(self, config: PipelineConfig, data: TrainingData | None = None,
                  store: StepStore | None = None, progress: bool = False,
                  evaluate: bool = False) -> None:
-        self.config = config
+        # a top-level seed seeds the stages that give none of their own
+        self.config = with_stage_seeds(config)
         self.data = TrainingData() if data is None else data
         self.store = store
         self.progress = progress
         self.evaluate = evaluate
-        self.keys = step_keys(config, self.steps())
+        self.keys = step_keys(self.config, self.steps())
         self.seconds: dict[str, float] = {}
         self.cached: dict[str, bool] = {}
         self._memo: dict[str, Any] = {}
@@ -401,12 +402,12 @@ def train(config: PipelineConfig, out: str | Path, progress: bool = False, *,
     steps.check_input_files(config)
     ensure_threads()
     t0 = time.perf_counter()
-    seeds = stage_seeds(config)
-    logger.info("stage seeds: %s (the top-level seed %s %s)",
-                ", ".join(f"{k}={v}" for k, v in seeds.items()), config.seed,
-                "is their default" if all(v == config.seed for v in seeds.values())
-                else "is the default of those the config leaves out")
     run = TrainingRun(config, progress=progress)
+    seeds = stage_seeds(run.config)
+    logger.info("stage seeds: %s (%s)", ", ".join(f"{k}={v}" for k, v in seeds.items()),
+                f"the top-level seed {config.seed} where the config gives none"
+                if "seed" in config.model_fields_set
+                else "no top-level seed: each stage's default where the config gives none")
     pipeline = run.pipeline()
     train_docs, test_docs = run.documents()
     dictionary, dft = run.dictionary().dictionary, run.dictionary().dft

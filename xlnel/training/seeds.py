@@ -9,25 +9,24 @@ A stage seed is one that a stage of the config reads while it trains:
   ``ner.pretrained``).
 
 As spaCy's ``[system] seed`` seeds a whole run, a config's top-level ``seed``, when it gives
-one, is the value of every stage seed it leaves out (:func:`default_stage_seeds`), and ``xlnel
-experiment --seeds`` sets every stage seed of a cell to the cell's seed. ``data.split_seed`` and
-``data.subset_seed`` are not stage seeds: they choose the documents (the test documents among
-them), which the replicates of an experiment share.
+one, is the value of every stage seed it leaves out when it trains (:func:`with_stage_seeds`,
+applied by :class:`xlnel.training.TrainingRun`, so by ``xlnel train`` and ``xlnel
+experiment``), and ``xlnel experiment --seeds`` sets every stage seed of a cell to the cell's
+seed. ``data.split_seed`` and ``data.subset_seed`` are not stage seeds: they choose the
+documents (the test documents among them), which the replicates of an experiment share.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from xlnel.config import PipelineConfig
+from xlnel.config import PipelineConfig
+from xlnel.filtering.base import filter_class
+from xlnel.ner.base import tagger_class
 
-__all__ = ["SEED_LIMIT", "STAGE_SEED_KEYS", "default_stage_seeds", "stage_seed_keys",
-           "stage_seeds"]
-
-SEED_LIMIT = 2**32
-"""Seeds of numpy's and sklearn's random generators lie below this."""
+__all__ = ["STAGE_SEED_KEYS", "stage_seed_keys", "stage_seeds", "with_stage_seeds"]
 
 STAGE_SEED_KEYS = ("dft.seed", "filter.options.seed", "filter.options.prefilter_options.seed",
                    "ner.options.seed")
@@ -53,10 +52,6 @@ def stage_seeds(config: PipelineConfig) -> dict[str, int]:
     Raises:
         ConfigError: If a stage's name is unknown or its options are invalid.
     """
-    # the stage classes are looked up by name only here: their modules import the config
-    from xlnel.filtering.base import filter_class
-    from xlnel.ner.base import tagger_class
-
     seeds = {"dft.seed": config.dft.seed}
     filt = filter_class(config.filter.name)(config.filter, config.lang)
     if (seed := _seed_of(_options(filt))) is not None:
@@ -78,24 +73,42 @@ def stage_seed_keys(config: PipelineConfig) -> list[str]:
     return list(stage_seeds(config))
 
 
-def _given(raw: Mapping[str, Any], dotted: str) -> bool:
-    """Whether the raw config mapping ``raw`` sets the dotted key (to anything but null)."""
-    node: Any = raw
-    for part in dotted.split("."):
-        if not isinstance(node, Mapping) or node.get(part) is None:
-            return False
-        node = node[part]
-    return True
+def with_stage_seeds(config: PipelineConfig) -> PipelineConfig:
+    """``config`` with every stage seed it leaves out set to its top-level ``seed``; ``config``
+    itself when it gives no top-level seed (each stage then keeps its own default) or gives
+    every stage seed.
 
-
-def default_stage_seeds(config: PipelineConfig, raw: Mapping[str, Any]) -> dict[str, int]:
-    """Overrides setting every stage seed that the raw config ``raw`` (includes and overrides
-    applied) leaves out to its top-level ``seed``; none when ``raw`` gives no top-level seed,
-    so a config without one keeps every stage's own default.
+    A seed counts as given when the config's files or overrides set it (pydantic's
+    ``model_fields_set``, a key of an ``options`` mapping); a config read back from a saved
+    pipeline gives all of them.
 
     Raises:
         ConfigError: As :func:`stage_seeds`.
     """
-    if not _given(raw, "seed"):
-        return {}
-    return {key: config.seed for key in stage_seed_keys(config) if not _given(raw, key)}
+    if "seed" not in config.model_fields_set:
+        return config
+    seed, update = config.seed, {}
+    for key in stage_seed_keys(config):
+        if key == "dft.seed" and "seed" not in config.dft.model_fields_set:
+            update["dft"] = config.dft.model_copy(update={"seed": seed})
+        elif key == "filter.options.seed" and "seed" not in config.filter.options:
+            update["filter"] = _with_option(config.filter, ("seed",), seed)
+        elif key == "filter.options.prefilter_options.seed" and "seed" not in \
+                (config.filter.options.get("prefilter_options") or {}):
+            section = update.get("filter", config.filter)
+            update["filter"] = _with_option(section, ("prefilter_options", "seed"), seed)
+        elif key == "ner.options.seed" and "seed" not in config.ner.options:
+            update["ner"] = _with_option(config.ner, ("seed",), seed)
+    return config.model_copy(update=update) if update else config
+
+
+def _with_option(section: Any, path: tuple[str, ...], value: int) -> Any:
+    """A copy of a config section whose ``options`` mapping holds ``value`` at ``path``."""
+    options = copy.deepcopy(section.options)
+    node = options
+    for part in path[:-1]:
+        if not isinstance(node.get(part), dict):  # absent or null: a mapping of its own
+            node[part] = {}
+        node = node[part]
+    node[path[-1]] = value
+    return section.model_copy(update={"options": options})
