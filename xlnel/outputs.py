@@ -1,24 +1,25 @@
 """Checks that an output never destroys an input or unrelated data, done before any work.
 
-Every command that writes (``train``, ``link``, ``adapt``, ``experiment``) calls these first:
-an output equal to an input, holding an input, or inside an input folder is refused; a pipeline
-folder replaces only an empty folder or an earlier pipeline (unless told to overwrite), never a
-file; a corpus output needs an extension that names its format.
+Every command that writes (``train``, ``link``, ``adapt``, ``experiment``, ``encoder align``)
+calls these first: an output equal to an input, holding an input, or inside an input folder is
+refused; a pipeline or model folder replaces only an empty folder or an earlier one of its kind
+(a pipeline unless told to overwrite), never a file; a corpus output needs an extension that
+names its format.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO, Any
 
 from xlnel.errors import OutputError
 from xlnel.io.documents import STREAM_FORMATS, WRITABLE_FORMATS, corpus_extension
 
-__all__ = ["CORPUS_EXTENSIONS", "check_disjoint", "check_output_folder", "check_pipeline_output",
-           "config_inputs",
-           "corpus_output_format", "is_pipeline_folder", "output_format", "target_path"]
+__all__ = ["CORPUS_EXTENSIONS", "check_disjoint", "check_model_output", "check_output_folder",
+           "check_pipeline_output", "config_inputs", "corpus_output_format",
+           "is_pipeline_folder", "output_format", "target_path"]
 
 #: Output extensions (before an optional ``.gz``) and the corpus format each writes.
 CORPUS_EXTENSIONS = {".jsonl": "jsonl", ".json": "jsonl", ".pubtator": "pubtator",
@@ -91,19 +92,56 @@ def check_pipeline_output(out: str | Path, inputs: Iterable[str | Path],
     Raises:
         OutputError: Naming the output and why.
     """
+    return _check_replaced_folder(
+        out, inputs, None if overwrite else is_pipeline_folder, "a pipeline", "pipeline",
+        "an xlnel pipeline; training would replace all of it. Choose an empty or new folder, "
+        "or pass --overwrite to replace it")
+
+
+def check_model_output(out: str | Path, inputs: Iterable[str | Path], marker: str,
+                       what: str) -> Path:
+    """Check a model folder that a command replaces whole (``xlnel encoder align``), before
+    any work; return the folder to write.
+
+    Refused, as for a pipeline (:func:`check_pipeline_output`): an existing file; the working
+    folder or one holding it; an output equal to, holding or inside an input (the model being
+    fine-tuned included); a non-empty folder without ``marker``, which an earlier run of the
+    command would have left.
+
+    Args:
+        out: The output folder.
+        inputs: Files and folders the command reads.
+        marker: The file every folder the command writes holds.
+        what: What the folder is, for the messages ("an encoder").
+
+    Raises:
+        OutputError: Naming the output and why.
+    """
+    def own(path: Path) -> bool:
+        return (path / marker).is_file()
+
+    return _check_replaced_folder(
+        out, inputs, own, what, "model",
+        f"{what} folder (no {marker}); writing would replace all of it. Choose an empty or "
+        "new folder")
+
+
+def _check_replaced_folder(out: str | Path, inputs: Iterable[str | Path],
+                           is_own: Callable[[Path], bool] | None, what: str, example: str,
+                           not_own: str) -> Path:
+    """The checks of a folder output replaced whole; ``is_own`` None allows any folder."""
     target = target_path(out)
     if target.exists() and not target.is_dir():
-        raise OutputError(f"--out {out} is a file; a pipeline is a folder and xlnel does not "
+        raise OutputError(f"--out {out} is a file; {what} is a folder and xlnel does not "
                           "replace a file with a folder: choose a folder name")
     if _inside(_real(Path.cwd()), _real(target)):
         raise OutputError(f"--out {out} is the working folder or holds it; name a new or "
-                          "pipeline folder such as runs/NAME")
+                          f"{example} folder such as runs/NAME")
     check_disjoint(target, inputs, out_is_folder=True)
-    if (target.is_dir() and any(target.iterdir()) and not is_pipeline_folder(target)
-            and not overwrite):
-        raise OutputError(f"--out {out} is a folder that holds other files and is not an xlnel "
-                          "pipeline; training would replace all of it. Choose an empty or new "
-                          "folder, or pass --overwrite to replace it")
+    if (target.is_dir() and any(target.iterdir()) and is_own is not None
+            and not is_own(target)):
+        raise OutputError(f"--out {out} is a folder that holds other files and is not "
+                          + not_own)
     return target
 
 

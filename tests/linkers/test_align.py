@@ -164,3 +164,32 @@ def test_cli_align_and_evaluate(tiny_encoder_dir: Path, tmp_path: Path) -> None:
     res = runner.invoke(app, ["encoder", "align", "--kb", f"tsv:{tmp_path / 'none.tsv'}",
                               "--out", str(tmp_path / "x")])
     assert res.exit_code == 1 and "not found" in res.output
+
+
+def test_align_refuses_outputs_that_would_destroy_data_before_training(tmp_path: Path) -> None:
+    """An --out that is a file, an unrelated folder or an input is refused before the model is
+    even loaded (the model named here does not exist), and nothing is touched."""
+    from xlnel.cli.main import app
+    from xlnel.errors import OutputError
+
+    kb = tmp_path / "kb.tsv"
+    kb.write_text("concept_id\tname\nD1\tdiabetes\nD1\tsugar\n", encoding="utf-8")
+    notes = tmp_path / "work" / "notes.txt"
+    notes.parent.mkdir()
+    notes.write_text("keep me", encoding="utf-8")
+    model = tmp_path / "aligned"  # an earlier aligned encoder, fine-tuned again
+    model.mkdir()
+    (model / "xlnel_encoder.json").write_text("{}", encoding="utf-8")
+    options = {"model": "no-such-model", "device": "cpu"}
+    for out, why in [(kb, "is a file"), (notes.parent, "not an encoder"),
+                     (tmp_path, "holds the input")]:
+        with pytest.raises(OutputError, match=why):
+            align_encoder([f"tsv:{kb}"], out, [], options)
+    with pytest.raises(OutputError, match="is the input"):
+        align_encoder([f"tsv:{kb}"], model, [], {**options, "model": str(model)})
+    res = CliRunner().invoke(app, ["encoder", "align", "--kb", f"tsv:{kb}", "--model",
+                                   "no-such-model", "--out", str(notes.parent)])
+    assert res.exit_code == 1 and "not an encoder" in res.output
+    assert notes.read_text(encoding="utf-8") == "keep me"
+    assert kb.read_text(encoding="utf-8").startswith("concept_id")
+    assert sorted(p.name for p in model.iterdir()) == ["xlnel_encoder.json"]

@@ -41,7 +41,9 @@ def _fail(e: Exception) -> typer.Exit:
 
 @app.command("align")
 def align_cli(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Model folder to write.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help=(
+        "Model folder to write: new, empty or an earlier aligned encoder (replaced); never "
+        "an input."))],
     kb: KbOpt = None,
     dictionary: DictOpt = None,
     model: ModelOpt = "multilingual-e5-small",

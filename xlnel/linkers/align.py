@@ -279,11 +279,15 @@ def align_encoder(kb: Sequence[str], out: str | Path, dictionaries: Sequence[str
         The training report (also saved in the folder's ``xlnel_encoder.json``).
 
     Raises:
+        OutputError: If ``out`` is a file, holds other files than an encoder folder's, or is,
+            holds or lies inside an input (the model folder included); checked before any
+            work.
         ValueError: If no concept has two or more names.
     """
     from xlnel.linkers.encoder import EntityEncoder
 
     opts = options if isinstance(options, AlignOptions) else parse_align_options(options or {})
+    out = _check_out(out, kb, dictionaries, opts.model)
     groups = limit_pairs(synonym_groups(kb, dictionaries, opts.lang), opts.max_pairs,
                          random.Random(opts.seed))
     if not groups:
@@ -299,6 +303,19 @@ def align_encoder(kb: Sequence[str], out: str | Path, dictionaries: Sequence[str
     with atomic_dir(out) as tmp:
         encoder.save(tmp, extra={"alignment": report})
     return report
+
+
+def _check_out(out: str | Path, kb: Sequence[str], dictionaries: Sequence[str | Path],
+               model: str) -> Path:
+    """The folder :func:`align_encoder` may replace (see :func:`check_model_output`)."""
+    from xlnel.io.kb import kb_files
+    from xlnel.linkers.encoder import ENCODER_FILE
+    from xlnel.outputs import check_model_output
+
+    inputs = [path for spec in kb for path in kb_files(spec)] + [Path(p) for p in dictionaries]
+    if Path(model).exists():  # a local model folder, read before the output replaces it
+        inputs.append(Path(model))
+    return check_model_output(out, inputs, ENCODER_FILE, "an encoder")
 
 
 # --------------------------------------------------------------------------- evaluation
