@@ -16,7 +16,7 @@ from xlnel.candidates.base import generator_class  # noqa: E402
 from xlnel.candidates.spans import generate_spans  # noqa: E402
 from xlnel.config import CandidatesConfig  # noqa: E402
 from xlnel.dictionary.dictionary import Dictionary  # noqa: E402
-from xlnel.errors import ConfigError  # noqa: E402
+from xlnel.errors import ArtifactError, ConfigError  # noqa: E402
 from xlnel.linkers.dense import DenseCandidateGenerator  # noqa: E402
 from xlnel.normalization import normalize_string  # noqa: E402
 from xlnel.types import Document, Span  # noqa: E402
@@ -208,3 +208,61 @@ def test_real_multilingual_e5_small_links_across_scripts(tmp_path: Path) -> None
     back = DenseCandidateGenerator.load(tmp_path / "gen", config, "he")
     assert [(c.span, c.concept_id) for c in back.generate(doc)] == \
            [(c.span, c.concept_id) for c in gen.generate(doc)]
+
+
+def test_saving_over_an_earlier_generator_leaves_none_of_its_parts(
+        tiny_encoder_dir: Path, tmp_path: Path) -> None:
+    """A folder saved twice holds the second generator only: the first one's annotation
+    index, TF-IDF index and encoder copy, read back beside the new names, pointed at rows that
+    no longer exist."""
+    from xlnel.linkers.encoder import EntityEncoder
+
+    aligned = tmp_path / "aligned"
+    EntityEncoder(str(tiny_encoder_dir), pooling="mean", prefix="", device="cpu").save(aligned)
+    first = dictionary()
+    first.add("sugar disease", "D1", "annotation")
+    first.add("blood sugar problems", "D1", "annotation")
+    folder = tmp_path / "gen"
+    DenseCandidateGenerator(make_config(aligned, switch_threshold=0.99, merge_tfidf=True),
+                            "en").fit(first).save(folder)
+    assert {"annotations.faiss", "tfidf", "encoder"} <= {p.name for p in folder.iterdir()}
+    second = Dictionary()
+    second.add("asthma", "X2")
+    second.add("hypertension", "X3")
+    config = make_config(tiny_encoder_dir, switch_threshold=0.99)
+    gen = DenseCandidateGenerator(config, "en").fit(second)
+    gen.save(folder)
+    assert not {"annotations.faiss", "annotation_ids.npy", "tfidf", "encoder"} & {
+        p.name for p in folder.iterdir()}
+    back = DenseCandidateGenerator.load(folder, config, "en")
+    doc = Document("x", "sugar disease and asthma")
+    assert [(c.span, c.concept_id) for c in back.generate(doc)] == \
+           [(c.span, c.concept_id) for c in gen.generate(doc)]
+
+
+def test_a_loaded_aligned_generator_saves_into_its_own_folder(
+        tiny_encoder_dir: Path, tmp_path: Path) -> None:
+    from xlnel.linkers.encoder import EntityEncoder
+
+    aligned = tmp_path / "aligned"
+    EntityEncoder(str(tiny_encoder_dir), pooling="mean", prefix="", device="cpu").save(aligned)
+    config = make_config(aligned)
+    DenseCandidateGenerator(config, "en").fit(dictionary()).save(tmp_path / "gen")
+    back = DenseCandidateGenerator.load(tmp_path / "gen", config, "en")
+    back.save(tmp_path / "gen")
+    again = DenseCandidateGenerator.load(tmp_path / "gen", config, "en")
+    assert [(c.span, c.concept_id) for c in again.generate(DOCS[0])] == \
+           [(c.span, c.concept_id) for c in back.generate(DOCS[0])]
+
+
+def test_load_refuses_indexes_of_another_save(fitted: DenseCandidateGenerator,
+                                              tiny_encoder_dir: Path, tmp_path: Path) -> None:
+    fitted.save(tmp_path / "gen")
+    small = Dictionary()
+    small.add("asthma", "X2")
+    DenseCandidateGenerator(make_config(tiny_encoder_dir), "en").fit(small).save(
+        tmp_path / "other")
+    (tmp_path / "gen" / "index.faiss").write_bytes(
+        (tmp_path / "other" / "index.faiss").read_bytes())
+    with pytest.raises(ArtifactError, match="holds 1 vectors but targets.json 10 names"):
+        DenseCandidateGenerator.load(tmp_path / "gen", fitted.config, "en")

@@ -326,16 +326,31 @@ class DenseCandidateGenerator(CandidateGenerator):
     # ----------------------------------------------------------------- persistence
     def save(self, directory: Path) -> None:
         """Write ``dense.json``, ``targets.json``, the FAISS indexes and (for an aligned
-        encoder folder) a copy of the encoder; a registered or hub model is referenced."""
+        encoder folder) a copy of the encoder; a registered or hub model is referenced.
+
+        What an earlier generator saved in ``directory`` is replaced, optional parts included.
+        """
         if self._index is None:
             raise RuntimeError(f"{self.registered_name}: nothing to save before fit()")
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         encoder = self._encoder()
-        model_ref = self.options.model
-        if (Path(encoder.source) / ENCODER_FILE).is_file():
-            shutil.copytree(encoder.source, directory / "encoder", dirs_exist_ok=True)
-            model_ref = "encoder"
+        aligned = (Path(encoder.source) / ENCODER_FILE).is_file()
+        # the encoder copy of the folder this generator was loaded from is kept as it is
+        in_place = aligned and Path(encoder.source).resolve() == (directory / "encoder").resolve()
+        # Parts an earlier save into this folder may have left: read back beside the new
+        # names, a stale annotation index points at rows that no longer exist.
+        for name in _OPTIONAL_PARTS:
+            path = directory / name
+            if name == "encoder" and in_place:
+                continue
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.exists():
+                path.unlink()
+        model_ref = "encoder" if aligned else self.options.model
+        if aligned and not in_place:
+            shutil.copytree(encoder.source, directory / "encoder")
         meta = {"xlnel_version": __version__, "generator": self.registered_name,
                 "model": model_ref, "encoder": encoder.settings(), "dim": encoder.dim,
                 "names": len(self._keys), "options": self.options.model_dump(mode="json")}
@@ -363,7 +378,8 @@ class DenseCandidateGenerator(CandidateGenerator):
         offline) or a local folder, so no hub access is needed for those.
 
         Raises:
-            ArtifactError: If ``dense.json``, ``targets.json`` or ``index.faiss`` is missing.
+            ArtifactError: If ``dense.json``, ``targets.json`` or ``index.faiss`` is missing,
+                or an index does not fit the names of ``targets.json``.
         """
         directory = Path(directory)
         for name in ("dense.json", "targets.json", "index.faiss"):
@@ -386,12 +402,35 @@ class DenseCandidateGenerator(CandidateGenerator):
         if (directory / "annotations.faiss").is_file() and o.switch_threshold is not None:
             gen._small = faiss_index.read_index(directory / "annotations.faiss")
             gen._small_ids = np.load(directory / "annotation_ids.npy", allow_pickle=False)
+        gen._check_loaded(directory)
         if o.merge_tfidf:
             if not (directory / "tfidf").is_dir():
                 raise ArtifactError(f"merge_tfidf is set but {directory} has no tfidf/")
             gen._tfidf = TfidfCandidateGenerator.load(directory / "tfidf", gen._tfidf_config(),
                                                       lang)
         return gen
+
+    def _check_loaded(self, directory: Path) -> None:
+        """Refuse indexes that do not fit the names beside them (files of different saves).
+
+        Raises:
+            ArtifactError: Naming the file and the two sizes.
+        """
+        if self._index.ntotal != len(self._keys):
+            raise ArtifactError(f"{directory / 'index.faiss'} holds {self._index.ntotal} "
+                                f"vectors but targets.json {len(self._keys)} names; save the "
+                                "generator again")
+        ids = self._small_ids
+        if self._small is not None and (
+                ids.ndim != 1 or self._small.ntotal != len(ids)
+                or (len(ids) and (ids.min() < 0 or ids.max() >= len(self._keys)))):
+            raise ArtifactError(f"{directory / 'annotations.faiss'} and annotation_ids.npy "
+                                f"do not fit the {len(self._keys)} names of targets.json; "
+                                "save the generator again")
+
+
+#: Files and folders that :meth:`DenseCandidateGenerator.save` writes only for some settings.
+_OPTIONAL_PARTS = ("encoder", "annotations.faiss", "annotation_ids.npy", "tfidf")
 
 
 def _merge(first: list[Candidate], second: list[Candidate]) -> list[Candidate]:
