@@ -323,6 +323,13 @@ def test_train_layers_freezes_all_but_the_top_layers(tiny_model_dir, corpus):
     assert changed and all(".layer.0." not in n and "embeddings" not in n for n in changed)
 
 
+def test_max_length_beyond_the_model_is_a_config_error(tiny_model_dir):
+    """Pairs of up to max_length tokens reached past the tiny BERT's 128 positions and failed
+    inside the model on the first long window."""
+    with pytest.raises(ConfigError, match=r"filter\.options\.max_length=512 .* at most 128"):
+        _filter(tiny_model_dir, max_length=512).build_model()
+
+
 def test_train_layers_errors_are_config_errors(tiny_model_dir):
     with pytest.raises(ConfigError, match="layers"):
         _filter(tiny_model_dir, train_layers=99).build_model()

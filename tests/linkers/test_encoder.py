@@ -56,3 +56,18 @@ def test_cached_encode_reuses_the_file(tiny_encoder_dir: Path, tmp_path: Path) -
     np.save(files[0], first * 0)  # a cache hit returns what the file holds
     assert np.allclose(cached_encode(enc, TEXTS, root=tmp_path), 0.0)
     assert not np.allclose(cached_encode(enc, TEXTS[:2], root=tmp_path), 0.0)
+
+
+def test_max_length_beyond_the_model_is_refused_and_long_texts_are_truncated(
+        tiny_encoder_dir: Path) -> None:
+    """The tiny BERT has 128 positions: a longer max_length failed on the first long text
+    inside the model ("The expanded size of the tensor ... must match")."""
+    from xlnel.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"max_length=512 .* at most 128 tokens"):
+        EntityEncoder(str(tiny_encoder_dir), max_length=512, device="cpu")
+    enc = EntityEncoder(str(tiny_encoder_dir), prefix="", max_length=128, device="cpu")
+    long = " ".join(["diabetes"] * 300)
+    vectors = enc.encode([long, "diabetes"])
+    assert vectors.shape == (2, enc.dim)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)

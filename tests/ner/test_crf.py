@@ -130,6 +130,13 @@ def test_empty_documents_and_long_sentences(trained, tiny_encoder):
     assert all(text[s.start:s.end] == s.text for s in spans)
 
 
+def test_max_length_beyond_the_encoder_is_refused_before_training(tiny_encoder):
+    """Chunks of up to max_length sub-tokens reached past the tiny BERT's 128 positions and
+    failed inside the model on the first long sentence."""
+    with pytest.raises(ConfigError, match=r"ner\.options\.max_length=256 .* at most 128"):
+        _tagger(tiny_encoder, max_length=256).fit(english_documents())
+
+
 def test_needs_entities(tiny_encoder):
     with pytest.raises(ValueError, match="gold entities"):
         _tagger(tiny_encoder).fit([Document("a", "no mentions here")])

@@ -109,9 +109,9 @@ class CrossEncoderFilter(CandidateFilter):
     def _load_model(self, source: str, for_training: bool) -> None:
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
+        from xlnel.models import torch_utils
         from xlnel.models.devices import resolve_device
         from xlnel.models.quiet import no_progress_bars
-        from xlnel.models.torch_utils import freeze_embeddings, freeze_lower_layers
 
         self._device = resolve_device(self.options.device, "filter.options.device")
         head: dict[str, Any] = {"num_labels": 1, "ignore_mismatched_sizes": True}
@@ -121,6 +121,8 @@ class CrossEncoderFilter(CandidateFilter):
         with no_progress_bars():
             model = AutoModelForSequenceClassification.from_pretrained(
                 source, **(head if for_training else {"use_safetensors": True}))
+        torch_utils.check_max_length(self.options.max_length, self._tokenizer, model.config,
+                                     "filter.options.max_length", self.options.model)
         freeze = self.options.freeze_embeddings
         if freeze is None:
             freeze = self._device.type == "cpu"
@@ -129,13 +131,13 @@ class CrossEncoderFilter(CandidateFilter):
                 raise ConfigError("filter.options: train_layers keeps the embeddings fixed; "
                                   "it cannot be combined with freeze_embeddings: false")
             try:
-                frozen = freeze_lower_layers(model, self.options.train_layers)
+                frozen = torch_utils.freeze_lower_layers(model, self.options.train_layers)
             except ValueError as e:
                 raise ConfigError(f"filter.options.train_layers: {e}") from None
             logger.info("froze %d parameters (embeddings and all but the top %d layers)",
                         frozen, self.options.train_layers)
         elif freeze and for_training:
-            logger.info("froze %d embedding parameters", freeze_embeddings(model))
+            logger.info("froze %d embedding parameters", torch_utils.freeze_embeddings(model))
         self._model = model.to(self._device)
         self._quantized = None
         if self.options.quantize and self._device.type != "cpu":

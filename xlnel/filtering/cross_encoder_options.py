@@ -31,7 +31,8 @@ class CrossEncoderOptions(BaseModel):
         lr: Peak learning rate of AdamW.
         epochs: Most training epochs (early stopping may end sooner).
         batch_size: Pairs per training step (before gradient accumulation).
-        max_length: Longest tokenised pair; longer ones are truncated.
+        max_length: Longest tokenised pair; longer ones are truncated. At most what the model
+            reads (refused otherwise).
         warmup_ratio: Share of the steps with a linearly rising learning rate.
         weight_decay: AdamW weight decay (not applied to biases and layer norms).
         seed: Seed of the dev split, negative sampling, head initialisation and shuffling.

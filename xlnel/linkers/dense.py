@@ -71,7 +71,8 @@ class DenseOptions(BaseModel):
         pooling: ``cls`` or ``mean``; ``None`` = the folder's recorded setting, else ``mean``.
         prefix: Put before every text (e5 expects ``"query: "``); ``None`` = recorded, else
             ``"query: "``.
-        max_length: Most tokens per name or span; ``None`` = recorded, else 32.
+        max_length: Most tokens per name or span; ``None`` = recorded, else 32. At most what
+            the model reads (refused otherwise).
         batch_size: Texts per forward pass.
         device: ``cpu``, ``cuda`` or ``auto``.
         index: ``flat`` (exact), ``ivf`` or ``hnsw``.

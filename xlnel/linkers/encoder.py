@@ -63,6 +63,9 @@ class EntityEncoder:
         max_length: Most tokens per text; ``None`` = recorded, else 32.
         device: ``cpu``, ``cuda`` or ``auto``.
         batch_size: Texts per forward pass when encoding.
+
+    Raises:
+        ConfigError: If the model cannot be loaded, or ``max_length`` is more than it reads.
     """
 
     def __init__(self, model: str, pooling: Pooling | None = None, prefix: str | None = None,
@@ -91,6 +94,9 @@ class EntityEncoder:
             raise ConfigError(
                 f"cannot load encoder {model!r}: it is not a name of 'xlnel models list', a "
                 f"local model folder, or a Hugging Face id in the local cache ({e})") from e
+        from xlnel.models.torch_utils import check_max_length
+
+        check_max_length(self.max_length, self.tokenizer, self.model.config, "max_length", model)
 
     @property
     def dim(self) -> int:

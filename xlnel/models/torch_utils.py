@@ -169,3 +169,47 @@ def adamw(model: torch.nn.Module, lr: float, weight_decay: float) -> torch.optim
             (no_decay if skips_weight_decay(name) else decay).append(param)
     return torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay},
                               {"params": no_decay, "weight_decay": 0.0}], lr=lr)
+
+
+#: transformers' ``model_max_length`` of a tokenizer that was saved without one is a huge
+#: stand-in (``int(1e30)``); anything this large tells nothing.
+_UNKNOWN_LENGTH = 1_000_000
+#: Model types whose position ids start after the padding id (RoBERTa's embeddings), so that
+#: ``max_position_embeddings`` - (pad id + 1) positions are usable.
+_PADDING_OFFSET_TYPES = frozenset({"roberta", "xlm-roberta", "xlm-roberta-xl", "camembert"})
+
+
+def token_limit(tokenizer: Any, config: Any) -> int | None:
+    """Most tokens, special ones included, that a model reads in one sequence.
+
+    The smaller of the tokenizer's ``model_max_length`` (what transformers truncates to) and
+    the positions of the model's embeddings; ``None`` when neither is known.
+    """
+    limits = []
+    saved = getattr(tokenizer, "model_max_length", None)
+    if isinstance(saved, int) and 0 < saved < _UNKNOWN_LENGTH:
+        limits.append(saved)
+    positions = getattr(config, "max_position_embeddings", None)
+    if isinstance(positions, int) and positions > 0:
+        if getattr(config, "model_type", None) in _PADDING_OFFSET_TYPES:
+            positions -= int(getattr(config, "pad_token_id", None) or 0) + 1
+        limits.append(positions)
+    return min(limits) if limits else None
+
+
+def check_max_length(max_length: int, tokenizer: Any, config: Any, option: str,
+                     model: str) -> None:
+    """Refuse a ``max_length`` option longer than the model reads (:func:`token_limit`).
+
+    A longer sequence would reach past the position embeddings and fail deep inside the
+    model (``The expanded size of the tensor ... must match``) on the first long text.
+
+    Raises:
+        ConfigError: Naming the option, its value, the model and the most it may be.
+    """
+    from xlnel.errors import ConfigError
+
+    limit = token_limit(tokenizer, config)
+    if limit is not None and max_length > limit:
+        raise ConfigError(f"{option}={max_length} is more than model {model!r} reads in one "
+                          f"sequence; allowed: at most {limit} tokens")

@@ -62,7 +62,8 @@ class CrfTaggerOptions(BaseModel):
         head_lr: Peak learning rate of the emission, prefix and CRF layers (new, so faster).
         epochs: Most training epochs (early stopping may end sooner).
         batch_size: Sentence chunks per training step.
-        max_length: Most sub-tokens in a chunk, special tokens included.
+        max_length: Most sub-tokens in a chunk, special tokens included; at most what the
+            model reads (refused otherwise).
         warmup_ratio: Share of the steps with a linearly rising learning rate.
         weight_decay: AdamW weight decay (not applied to biases and layer norms).
         seed: Seed of the dev split, layer initialisation, dropout and shuffling.
@@ -133,7 +134,7 @@ class CrfTagger(SpanTagger):
         from transformers import AutoModel, AutoTokenizer
 
         from xlnel.models.devices import resolve_device
-        from xlnel.models.torch_utils import seed_everything
+        from xlnel.models.torch_utils import check_max_length, seed_everything
         from xlnel.ner._network import TaggerNetwork
 
         opts = self.options
@@ -149,6 +150,8 @@ class CrfTagger(SpanTagger):
         with no_progress_bars():
             encoder = AutoModel.from_pretrained(source, **({} if for_training else
                                                            {"use_safetensors": True}))
+        check_max_length(opts.max_length, self._tokenizer, encoder.config,
+                         "ner.options.max_length", opts.model)
         self.labels = list(labels)
         network = TaggerNetwork(encoder, len(labels), opts.max_prefix + 1, opts.dropout)
         freeze = opts.freeze_embeddings
