@@ -101,6 +101,19 @@ def test_save_load_gives_identical_predictions(trained, tmp_path):
     assert loaded.options.inference_batch_size == 2 and loaded.options.lr == FAST["lr"]
 
 
+def test_load_compares_options_as_validated(trained, tmp_path, caplog):
+    """YAML reads ``lr: 5e-3`` as the string '5e-3': the same learning rate as trained, so
+    no 'ignored' warning; a different one is still named."""
+    trained.save(tmp_path / "ner")
+    for options, warned in [({"lr": "5e-3", "epochs": "15"}, False), ({"lr": "1e-3"}, True)]:
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="xlnel.ner.crf"):
+            loaded = CrfTagger.load(tmp_path / "ner", NerConfig(
+                name=CrfTagger.registered_name, options=options), "en")
+        assert any("ignored" in r.message for r in caplog.records) is warned
+        assert loaded.options.lr == FAST["lr"]
+
+
 def test_load_errors(tmp_path, trained):
     cfg = NerConfig(name=CrfTagger.registered_name)
     with pytest.raises(ArtifactError, match="lacks"):

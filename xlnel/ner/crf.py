@@ -396,7 +396,9 @@ class CrfTagger(SpanTagger):
             raise ArtifactError(f"{path} holds tagger {meta.get('tagger')!r}, "
                                 f"not {cls.registered_name!r}")
         options = dict(meta["options"])
-        for key, value in config.options.items():
+        # Compare validated values: YAML reads ``5e-5`` as a string that validates to 5e-05.
+        given = parse_options(config.options).model_dump(include=set(config.options))
+        for key, value in given.items():
             if key in INFERENCE_OPTIONS:
                 options[key] = value
             elif options.get(key) != value:
