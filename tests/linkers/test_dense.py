@@ -266,3 +266,34 @@ def test_load_refuses_indexes_of_another_save(fitted: DenseCandidateGenerator,
         (tmp_path / "other" / "index.faiss").read_bytes())
     with pytest.raises(ArtifactError, match="holds 1 vectors but targets.json 10 names"):
         DenseCandidateGenerator.load(tmp_path / "gen", fitted.config, "en")
+
+
+class _Touch:
+    """Unpickling this creates the marker file: the proof that a pickle was executed."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Path.touch, (self.marker,))
+
+
+def test_the_encoder_copy_is_read_from_safetensors_only(tiny_encoder_dir: Path,
+                                                        tmp_path: Path) -> None:
+    """A saved generator's encoder copy holding a pickled weights file instead of safetensors
+    is refused as a saved filter's model is (it came out as torch's UnpicklingError)."""
+    import torch
+
+    from xlnel.linkers.encoder import EntityEncoder
+
+    aligned = tmp_path / "aligned"
+    EntityEncoder(str(tiny_encoder_dir), pooling="mean", prefix="", device="cpu").save(aligned)
+    config = make_config(aligned)
+    DenseCandidateGenerator(config, "en").fit(dictionary()).save(tmp_path / "gen")
+    copy = tmp_path / "gen" / "encoder"
+    (copy / "model.safetensors").unlink()
+    marker = tmp_path / "pwned"
+    torch.save({"weight": _Touch(marker)}, copy / "pytorch_model.bin")
+    with pytest.raises(ConfigError, match="cannot load encoder"):
+        DenseCandidateGenerator.load(tmp_path / "gen", config, "en")
+    assert not marker.exists()

@@ -389,10 +389,12 @@ class DenseCandidateGenerator(CandidateGenerator):
         meta = json.loads((directory / "dense.json").read_text(encoding="utf-8"))
         gen = cls(config, lang)
         o = gen.options
-        model = str(directory / "encoder") if meta["model"] == "encoder" else meta["model"]
+        copied = meta["model"] == "encoder"
+        model = str(directory / "encoder") if copied else meta["model"]
         enc = meta["encoder"]
+        # the copy travels with the folder, so it is read as a saved filter or tagger is
         gen.encoder = EntityEncoder(model, enc["pooling"], enc["prefix"], enc["max_length"],
-                                    o.device, o.batch_size)
+                                    o.device, o.batch_size, safetensors_only=copied)
         raw = json.loads((directory / "targets.json").read_text(encoding="utf-8"))
         gen._keys = [k for k, _ in raw]
         gen._targets = [[(cid, name) for cid, name in t] for _, t in raw]

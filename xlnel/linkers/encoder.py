@@ -63,6 +63,8 @@ class EntityEncoder:
         max_length: Most tokens per text; ``None`` = recorded, else 32.
         device: ``cpu``, ``cuda`` or ``auto``.
         batch_size: Texts per forward pass when encoding.
+        safetensors_only: Read the weights from safetensors only, never a pickled PyTorch
+            file (the encoder copy in a saved pipeline, which may come from anyone).
 
     Raises:
         ConfigError: If the model cannot be loaded, or ``max_length`` is more than it reads.
@@ -70,7 +72,7 @@ class EntityEncoder:
 
     def __init__(self, model: str, pooling: Pooling | None = None, prefix: str | None = None,
                  max_length: int | None = None, device: str = "auto",
-                 batch_size: int = 128) -> None:
+                 batch_size: int = 128, safetensors_only: bool = False) -> None:
         from transformers import AutoModel, AutoTokenizer
 
         from xlnel.models.devices import resolve_device
@@ -89,7 +91,9 @@ class EntityEncoder:
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(self.source)
             with no_progress_bars():
-                self.model = AutoModel.from_pretrained(self.source).to(self.device).eval()
+                self.model = AutoModel.from_pretrained(
+                    self.source, **({"use_safetensors": True} if safetensors_only else {})
+                ).to(self.device).eval()
         except (OSError, ValueError) as e:  # an unknown id offline; a folder without a model
             raise ConfigError(
                 f"cannot load encoder {model!r}: it is not a name of 'xlnel models list', a "
