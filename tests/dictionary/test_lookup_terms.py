@@ -88,6 +88,10 @@ def test_cli_lookup_errors(dict_path: Path, tmp_path: Path) -> None:
     r = runner.invoke(app, ["dictionary", "lookup", str(dict_path), "--file",
                             str(tmp_path / "none.txt")])
     assert r.exit_code == 1 and "none.txt" in r.output
+    blank = tmp_path / "blank.txt"
+    blank.write_text("\n  \n", encoding="utf-8")
+    r = runner.invoke(app, ["dictionary", "lookup", str(dict_path), "--file", str(blank)])
+    assert r.exit_code == 1 and "blank.txt holds no term" in r.output
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"ok\n\xff\xfe\n")
     r = runner.invoke(app, ["dictionary", "lookup", str(dict_path), "--file", str(bad)])

@@ -68,6 +68,8 @@ def lookup_cli(
 
     try:
         texts = list(terms or []) + (read_terms(file) if file is not None else [])
+        if not texts and file is not None:
+            raise ValueError(f"--file {file} holds no term (blank lines are skipped)")
         if not texts:
             raise ValueError("give terms as arguments or with --file")
         found = lookup_terms(dictionary, texts, lang, k, rank, weight, encoder, encoder_weight,
