@@ -190,6 +190,25 @@ def test_fit_needs_documents_and_positives(tiny_model_dir, corpus):
 # ------------------------------------------------------------------ trained model
 
 
+def test_a_dev_split_without_mentions_is_not_used(tiny_model_dir, corpus, caplog):
+    """On a dev split without gold mentions every epoch scores F1 0: early stopping kept the
+    first epoch and the threshold was the highest dev score. Now every epoch runs on all
+    documents and the threshold comes from them."""
+    import dataclasses
+    import logging
+
+    from xlnel.filtering._cross_encoder_data import split_indices
+
+    docs, cands = corpus
+    dev = set(split_indices(len(docs), 0.25, 0)[0])
+    docs = [dataclasses.replace(d, entities=()) if i in dev else d for i, d in enumerate(docs)]
+    with caplog.at_level(logging.WARNING, logger="xlnel.filtering._cross_encoder_data"):
+        filt = _filter(tiny_model_dir, epochs=3).fit(docs, cands)
+    assert any("hold no gold mention" in r.message for r in caplog.records)
+    assert filt.report["dev_documents"] == 0 and len(filt.report["epochs"]) == 3
+    assert filt.report["threshold_f1"] > 0
+
+
 def test_fit_reports_and_chooses_threshold(trained):
     filt, _ = trained
     assert filt.report["positive_pairs"] > 0 and filt.report["negative_pairs"] > 0

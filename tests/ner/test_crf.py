@@ -150,6 +150,23 @@ def test_max_length_beyond_the_encoder_is_refused_before_training(tiny_encoder):
         _tagger(tiny_encoder, max_length=256).fit(english_documents())
 
 
+def test_a_dev_split_without_entities_is_not_used(tiny_encoder, caplog):
+    """On a dev split without gold entities every epoch scores span F1 0, so early stopping
+    kept the first epoch; the tagger now trains every epoch on all documents, and says so."""
+    import dataclasses
+
+    from xlnel.dictionary.dft import split_documents
+
+    docs = english_documents()
+    dev_ids = {d.id for d in split_documents(docs, 0.25, 0)[0]}
+    docs = [dataclasses.replace(d, entities=()) if d.id in dev_ids else d for d in docs]
+    with caplog.at_level(logging.WARNING, logger="xlnel.ner.crf"):
+        tagger = _tagger(tiny_encoder, dev_fraction=0.25, epochs=3, patience=1).fit(docs)
+    assert any("hold no gold entity" in r.message for r in caplog.records)
+    assert tagger.report["dev_documents"] == 0 and tagger.report["train_documents"] == 8
+    assert len(tagger.report["epochs"]) == 3
+
+
 def test_needs_entities(tiny_encoder):
     with pytest.raises(ValueError, match="gold entities"):
         _tagger(tiny_encoder).fit([Document("a", "no mentions here")])

@@ -3,6 +3,7 @@ training pairs and each epoch's examples, and a cascade's cut and combined score
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 from collections.abc import Sequence
@@ -14,6 +15,8 @@ from xlnel.filtering._pairs import candidate_windows
 from xlnel.filtering.labels import label_candidates
 from xlnel.types import Candidate, Document
 
+logger = logging.getLogger(__name__)
+
 
 def split_indices(n: int, fraction: float, seed: int) -> tuple[list[int], list[int]]:
     """(dev, train) document indices: ``round(fraction * n)`` seeded random ones for dev."""
@@ -24,6 +27,24 @@ def split_indices(n: int, fraction: float, seed: int) -> tuple[list[int], list[i
         return [], list(range(n))
     dev = set(order[:n_dev])
     return sorted(dev), [i for i in range(n) if i not in dev]
+
+
+def dev_split(documents: Sequence[Document], fraction: float,
+              seed: int) -> tuple[list[int], list[int]]:
+    """(dev, train) indices of :func:`split_indices`, or no dev split when its documents hold
+    no gold mention.
+
+    On such a dev split every epoch scores F1 0, so early stopping kept the first epoch and the
+    threshold came out as the highest dev score; without a dev split every epoch runs and the
+    threshold is chosen on the training documents. A warning says so.
+    """
+    dev, train = split_indices(len(documents), fraction, seed)
+    if dev and not any(documents[i].entities for i in dev):
+        logger.warning("cross-encoder: the %d dev documents hold no gold mention to stop early "
+                       "or choose the threshold on; training on all %d documents without a "
+                       "dev split", len(dev), len(documents))
+        return [], list(range(len(documents)))
+    return dev, train
 
 
 @dataclass

@@ -36,11 +36,11 @@ from xlnel.errors import ArtifactError, ConfigError
 from xlnel.filtering._cross_encoder_data import (
     DevPart,
     combine,
+    dev_split,
     epoch_examples,
     f1_at,
     negatives_per_epoch,
     recall_cut,
-    split_indices,
     training_pairs,
 )
 from xlnel.filtering._pair_encoder import PairEncoder
@@ -237,7 +237,7 @@ class CrossEncoderFilter(CandidateFilter):
         # out-of-fold prefilter scores: every document scored by a model that did not see it
         pre = self._fit_prefilter(documents, candidates, progress)
         allowed = None if pre is None else [p >= self.cut for p in pre]
-        dev_idx, train_idx = split_indices(len(documents), opts.dev_fraction, opts.seed)
+        dev_idx, train_idx = dev_split(documents, opts.dev_fraction, opts.seed)
         has_dev = bool(dev_idx)
         dev_idx = dev_idx or train_idx  # no dev split: the threshold comes from training data
         train_docs = [documents[i] for i in train_idx]

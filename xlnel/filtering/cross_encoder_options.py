@@ -47,7 +47,8 @@ class CrossEncoderOptions(BaseModel):
         neg_ratio: Most negatives per positive in an epoch, sampled afresh each epoch;
             ``None`` = all negatives.
         dev_fraction: Share of the training documents (by document) held out for early
-            stopping and the threshold; 0 = no dev set (threshold chosen on training data).
+            stopping and the threshold; 0 = no dev set (threshold chosen on training data), as
+            when the held-out documents hold no gold mention (a warning says so).
         patience: Epochs without dev improvement before training stops.
         quantize: Score with int8 dynamically quantised linear layers (CPU only).
         inference_batch_size: Pairs per forward pass when scoring.

@@ -70,7 +70,8 @@ class CrfTaggerOptions(BaseModel):
         device: ``cpu``, ``cuda`` or ``auto``.
         freeze_embeddings: Keep the embedding layer fixed; ``None`` = only on CPU.
         dev_fraction: Share of the training documents held out for early stopping on span F1;
-            0 = no dev set (all epochs run, the last one is kept).
+            0 = no dev set (all epochs run, the last one is kept), as when the held-out
+            documents hold no gold entity (a warning says so).
         patience: Epochs without dev improvement before training stops.
         crf_weight: Weight of the CRF negative log-likelihood in the loss.
         dropout: Dropout on the word states.
@@ -221,7 +222,12 @@ class CrfTagger(SpanTagger):
                              f"entities; got {len(documents)} documents without any")
         opts = self.options
         dev, train = split_documents(documents, opts.dev_fraction, opts.seed)
-        if not train or not any(d.entities for d in train):
+        if dev and not any(d.entities for d in dev):
+            # every epoch would score F1 0 there: early stopping would keep the first one
+            logger.warning("crf tagger: the %d dev documents hold no gold entity to stop "
+                           "early on; training on all %d documents without a dev split",
+                           len(dev), len(documents))
+        if not any(d.entities for d in dev) or not any(d.entities for d in train):
             dev, train = [], list(documents)
         self.report = {"train_documents": len(train), "dev_documents": len(dev)}
         self._build(resolve_model(opts.model), bio_labels(types), for_training=True)
