@@ -76,6 +76,12 @@ def test_options_validation() -> None:
         parse_align_options({"bacth_size": 3})
     with pytest.raises(ConfigError, match="names_per_concept"):
         parse_align_options({"names_per_concept": 1})
+    # a batch of one concept has no negative pair: the loss was 0 at every step
+    with pytest.raises(ConfigError, match=r"batch_size=7 .* allowed: batch_size >= 8"):
+        parse_align_options({"batch_size": 7})
+    with pytest.raises(ConfigError, match=r"allowed: batch_size >= 4"):
+        align_encoder([], "unused", [], AlignOptions(batch_size=3, names_per_concept=2))
+    assert parse_align_options({"batch_size": 4, "names_per_concept": 2}).batch_size == 4
 
 
 def _separation(enc: object, fixed: list[tuple[str, int]]) -> float:
@@ -151,7 +157,7 @@ def test_cli_align_and_evaluate(tiny_encoder_dir: Path, tmp_path: Path) -> None:
     runner = CliRunner()
     res = runner.invoke(app, ["encoder", "align", "--kb", f"tsv:{kb}", "--model",
                               str(tiny_encoder_dir), "--out", str(tmp_path / "enc"),
-                              "--max-steps", "1", "--batch-size", "4", "--device", "cpu",
+                              "--max-steps", "1", "--batch-size", "8", "--device", "cpu",
                               "--prefix", ""])
     assert res.exit_code == 0, res.output
     gold = tmp_path / "gold.jsonl"

@@ -50,7 +50,8 @@ def align_cli(
     pooling: PoolingOpt = None, prefix: PrefixOpt = None, lang: LangOpt = "en",
     epochs: Annotated[int, typer.Option(min=1, help="Passes over the pairs.")] = 1,
     batch_size: Annotated[int, typer.Option(
-        min=2, help="Names per batch (the loss compares those of one batch).")] = 64,
+        min=2, help="Names per batch, at least 8 (the loss compares those of one batch, up "
+                    "to 4 a concept).")] = 64,
     lr: Annotated[float, typer.Option(help="Learning rate (AdamW).")] = 2e-5,
     max_pairs: Annotated[int | None, typer.Option(help="Most (name, concept) pairs.")] = None,
     max_steps: Annotated[int | None, typer.Option(help="Most batches.")] = None,

@@ -33,6 +33,7 @@ from tqdm import tqdm
 
 from xlnel.config import validate_options
 from xlnel.dictionary.dictionary import Dictionary
+from xlnel.errors import ConfigError
 from xlnel.io import load_kb
 from xlnel.io._atomic import atomic_dir
 from xlnel.linkers.encoder import Pooling
@@ -56,7 +57,8 @@ class AlignOptions(BaseModel):
             recorded settings, else mean pooling, ``"query: "``, 32 tokens).
         lang: Language rules of the name normalisation (as the dense generator applies).
         epochs: Passes over the concepts.
-        batch_size: Names per batch.
+        batch_size: Names per batch; at least 2 x ``names_per_concept``, so that a batch
+            holds two concepts.
         names_per_concept: Most names of one concept in a batch (at least 2).
         lr / weight_decay: AdamW settings.
         margin: Margin of the hard pair miner.
@@ -98,7 +100,26 @@ def parse_align_options(options: dict[str, Any]) -> AlignOptions:
     Raises:
         ConfigError: Naming the bad key, its value and what is allowed.
     """
-    return validate_options(AlignOptions, options, "", "alignment")
+    return check_batch_size(validate_options(AlignOptions, options, "", "alignment"))
+
+
+def check_batch_size(options: AlignOptions) -> AlignOptions:
+    """Refuse batches that cannot hold two concepts.
+
+    The loss compares the names of one batch: a batch of a single concept has no negative
+    pair, so the miner keeps no pair and the loss is 0 at every step (nothing is learned).
+
+    Raises:
+        ConfigError: Naming both settings and the smallest batch allowed.
+    """
+    least = 2 * options.names_per_concept
+    if options.batch_size < least:
+        raise ConfigError(f"batch_size={options.batch_size} holds one concept of "
+                          f"names_per_concept={options.names_per_concept} names: the loss "
+                          "compares names of different concepts within a batch, so nothing "
+                          f"would be learned; allowed: batch_size >= {least} (2 x "
+                          "names_per_concept)")
+    return options
 
 
 # --------------------------------------------------------------------------- loss
@@ -219,11 +240,16 @@ def batch_loss(encoder: EntityEncoder, batch: Sequence[tuple[str, int]],
 
 def train_alignment(encoder: EntityEncoder, groups: dict[str, list[str]],
                     options: AlignOptions, progress: bool = False) -> dict[str, Any]:
-    """Fine-tune ``encoder`` in place on synonym groups; returns a report of the losses."""
+    """Fine-tune ``encoder`` in place on synonym groups; returns a report of the losses.
+
+    Raises:
+        ConfigError: If a batch cannot hold two concepts (:func:`check_batch_size`).
+    """
     import torch
 
     from xlnel.models.torch_utils import freeze_embeddings, seed_everything
 
+    check_batch_size(options)
     seed_everything(options.seed)
     rng = random.Random(options.seed)
     freeze = options.freeze_embeddings
@@ -286,7 +312,8 @@ def align_encoder(kb: Sequence[str], out: str | Path, dictionaries: Sequence[str
     """
     from xlnel.linkers.encoder import EntityEncoder
 
-    opts = options if isinstance(options, AlignOptions) else parse_align_options(options or {})
+    opts = check_batch_size(options) if isinstance(options, AlignOptions) \
+        else parse_align_options(options or {})
     out = _check_out(out, kb, dictionaries, opts.model)
     groups = limit_pairs(synonym_groups(kb, dictionaries, opts.lang), opts.max_pairs,
                          random.Random(opts.seed))
