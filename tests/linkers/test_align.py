@@ -84,6 +84,15 @@ def test_options_validation() -> None:
     assert parse_align_options({"batch_size": 4, "names_per_concept": 2}).batch_size == 4
 
 
+def test_align_needs_two_concepts_with_synonyms(tmp_path: Path) -> None:
+    """One concept gives batches without a negative pair: the loss is 0 and nothing is
+    learned, so it is refused before the model is loaded (the model named does not exist)."""
+    kb = tmp_path / "kb.tsv"
+    kb.write_text("concept_id\tname\nD1\tdiabetes\nD1\tsugar\nD2\tasthma\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="1 concept.* needs at least two"):
+        align_encoder([f"tsv:{kb}"], tmp_path / "out", [], {"model": "no-such-model"})
+
+
 def _separation(enc: object, fixed: list[tuple[str, int]]) -> float:
     """Mean positive cosine minus mean negative cosine of the toy names."""
     with torch.no_grad():

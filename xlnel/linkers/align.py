@@ -308,7 +308,7 @@ def align_encoder(kb: Sequence[str], out: str | Path, dictionaries: Sequence[str
         OutputError: If ``out`` is a file, holds other files than an encoder folder's, or is,
             holds or lies inside an input (the model folder included); checked before any
             work.
-        ValueError: If no concept has two or more names.
+        ValueError: If fewer than two concepts have two or more names.
     """
     from xlnel.linkers.encoder import EntityEncoder
 
@@ -317,8 +317,9 @@ def align_encoder(kb: Sequence[str], out: str | Path, dictionaries: Sequence[str
     out = _check_out(out, kb, dictionaries, opts.model)
     groups = limit_pairs(synonym_groups(kb, dictionaries, opts.lang), opts.max_pairs,
                          random.Random(opts.seed))
-    if not groups:
-        raise ValueError("no concept has two or more distinct names: nothing to align")
+    if len(groups) < 2:  # the loss needs names of another concept as negatives
+        raise ValueError(f"{len(groups)} concept(s) with two or more distinct names: alignment "
+                         "needs at least two, whose names it tells apart")
     n_names = sum(len(v) for v in groups.values())
     logger.info("aligning on %d names of %d concepts", n_names, len(groups))
     encoder = EntityEncoder(opts.model, opts.pooling, opts.prefix, opts.max_length, opts.device,
