@@ -124,6 +124,12 @@ def test_load_errors(tmp_path, trained):
     (tmp_path / "ner" / "tagger.json").write_text(json.dumps(meta), encoding="utf-8")
     with pytest.raises(ArtifactError, match="other.v1"):
         CrfTagger.load(tmp_path / "ner", cfg, "en")
+    # labels that do not fit the saved layers (torch's size-mismatch RuntimeError)
+    meta["tagger"] = CrfTagger.registered_name
+    meta["labels"] = ["O", "B-X", "I-X", "B-Y", "I-Y"]
+    (tmp_path / "ner" / "tagger.json").write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.raises(ArtifactError, match="does not fit the 5 labels"):
+        CrfTagger.load(tmp_path / "ner", cfg, "en")
 
 
 def test_empty_documents_and_long_sentences(trained, tiny_encoder):

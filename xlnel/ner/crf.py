@@ -387,7 +387,8 @@ class CrfTagger(SpanTagger):
         ``config.options`` may change.
 
         Raises:
-            ArtifactError: If a file is missing or the folder holds another tagger.
+            ArtifactError: If a file is missing, the folder holds another tagger, or the saved
+                layers do not fit its labels.
         """
         from safetensors.torch import load_file
 
@@ -414,8 +415,12 @@ class CrfTagger(SpanTagger):
         tagger.report = dict(meta.get("training", {}))
         tagger._build(str(directory / "model"), list(meta["labels"]), for_training=False)
         network = tagger._require_network()
-        missing, unexpected = network.load_state_dict(
-            load_file(str(directory / "head.safetensors")), strict=False)
+        try:
+            missing, unexpected = network.load_state_dict(
+                load_file(str(directory / "head.safetensors")), strict=False)
+        except RuntimeError as e:  # layers of another size: the labels or max_prefix differ
+            raise ArtifactError(f"{directory / 'head.safetensors'} does not fit the "
+                                f"{len(tagger.labels)} labels of tagger.json: {e}") from None
         if unexpected or any(not k.startswith("encoder.") for k in missing):
             raise ArtifactError(f"{directory / 'head.safetensors'} does not fit the tagger: "
                                 f"missing {missing[:5]}, unexpected {unexpected[:5]}")
