@@ -177,7 +177,9 @@ def test_load_overrides_change_search_and_decision_settings(pipe_dir: Path,
 
 @pytest.mark.parametrize(("overrides", "message"), [
     ({"dft.R": 0.5}, "dft.R cannot change when a trained pipeline is loaded"),
-    ({"dictionary.kb": []}, "allowed: candidates.*, filter.*, linker.*"),
+    ({"dictionary.kb": []}, "allowed: candidates.*, filter.*, linker.*, ner.*"),
+    ({"ner.options.device": "cpu"}, "tagger keeps what it was trained with; what can change "
+                                    "when linking: none"),
     ({"filter.name": "xlnel.similarity.v1"}, "filter.name is fixed by training"),
     ({"candidates.top_m": 0}, "candidates.top_m"),
     ({"candidates.ngram_min": 3}, "candidates.ngram_min is fixed by training"),

@@ -220,8 +220,9 @@ class Pipeline(Linker):
             directory: The pipeline folder.
             overrides: Dotted config keys to change for this load (``xlnel link --set``):
                 search settings of the candidates (``candidates.workers``,
-                ``candidates.top_m``), the filter's threshold and inference options
-                (``filter.options.inference_dtype``), the linker. Keys that training fixes
+                ``candidates.top_m``, the dense index's ``candidates.options.device``), the
+                filter's threshold and inference options (``filter.options.inference_dtype``),
+                the tagger's (``ner.options.device``), the linker. Keys that training fixes
                 (the index's n-grams, a filter's training options) are refused; see
                 :func:`check_link_overrides`.
 
@@ -262,7 +263,7 @@ class Pipeline(Linker):
         return pipe
 
 
-LINK_TIME_SECTIONS = ("candidates", "filter", "linker")
+LINK_TIME_SECTIONS = ("candidates", "filter", "linker", "ner")
 """Config sections whose keys may change when a trained pipeline is loaded."""
 _FIXED_BY_TRAINING = {"candidates": ("generator",), "filter": ("name", "select_level", "select_by")}
 
@@ -272,9 +273,10 @@ def check_link_overrides(overrides: Mapping[str, Any],
     """Refuse overrides that cannot apply to a trained pipeline.
 
     Allowed are the ``candidates`` keys outside its generator class's ``trained_keys`` (its
-    search settings), the filter's ``threshold`` and the options its class lists in
-    ``inference_options``, and anything under ``linker``. The classes' declarations are
-    checked when the saved ``config`` is given.
+    search settings) and the options it lists in ``inference_options``, the filter's
+    ``threshold`` and the options its class lists in ``inference_options``, those of the
+    tagger (``ner.options.device``), and anything under ``linker``. The classes' declarations
+    are checked when the saved ``config`` is given.
 
     Raises:
         ConfigError: Naming the key and what may change instead.
@@ -297,7 +299,11 @@ def check_link_overrides(overrides: Mapping[str, Any],
                               f"allowed: {allowed}")
         fixed = field in _FIXED_BY_TRAINING.get(section, ())
         if section == "candidates" and config is not None:
-            fixed = fixed or field in generator_class(config.candidates.generator).trained_keys
+            gen = generator_class(config.candidates.generator)
+            fixed = fixed or (field in gen.trained_keys and not (
+                field == "options" and option.split(".")[0] in gen.inference_options))
+        if section == "ner":
+            _check_tagger_override(key, field, option, config)
         if fixed:
             raise ConfigError(f"{key} is fixed by training and cannot change when the pipeline "
                               "is loaded; train a new pipeline for another value")
@@ -307,6 +313,20 @@ def check_link_overrides(overrides: Mapping[str, Any],
                 can = ", ".join(sorted(allowed_options)) or "none"
                 raise ConfigError(f"{key}: {config.filter.name} keeps the options it was "
                                   f"trained with; those that can change when linking: {can}")
+
+
+def _check_tagger_override(key: str, field: str, option: str,
+                           config: PipelineConfig | None) -> None:
+    """Only the tagger's ``inference_options`` change when a pipeline is loaded."""
+    tagger = (None if config is None or config.ner.name is None
+              else tagger_class(config.ner.name))
+    if field == "options" and option and (config is None or tagger is not None
+                                          and option.split(".")[0] in tagger.inference_options):
+        return
+    can = ", ".join(f"ner.options.{o}" for o in sorted(
+        tagger.inference_options if tagger is not None else ())) or "none"
+    raise ConfigError(f"{key}: the pipeline's tagger keeps what it was trained with; what can "
+                      f"change when linking: {can}")
 
 
 @dataclass(frozen=True)

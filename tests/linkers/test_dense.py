@@ -183,9 +183,17 @@ def test_pipeline_with_dense_generator(tiny_encoder_dir: Path, tiny_kb: Path,
         "filter.name": filter_name})
     train(config, tmp_path / "pipe")
     pipe = Pipeline.load(tmp_path / "pipe")
-    linked = pipe.link(Document("t", "She has asthma and takes metformin."))
+    doc = Document("t", "She has asthma and takes metformin.")
+    linked = pipe.link(doc)
     assert {(e.text, e.concept_id) for e in linked.entities} >= {("asthma", "C4"),
                                                                  ("metformin", "C6")}
+    # the index's device and search settings change when linking (a pipeline trained on a
+    # GPU links on a CPU); what the index was built with does not
+    moved = Pipeline.load(tmp_path / "pipe", {"candidates.options.device": "auto",
+                                              "candidates.options.batch_size": 2})
+    assert moved.link(doc) == linked
+    with pytest.raises(ConfigError, match="candidates.options.pooling is fixed by training"):
+        Pipeline.load(tmp_path / "pipe", {"candidates.options.pooling": "cls"})
 
 
 @pytest.mark.slow

@@ -220,6 +220,13 @@ def test_pipeline_with_tagger(tmp_path, tiny_config, tiny_encoder):
     assert (tmp_path / "pipe" / "ner" / "head.safetensors").is_file()
     pipe = Pipeline.load(tmp_path / "pipe")
     assert isinstance(pipe.tagger, CrfTagger)
+    # the tagger's device and batch change when linking (a GPU-trained tagger on a CPU)
+    moved = Pipeline.load(tmp_path / "pipe", {"ner.options.device": "cpu",
+                                              "ner.options.inference_batch_size": 2})
+    assert moved.tagger.options.inference_batch_size == 2
+    with pytest.raises(ConfigError, match="can change when linking: ner.options.device, "
+                                          "ner.options.inference_batch_size"):
+        Pipeline.load(tmp_path / "pipe", {"ner.options.lr": 1.0})
     link(pipe, tmp_path / "pipe" / "test.jsonl", tmp_path / "pred.jsonl")
     gold = read_documents(tmp_path / "pipe" / "test.jsonl")
     pred = read_documents(tmp_path / "pred.jsonl")

@@ -22,6 +22,9 @@ class CandidateGenerator(ABC):
     #: with); the others, its search settings, may change when a pipeline is loaded
     #: (``xlnel link --set``).
     trained_keys: ClassVar[frozenset[str]] = frozenset({"options"})
+    #: ``candidates.options`` keys a loaded generator takes from the config although its
+    #: options are trained (the device, search settings of an index).
+    inference_options: ClassVar[frozenset[str]] = frozenset()
 
     @abstractmethod
     def __init__(self, config: CandidatesConfig, lang: str) -> None:

@@ -137,6 +137,9 @@ class DenseCandidateGenerator(CandidateGenerator):
     registered_name = "xlnel.dense.v1"
     # The TF-IDF index it keeps beside the dense one (``merge_tfidf``) was built with these too.
     trained_keys = TfidfCandidateGenerator.trained_keys
+    # what :meth:`load` reads from the config: a pipeline trained on a GPU links on a CPU
+    inference_options = frozenset({"device", "batch_size", "nprobe", "ef_search",
+                                   "switch_threshold"})
 
     def __init__(self, config: CandidatesConfig, lang: str) -> None:
         if any(x is not None for x in (config.generated_fallback, config.generated_min_score,
@@ -373,10 +376,11 @@ class DenseCandidateGenerator(CandidateGenerator):
              lang: str) -> DenseCandidateGenerator:
         """Read a generator written by :meth:`save`.
 
-        Search settings (threshold, top_m, nprobe, ef_search, switch_threshold, device) come
-        from ``config``; the encoder's pooling, prefix and length are the saved ones. The
-        encoder is built from the saved reference: a copied folder, a registered name (built
-        offline) or a local folder, so no hub access is needed for those.
+        Search settings (threshold, top_m and the :attr:`inference_options` nprobe, ef_search,
+        switch_threshold, device, batch_size) come from ``config``; the encoder's pooling,
+        prefix and length are the saved ones. The encoder is built from the saved reference:
+        a copied folder, a registered name (built offline) or a local folder, so no hub access
+        is needed for those.
 
         Raises:
             ArtifactError: If ``dense.json``, ``targets.json`` or ``index.faiss`` is missing,

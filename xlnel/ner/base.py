@@ -20,6 +20,9 @@ class SpanTagger(ABC):
     """Finds mention spans in documents (without linking them)."""
 
     registered_name: ClassVar[str]
+    #: ``ner.options`` keys a loaded tagger takes from the config (``xlnel link --set``); the
+    #: others stay as trained.
+    inference_options: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, config: NerConfig, lang: str) -> None:
         self.config = config

@@ -120,6 +120,7 @@ class CrfTagger(SpanTagger):
     """
 
     registered_name = "xlnel.crf_tagger.v1"
+    inference_options = INFERENCE_OPTIONS
 
     def __init__(self, config: NerConfig, lang: str) -> None:
         super().__init__(config, lang)
