@@ -305,3 +305,18 @@ def test_the_encoder_copy_is_read_from_safetensors_only(tiny_encoder_dir: Path,
     with pytest.raises(ConfigError, match="cannot load encoder"):
         DenseCandidateGenerator.load(tmp_path / "gen", config, "en")
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("pooling", ["mean", "cls"])
+def test_threshold_one_keeps_every_exact_name(tiny_encoder_dir: Path, pooling: str) -> None:
+    """float32 cosines of a text with itself came out as 0.99999994 or 1.0000001: a
+    threshold of 1 dropped some exact names, and scores passed 1."""
+    gen = DenseCandidateGenerator(make_config(tiny_encoder_dir, threshold=1.0,
+                                              pooling=pooling), "en").fit(dictionary())
+    doc = Document("x", " and ".join(NAMES))
+    cands = gen.generate(doc)
+    assert {c.span.text for c in cands} == set(NAMES)
+    assert all(c.score == 1.0 for c in cands)
+    scores = [s for hits in gen.search([normalize_string(n) for n in NAMES], 5)
+              for _, s in hits]
+    assert all(-1.0 <= s <= 1.0 and s == round(s, 6) for s in scores)

@@ -3,7 +3,8 @@
 The SapBERT-style dense linker as a candidate generator. Every distinct normalised dictionary
 name is embedded once (without context) and indexed; each span is embedded the same way and its
 ``top_m`` nearest names with cosine >= ``candidates.threshold`` become candidates, scored by the
-cosine. Followed by ``xlnel.similarity.v1`` it is the dense linker end to end; followed by the
+cosine (rounded to 6 decimals, as the TF-IDF matcher's, so that a threshold of 1 keeps exact
+names). Followed by ``xlnel.similarity.v1`` it is the dense linker end to end; followed by the
 GBDT or cross-encoder filter, a dense candidate generator.
 
 Two refinements of the related work:
@@ -224,7 +225,7 @@ class DenseCandidateGenerator(CandidateGenerator):
         if not keys:
             return []
         queries = self._embed(keys)
-        scores = np.full((len(keys), k), -np.inf, dtype=np.float32)
+        scores = np.full((len(keys), k), -np.inf, dtype=np.float64)
         ids = np.full((len(keys), k), -1, dtype=np.int64)
         todo = np.arange(len(keys))
         if self._small is not None and self.options.switch_threshold is not None:

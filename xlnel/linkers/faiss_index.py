@@ -78,12 +78,19 @@ def set_search_params(index: Any, nprobe: int | None = None,
 
 
 def search(index: Any, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Top-``k`` (scores, ids) per query, best first; missing hits have id -1."""
+    """Top-``k`` (scores, ids) per query, best first; missing hits have id -1 and score -inf.
+
+    Scores are float64 cosines in [-1, 1] rounded to 6 decimals, as the TF-IDF matcher's are:
+    float32 inner products of unit vectors stray on both sides of 1 for the very same text
+    (0.99999994, 1.0000001), so a threshold of 1 would drop some exact names and keep others.
+    """
     q = np.ascontiguousarray(queries, dtype=np.float32)
     if q.shape[0] == 0 or index.ntotal == 0:
-        return (np.full((q.shape[0], k), -np.inf, dtype=np.float32),
+        return (np.full((q.shape[0], k), -np.inf, dtype=np.float64),
                 np.full((q.shape[0], k), -1, dtype=np.int64))
-    scores, ids = index.search(q, min(k, index.ntotal))
+    raw, ids = index.search(q, min(k, index.ntotal))
+    scores = np.where(ids >= 0, np.round(np.clip(raw.astype(np.float64), -1.0, 1.0), 6),
+                      -np.inf)
     if scores.shape[1] < k:  # pad to k columns so callers see one shape
         pad = k - scores.shape[1]
         scores = np.pad(scores, ((0, 0), (0, pad)), constant_values=-np.inf)
