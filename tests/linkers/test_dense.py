@@ -320,3 +320,11 @@ def test_threshold_one_keeps_every_exact_name(tiny_encoder_dir: Path, pooling: s
     scores = [s for hits in gen.search([normalize_string(n) for n in NAMES], 5)
               for _, s in hits]
     assert all(-1.0 <= s <= 1.0 and s == round(s, 6) for s in scores)
+
+
+def test_search_takes_k_as_given(fitted: DenseCandidateGenerator) -> None:
+    """k=0 read as 'not given' and returned top_m hits."""
+    assert [len(h) for h in fitted.search(["asthma"], 1)] == [1]
+    assert [len(h) for h in fitted.search(["asthma"])] == [fitted.config.top_m]
+    with pytest.raises(ValueError, match="got 0"):
+        fitted.search(["asthma"], 0)

@@ -218,10 +218,15 @@ class DenseCandidateGenerator(CandidateGenerator):
         Args:
             keys: Normalised texts.
             k: Hits per text; ``None`` = ``top_m``.
+
+        Raises:
+            ValueError: If ``k`` is below 1.
         """
         if self._index is None:
             raise RuntimeError(f"{self.registered_name}: call fit() or load() before searching")
-        k = k or self.config.top_m
+        k = self.config.top_m if k is None else k
+        if k < 1:
+            raise ValueError(f"k must be at least 1 hit per text, got {k}")
         if not keys:
             return []
         queries = self._embed(keys)
