@@ -208,3 +208,17 @@ def test_align_refuses_outputs_that_would_destroy_data_before_training(tmp_path:
     assert notes.read_text(encoding="utf-8") == "keep me"
     assert kb.read_text(encoding="utf-8").startswith("concept_id")
     assert sorted(p.name for p in model.iterdir()) == ["xlnel_encoder.json"]
+
+
+def test_evaluate_refuses_gold_without_linked_mentions_before_embedding(tmp_path: Path) -> None:
+    """An empty gold file was found out only after the whole dictionary was embedded (minutes
+    on a CPU), and gave a report of nulls; the model named here is never loaded."""
+    kb = tmp_path / "kb.tsv"
+    kb.write_text("concept_id\tname\nD1\tdiabetes\n", encoding="utf-8")
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps({"id": "g", "text": "asthma", "entities": [
+        {"start": 0, "end": 6, "text": "asthma"}]}) + "\n", encoding="utf-8")
+    for text in ("", gold.read_text(encoding="utf-8")):
+        gold.write_text(text, encoding="utf-8")
+        with pytest.raises(ValueError, match="gold.jsonl holds no mention with a concept id"):
+            evaluate_encoder("no-such-model", [f"tsv:{kb}"], gold)

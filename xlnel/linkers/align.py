@@ -367,12 +367,20 @@ def evaluate_encoder(model: str, kb: Sequence[str], gold: str | Path,
         k: The larger cut-off.
         options: More ``xlnel.dense.v1`` options (pooling, prefix, device, batch_size...).
         progress: Log progress (the embedding of a large dictionary takes minutes on CPU).
+
+    Raises:
+        ValueError: If the gold documents hold no mention with a concept id.
     """
     from xlnel.config import CandidatesConfig
     from xlnel.io import read_documents
     from xlnel.linkers.dense import DenseCandidateGenerator
 
     t0 = time.perf_counter()
+    # the gold is read first: a bad or empty file fails before the dictionary is embedded
+    mentions = [(e.text, set(e.concept_ids)) for doc in read_documents(gold)
+                for e in doc.entities if e.concept_ids]
+    if not mentions:
+        raise ValueError(f"{gold} holds no mention with a concept id: nothing to evaluate")
     d = Dictionary()
     for spec in kb:
         d.extend(Dictionary.from_concepts(load_kb(spec)))
@@ -382,8 +390,6 @@ def evaluate_encoder(model: str, kb: Sequence[str], gold: str | Path,
     config = CandidatesConfig(generator="xlnel.dense.v1", threshold=0.0, top_m=max(20, 4 * k),
                               options=opts)
     generator = DenseCandidateGenerator(config, lang).fit(d)
-    mentions = [(e.text, set(e.concept_ids)) for doc in read_documents(gold)
-                for e in doc.entities if e.concept_ids]
     texts = list(dict.fromkeys(text for text, _ in mentions))
     ranked: dict[str, list[str]] = {}
     for lo in tqdm(range(0, len(texts), 2048), desc="mentions", disable=not progress):
