@@ -240,12 +240,32 @@ def test_saving_over_an_earlier_generator_leaves_none_of_its_parts(
     config = make_config(tiny_encoder_dir, switch_threshold=0.99)
     gen = DenseCandidateGenerator(config, "en").fit(second)
     gen.save(folder)
-    assert not {"annotations.faiss", "annotation_ids.npy", "tfidf", "encoder"} & {
+    assert not {"annotations.faiss", "annotation_ids.npy", "tfidf"} & {
         p.name for p in folder.iterdir()}
     back = DenseCandidateGenerator.load(folder, config, "en")
     doc = Document("x", "sugar disease and asthma")
     assert [(c.span, c.concept_id) for c in back.generate(doc)] == \
            [(c.span, c.concept_id) for c in gen.generate(doc)]
+
+
+def test_a_local_model_folder_is_copied_so_the_folder_links_anywhere(
+        tiny_encoder_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A local model named by a relative path was only referenced: the saved generator failed
+    to load from another working folder, or once the model folder was gone or retrained."""
+    import shutil
+
+    shutil.copytree(tiny_encoder_dir, tmp_path / "models" / "tiny")
+    monkeypatch.chdir(tmp_path)
+    config = make_config(Path("models/tiny"))
+    gen = DenseCandidateGenerator(config, "en").fit(dictionary())
+    gen.save(tmp_path / "gen")
+    assert (tmp_path / "gen" / "encoder" / "model.safetensors").is_file()
+    shutil.rmtree(tmp_path / "models")
+    monkeypatch.chdir(tmp_path / "gen")
+    back = DenseCandidateGenerator.load(tmp_path / "gen", config, "en")
+    for doc in DOCS:
+        assert [(c.span, c.concept_id, c.score) for c in back.generate(doc)] == \
+               [(c.span, c.concept_id, c.score) for c in gen.generate(doc)]
 
 
 def test_a_loaded_aligned_generator_saves_into_its_own_folder(

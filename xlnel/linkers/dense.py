@@ -50,6 +50,7 @@ from xlnel.dictionary.dictionary import Dictionary
 from xlnel.errors import ArtifactError, ConfigError
 from xlnel.linkers import faiss_index
 from xlnel.linkers.encoder import ENCODER_FILE, EntityEncoder, Pooling, cached_encode
+from xlnel.models.registry import registered_models
 from xlnel.normalization import normalize_string
 from xlnel.numbers import Float, Int
 from xlnel.stopwords import load_stopwords
@@ -68,7 +69,8 @@ class DenseOptions(BaseModel):
     Attributes:
         model: Registered name, Hugging Face id or local folder of the entity encoder
             (``cambridgeltl/SapBERT-UMLS-2020AB-all-lang-from-XLMR`` with the hub, pooling
-            ``cls`` and prefix ``""``), or a folder written by ``xlnel encoder align``.
+            ``cls`` and prefix ``""``), or a folder written by ``xlnel encoder align``. A
+            local folder is copied when the generator is saved.
         pooling: ``cls`` or ``mean``; ``None`` = the folder's recorded setting, else ``mean``.
         prefix: Put before every text (e5 expects ``"query: "``); ``None`` = recorded, else
             ``"query: "``.
@@ -335,19 +337,22 @@ class DenseCandidateGenerator(CandidateGenerator):
 
     # ----------------------------------------------------------------- persistence
     def save(self, directory: Path) -> None:
-        """Write ``dense.json``, ``targets.json``, the FAISS indexes and (for an aligned
-        encoder folder) a copy of the encoder; a registered or hub model is referenced.
+        """Write ``dense.json``, ``targets.json``, the FAISS indexes and, for an encoder from a
+        local folder, a copy of it (``encoder/``, safetensors); a registered or hub model is
+        referenced by name.
 
-        What an earlier generator saved in ``directory`` is replaced, optional parts included.
+        The copy keeps the pipeline working wherever it is linked from (a relative folder
+        name) and its vectors matching the index (the folder may be retrained later). What an
+        earlier generator saved in ``directory`` is replaced, optional parts included.
         """
         if self._index is None:
             raise RuntimeError(f"{self.registered_name}: nothing to save before fit()")
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         encoder = self._encoder()
-        aligned = (Path(encoder.source) / ENCODER_FILE).is_file()
+        local = Path(encoder.source).is_dir() and self.options.model not in registered_models()
         # the encoder copy of the folder this generator was loaded from is kept as it is
-        in_place = aligned and Path(encoder.source).resolve() == (directory / "encoder").resolve()
+        in_place = local and Path(encoder.source).resolve() == (directory / "encoder").resolve()
         # Parts an earlier save into this folder may have left: read back beside the new
         # names, a stale annotation index points at rows that no longer exist.
         for name in _OPTIONAL_PARTS:
@@ -358,9 +363,15 @@ class DenseCandidateGenerator(CandidateGenerator):
                 shutil.rmtree(path)
             elif path.exists():
                 path.unlink()
-        model_ref = "encoder" if aligned else self.options.model
-        if aligned and not in_place:
-            shutil.copytree(encoder.source, directory / "encoder")
+        model_ref = "encoder" if local else self.options.model
+        if local and not in_place:
+            # written from memory, so the copy is safetensors even if the folder held a
+            # pickled weights file; an aligned folder's record (its training) is kept
+            recorded = Path(encoder.source) / ENCODER_FILE
+            extra = json.loads(recorded.read_text(encoding="utf-8")) if recorded.is_file() \
+                else {"base_model": self.options.model}
+            encoder.save(directory / "encoder", extra={
+                k: v for k, v in extra.items() if k not in (*encoder.settings(), "xlnel_version")})
         meta = {"xlnel_version": __version__, "generator": self.registered_name,
                 "model": model_ref, "encoder": encoder.settings(), "dim": encoder.dim,
                 "names": len(self._keys), "options": self.options.model_dump(mode="json")}
