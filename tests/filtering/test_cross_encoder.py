@@ -191,9 +191,9 @@ def test_fit_needs_documents_and_positives(tiny_model_dir, corpus):
 
 
 def test_a_dev_split_without_mentions_is_not_used(tiny_model_dir, corpus, caplog):
-    """On a dev split without gold mentions every epoch scores F1 0: early stopping kept the
-    first epoch and the threshold was the highest dev score. Now every epoch runs on all
-    documents and the threshold comes from them."""
+    """On a dev split without gold mentions every epoch would score F1 0, so early stopping
+    would keep the first epoch and the threshold would be the highest dev score: every epoch
+    runs on all documents instead, and the threshold comes from them."""
     import dataclasses
     import logging
 
@@ -343,8 +343,8 @@ def test_train_layers_freezes_all_but_the_top_layers(tiny_model_dir, corpus):
 
 
 def test_max_length_beyond_the_model_is_a_config_error(tiny_model_dir):
-    """Pairs of up to max_length tokens reached past the tiny BERT's 128 positions and failed
-    inside the model on the first long window."""
+    """Pairs of up to max_length tokens would reach past the tiny BERT's 128 positions and
+    fail inside the model on the first long window."""
     with pytest.raises(ConfigError, match=r"filter\.options\.max_length=512 .* at most 128"):
         _filter(tiny_model_dir, max_length=512).build_model()
 

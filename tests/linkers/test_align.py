@@ -76,7 +76,7 @@ def test_options_validation() -> None:
         parse_align_options({"bacth_size": 3})
     with pytest.raises(ConfigError, match="names_per_concept"):
         parse_align_options({"names_per_concept": 1})
-    # a batch of one concept has no negative pair: the loss was 0 at every step
+    # a batch of one concept has no negative pair: the loss would be 0 at every step
     with pytest.raises(ConfigError, match=r"batch_size=7 .* allowed: batch_size >= 8"):
         parse_align_options({"batch_size": 7})
     with pytest.raises(ConfigError, match=r"allowed: batch_size >= 4"):
@@ -211,8 +211,8 @@ def test_align_refuses_outputs_that_would_destroy_data_before_training(tmp_path:
 
 
 def test_evaluate_refuses_gold_without_linked_mentions_before_embedding(tmp_path: Path) -> None:
-    """An empty gold file was found out only after the whole dictionary was embedded (minutes
-    on a CPU), and gave a report of nulls; the model named here is never loaded."""
+    """Gold without linked mentions is refused before the dictionary is embedded (minutes on
+    a CPU) rather than reported as nulls; the model named here is never loaded."""
     kb = tmp_path / "kb.tsv"
     kb.write_text("concept_id\tname\nD1\tdiabetes\n", encoding="utf-8")
     gold = tmp_path / "gold.jsonl"

@@ -221,8 +221,8 @@ def test_real_multilingual_e5_small_links_across_scripts(tmp_path: Path) -> None
 def test_saving_over_an_earlier_generator_leaves_none_of_its_parts(
         tiny_encoder_dir: Path, tmp_path: Path) -> None:
     """A folder saved twice holds the second generator only: the first one's annotation
-    index, TF-IDF index and encoder copy, read back beside the new names, pointed at rows that
-    no longer exist."""
+    index, TF-IDF index and encoder copy, read back beside the new names, would point at rows
+    that do not exist."""
     from xlnel.linkers.encoder import EntityEncoder
 
     aligned = tmp_path / "aligned"
@@ -250,8 +250,8 @@ def test_saving_over_an_earlier_generator_leaves_none_of_its_parts(
 
 def test_a_local_model_folder_is_copied_so_the_folder_links_anywhere(
         tiny_encoder_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A local model named by a relative path was only referenced: the saved generator failed
-    to load from another working folder, or once the model folder was gone or retrained."""
+    """A local model named by a relative path is copied: a reference alone would not load
+    from another working folder, nor once the model folder is gone or retrained."""
     import shutil
 
     shutil.copytree(tiny_encoder_dir, tmp_path / "models" / "tiny")
@@ -309,7 +309,7 @@ class _Touch:
 def test_the_encoder_copy_is_read_from_safetensors_only(tiny_encoder_dir: Path,
                                                         tmp_path: Path) -> None:
     """A saved generator's encoder copy holding a pickled weights file instead of safetensors
-    is refused as a saved filter's model is (it came out as torch's UnpicklingError)."""
+    is refused as a saved filter's model is, with a ConfigError and without unpickling."""
     import torch
 
     from xlnel.linkers.encoder import EntityEncoder
@@ -329,8 +329,8 @@ def test_the_encoder_copy_is_read_from_safetensors_only(tiny_encoder_dir: Path,
 
 @pytest.mark.parametrize("pooling", ["mean", "cls"])
 def test_threshold_one_keeps_every_exact_name(tiny_encoder_dir: Path, pooling: str) -> None:
-    """float32 cosines of a text with itself came out as 0.99999994 or 1.0000001: a
-    threshold of 1 dropped some exact names, and scores passed 1."""
+    """float32 cosines of a text with itself stray to 0.99999994 or 1.0000001: rounded, a
+    threshold of 1 keeps every exact name, and no score passes 1."""
     gen = DenseCandidateGenerator(make_config(tiny_encoder_dir, threshold=1.0,
                                               pooling=pooling), "en").fit(dictionary())
     doc = Document("x", " and ".join(NAMES))
@@ -343,7 +343,7 @@ def test_threshold_one_keeps_every_exact_name(tiny_encoder_dir: Path, pooling: s
 
 
 def test_search_takes_k_as_given(fitted: DenseCandidateGenerator) -> None:
-    """k=0 read as 'not given' and returned top_m hits."""
+    """k=0 is refused, not read as 'not given' (None alone means top_m)."""
     assert [len(h) for h in fitted.search(["asthma"], 1)] == [1]
     assert [len(h) for h in fitted.search(["asthma"])] == [fitted.config.top_m]
     with pytest.raises(ValueError, match="got 0"):

@@ -60,8 +60,8 @@ def test_cached_encode_reuses_the_file(tiny_encoder_dir: Path, tmp_path: Path) -
 
 def test_max_length_beyond_the_model_is_refused_and_long_texts_are_truncated(
         tiny_encoder_dir: Path) -> None:
-    """The tiny BERT has 128 positions: a longer max_length failed on the first long text
-    inside the model ("The expanded size of the tensor ... must match")."""
+    """The tiny BERT has 128 positions: a longer max_length would fail inside the model on
+    the first long text ("The expanded size of the tensor ... must match")."""
     from xlnel.errors import ConfigError
 
     with pytest.raises(ConfigError, match=r"max_length=512 .* at most 128 tokens"):

@@ -150,15 +150,16 @@ def test_empty_documents_and_long_sentences(trained, tiny_encoder):
 
 
 def test_max_length_beyond_the_encoder_is_refused_before_training(tiny_encoder):
-    """Chunks of up to max_length sub-tokens reached past the tiny BERT's 128 positions and
-    failed inside the model on the first long sentence."""
+    """Chunks of up to max_length sub-tokens would reach past the tiny BERT's 128 positions
+    and fail inside the model on the first long sentence."""
     with pytest.raises(ConfigError, match=r"ner\.options\.max_length=256 .* at most 128"):
         _tagger(tiny_encoder, max_length=256).fit(english_documents())
 
 
 def test_a_dev_split_without_entities_is_not_used(tiny_encoder, caplog):
-    """On a dev split without gold entities every epoch scores span F1 0, so early stopping
-    kept the first epoch; the tagger now trains every epoch on all documents, and says so."""
+    """On a dev split without gold entities every epoch would score span F1 0 and early
+    stopping would keep the first epoch: the tagger trains every epoch on all documents
+    instead, and says so."""
     import dataclasses
 
     from xlnel.dictionary.dft import split_documents

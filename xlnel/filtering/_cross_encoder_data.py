@@ -34,9 +34,9 @@ def dev_split(documents: Sequence[Document], fraction: float,
     """(dev, train) indices of :func:`split_indices`, or no dev split when its documents hold
     no gold mention.
 
-    On such a dev split every epoch scores F1 0, so early stopping kept the first epoch and the
-    threshold came out as the highest dev score; without a dev split every epoch runs and the
-    threshold is chosen on the training documents. A warning says so.
+    On such a dev split every epoch would score F1 0, so early stopping would keep the first
+    epoch and the threshold would be the highest dev score; without a dev split every epoch
+    runs and the threshold is chosen on the training documents. A warning says so.
     """
     dev, train = split_indices(len(documents), fraction, seed)
     if dev and not any(documents[i].entities for i in dev):
