@@ -177,6 +177,11 @@ def test_a_dev_split_without_entities_is_not_used(tiny_encoder, caplog):
 def test_needs_entities(tiny_encoder):
     with pytest.raises(ValueError, match="gold entities"):
         _tagger(tiny_encoder).fit([Document("a", "no mentions here")])
+    # entities on punctuation align to no word: the tagger would train on O tags alone
+    punctuation = [Document("p", "... ;", (Link(0, 3, "...", type="X"),)),
+                   Document("q", "a , b", (Link(2, 3, ",", type="X"),))]
+    with pytest.raises(ValueError, match="no gold entity of the 2 training documents covers"):
+        _tagger(tiny_encoder, epochs=1).fit(punctuation)
 
 
 def test_predict_before_fit(tiny_encoder):

@@ -212,7 +212,7 @@ class CrfTagger(SpanTagger):
         """Fine-tune the encoder and train the layers on top; early stop on dev span F1.
 
         Raises:
-            ValueError: If no document has a gold entity.
+            ValueError: If no document has a gold entity, or none covers a word.
         """
         from xlnel.models.registry import resolve_model
         from xlnel.models.torch_utils import restore_state
@@ -233,6 +233,10 @@ class CrfTagger(SpanTagger):
         self.report = {"train_documents": len(train), "dev_documents": len(dev)}
         self._build(resolve_model(opts.model), bio_labels(types), for_training=True)
         chunks = [c for c in self._training_chunks(train) if c.words]
+        if not any(tag for c in chunks for tag in c.tags):  # label 0 is O
+            raise ValueError(f"{self.registered_name}: no gold entity of the {len(train)} "
+                             "training documents covers a word (punctuation or white space "
+                             "only), so there is no mention to learn")
         self.report["train_chunks"] = len(chunks)
         logger.info("crf tagger: %d labels, %d training chunks from %d documents, %d dev "
                     "documents", len(self.labels), len(chunks), len(train), len(dev))
