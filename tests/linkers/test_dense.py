@@ -294,6 +294,10 @@ def test_load_refuses_indexes_of_another_save(fitted: DenseCandidateGenerator,
         (tmp_path / "other" / "index.faiss").read_bytes())
     with pytest.raises(ArtifactError, match="holds 1 vectors but targets.json 10 names"):
         DenseCandidateGenerator.load(tmp_path / "gen", fitted.config, "en")
+    # a file that is no index at all: FAISS's RuntimeError becomes an ArtifactError
+    (tmp_path / "gen" / "index.faiss").write_bytes(b"garbage")
+    with pytest.raises(ArtifactError, match="index.faiss is not a FAISS index"):
+        DenseCandidateGenerator.load(tmp_path / "gen", fitted.config, "en")
 
 
 class _Touch:

@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from xlnel.errors import ArtifactError
+
 logger = logging.getLogger(__name__)
 
 IndexKind = Literal["flat", "ivf", "hnsw"]
@@ -104,7 +106,16 @@ def write_index(index: Any, path: Path) -> None:
 
 
 def read_index(path: Path) -> Any:
-    """Read an index written by :func:`write_index`."""
+    """Read an index written by :func:`write_index`.
+
+    Raises:
+        FileNotFoundError: If ``path`` does not exist.
+        ArtifactError: If it is not a FAISS index (FAISS's parser refuses it).
+    """
     if not path.is_file():
         raise FileNotFoundError(f"FAISS index not found: {path}")
-    return _faiss().read_index(str(path))
+    try:
+        return _faiss().read_index(str(path))
+    except RuntimeError as e:  # FAISS reports a foreign or truncated file so
+        raise ArtifactError(f"{path} is not a FAISS index ({str(e).splitlines()[0][-120:]}); "
+                            "save the generator again") from None
