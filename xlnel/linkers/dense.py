@@ -70,7 +70,9 @@ class DenseOptions(BaseModel):
         model: Registered name, Hugging Face id or local folder of the entity encoder
             (``cambridgeltl/SapBERT-UMLS-2020AB-all-lang-from-XLMR`` with the hub, pooling
             ``cls`` and prefix ``""``), or a folder written by ``xlnel encoder align``. A
-            local folder is copied when the generator is saved.
+            local folder is copied into the saved generator (``encoder/``, safetensors), so a
+            pipeline links from any working folder and keeps matching its index; a
+            registered name or hub id is referenced.
         pooling: ``cls`` or ``mean``; ``None`` = the folder's recorded setting, else ``mean``.
         prefix: Put before every text (e5 expects ``"query: "``); ``None`` = recorded, else
             ``"query: "``.
