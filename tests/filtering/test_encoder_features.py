@@ -83,3 +83,28 @@ def test_gbdt_with_encoder_features_round_trips(tmp_path, monkeypatch, corpus,
         GradientBoostingFilter.load(tmp_path / "f", cfg, "en")
     with pytest.raises(ValueError, match="encoder_pca"):
         EncoderFeatures(EmbeddingStore("x"), pca=-1)
+
+
+def test_gbdt_copies_a_local_encoder_folder(tmp_path, monkeypatch, corpus, tiny_encoder_dir):
+    """The trees learnt the features of the encoder as it was: a saved filter keeps a copy of
+    a local encoder folder (named here by a relative path), so it loads from any working
+    folder and scores the same once the folder is gone or retrained."""
+    import shutil
+
+    monkeypatch.setenv("XLNEL_CACHE", str(tmp_path / "cache"))
+    shutil.copytree(tiny_encoder_dir, tmp_path / "models" / "enc")
+    monkeypatch.chdir(tmp_path)
+    docs, cands = corpus
+    cfg = FilterConfig(name="xlnel.gbdt.v1", options={
+        "folds": 2, "max_iter": 20, "encoder": "models/enc"})
+    f = GradientBoostingFilter(cfg, "en").fit(docs, cands)
+    scores = f.score_batch(docs, cands)
+    f.save(tmp_path / "f")
+    assert (tmp_path / "f" / "encoder" / "model.safetensors").is_file()
+    shutil.rmtree(tmp_path / "models")
+    monkeypatch.chdir(tmp_path / "f")
+    g = GradientBoostingFilter.load(tmp_path / "f", cfg, "en")
+    for a, b in zip(scores, g.score_batch(docs, cands), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    g.save(tmp_path / "f")  # saved again where it was loaded from: the copy stays
+    assert (tmp_path / "f" / "encoder" / "model.safetensors").is_file()

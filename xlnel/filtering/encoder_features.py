@@ -75,11 +75,15 @@ class EmbeddingStore:
         max_length: Most tokens per embedded text.
         batch_size: Texts per forward pass.
         encoder: An encoder already loaded (tests); else loaded on first use.
+        safetensors_only: Read the encoder's weights from safetensors only (the copy a saved
+            filter holds).
     """
 
     def __init__(self, model: str, folder: Path | None = None, max_length: int = 64,
-                 batch_size: int = 64, encoder: EntityEncoder | None = None) -> None:
+                 batch_size: int = 64, encoder: EntityEncoder | None = None,
+                 safetensors_only: bool = False) -> None:
         self.model = model
+        self.safetensors_only = safetensors_only
         self.max_length = max_length
         self.batch_size = batch_size
         self._encoder = encoder
@@ -97,8 +101,24 @@ class EmbeddingStore:
             from xlnel.linkers.encoder import EntityEncoder
 
             self._encoder = EntityEncoder(self.model, max_length=self.max_length, device="cpu",
-                                          batch_size=self.batch_size)
+                                          batch_size=self.batch_size,
+                                          safetensors_only=self.safetensors_only)
         return self._encoder
+
+    def save_encoder(self, target: Path) -> bool:
+        """Write the encoder to ``target`` when it comes from a local folder; ``False`` (and
+        nothing written) for a registered name or hub id, which a saved filter references.
+
+        The copy keeps a saved filter's features those it was trained on, wherever it is
+        loaded from and whatever becomes of the folder.
+        """
+        from xlnel.models.registry import registered_models
+
+        if self.model in registered_models() or not Path(self.model).is_dir():
+            return False
+        if Path(self.model).resolve() != target.resolve():  # not the copy it was loaded from
+            self.encoder().save(target, extra={"base_model": self.model})
+        return True
 
     def folder(self) -> Path:
         """The store's disk folder (fixed by the encoder's weights and settings)."""

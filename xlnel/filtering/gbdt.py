@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,7 @@ logger = logging.getLogger(__name__)
 
 _TREES = "trees.npz"
 _PCA = "encoder_pca.npz"
+_ENCODER = "encoder"  # a copy of a local encoder folder
 _NGRAMS = "ngram_priors.npz"
 _KINDS = "kind_prior.npz"
 _TAGGER = "span_tagger.crfsuite"
@@ -284,7 +286,8 @@ class GradientBoostingFilter(CandidateFilter):
                 for d, c in zip(documents, candidates, strict=True)]
 
     def save(self, directory: Path) -> None:
-        """Write the trees (``trees.npz``, plain arrays), priors (JSON) and threshold."""
+        """Write the trees (``trees.npz``, plain arrays), priors (JSON) and threshold, and a
+        copy of an encoder read from a local folder (``encoder/``, safetensors)."""
         if self.model is None:
             raise RuntimeError("cannot save an unfitted filter")
         directory.mkdir(parents=True, exist_ok=True)
@@ -293,6 +296,9 @@ class GradientBoostingFilter(CandidateFilter):
             json.dumps(self.priors.tables(), ensure_ascii=False), encoding="utf-8")
         if self.encoder_features is not None:
             self.encoder_features.save(directory / _PCA)
+            if (directory / _ENCODER).is_dir() and not self._reads_copy(directory):
+                shutil.rmtree(directory / _ENCODER)
+            self.encoder_features.store.save_encoder(directory / _ENCODER)
         if self.extractor.ngrams:
             save_ngram_priors(self.extractor.ngram_models(self.priors), directory / _NGRAMS)
         if self.extractor.kinds:
@@ -303,6 +309,12 @@ class GradientBoostingFilter(CandidateFilter):
                 "threshold": self.threshold, "options": self.options,
                 "features": list(self.feature_names)}
         (directory / "filter.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+
+    def _reads_copy(self, directory: Path) -> bool:
+        """Whether the encoder features read the encoder copy saved in ``directory``."""
+        assert self.encoder_features is not None
+        model = Path(self.encoder_features.store.model)
+        return model.is_dir() and model.resolve() == (directory / _ENCODER).resolve()
 
     @classmethod
     def load(cls, directory: Path, config: FilterConfig, lang: str) -> GradientBoostingFilter:
@@ -334,6 +346,9 @@ class GradientBoostingFilter(CandidateFilter):
                                 f"not {len(f.feature_names)}; retrain it")
         if f.encoder_features is not None:
             f.encoder_features.load(directory / _PCA)
+            if (directory / _ENCODER).is_dir():
+                f.encoder_features.store = EmbeddingStore(str(directory / _ENCODER),
+                                                          safetensors_only=True)
         raw = json.loads((directory / "priors.json").read_text(encoding="utf-8"))
         f.priors = Priors.from_tables(raw)
         if f.extractor.ngrams:

@@ -34,7 +34,8 @@ class GbdtOptions(BaseModel):
         window: Words of context on each side of the span (0 or more).
         extended, provenance, concepts, lexical, ngrams, kinds, edits, tagger: Feature groups.
         name_prior: Which candidates the name prior counts, ``all`` or ``best``.
-        encoder: Model name, hub id or folder of frozen-encoder columns; ``None`` = none.
+        encoder: Model name, hub id or folder of frozen-encoder columns; ``None`` = none. A
+            local folder is copied into the saved filter (``encoder/``, safetensors).
         encoder_pca: Components the encoder columns are reduced to (0: all).
         encoder_context_words: Most words of an encoder's context piece (at least 1).
     """
