@@ -91,6 +91,11 @@ def test_align_needs_two_concepts_with_synonyms(tmp_path: Path) -> None:
     kb.write_text("concept_id\tname\nD1\tdiabetes\nD1\tsugar\nD2\tasthma\n", encoding="utf-8")
     with pytest.raises(ValueError, match="1 concept.* needs at least two"):
         align_encoder([f"tsv:{kb}"], tmp_path / "out", [], {"model": "no-such-model"})
+    kb.write_text("concept_id\tname\nD1\tdiabetes\nD1\tsugar\nD2\tasthma\nD2\twheeze\n",
+                  encoding="utf-8")
+    with pytest.raises(ValueError, match="1 concept.* within max_pairs=2"):
+        align_encoder([f"tsv:{kb}"], tmp_path / "out", [], {"model": "no-such-model",
+                                                           "max_pairs": 2})
 
 
 def _separation(enc: object, fixed: list[tuple[str, int]]) -> float:

@@ -318,8 +318,9 @@ def align_encoder(kb: Sequence[str], out: str | Path, dictionaries: Sequence[str
     groups = limit_pairs(synonym_groups(kb, dictionaries, opts.lang), opts.max_pairs,
                          random.Random(opts.seed))
     if len(groups) < 2:  # the loss needs names of another concept as negatives
-        raise ValueError(f"{len(groups)} concept(s) with two or more distinct names: alignment "
-                         "needs at least two, whose names it tells apart")
+        cut = "" if opts.max_pairs is None else f" within max_pairs={opts.max_pairs}"
+        raise ValueError(f"{len(groups)} concept(s) with two or more distinct names{cut}: "
+                         "alignment needs at least two, whose names it tells apart")
     n_names = sum(len(v) for v in groups.values())
     logger.info("aligning on %d names of %d concepts", n_names, len(groups))
     encoder = EntityEncoder(opts.model, opts.pooling, opts.prefix, opts.max_length, opts.device,
