@@ -121,7 +121,7 @@ def check_model_output(out: str | Path, inputs: Iterable[str | Path], marker: st
         return (path / marker).is_file()
 
     return _check_replaced_folder(
-        out, inputs, own, what, "model",
+        out, inputs, own, what, what.removeprefix("an ").removeprefix("a "),
         f"{what} folder (no {marker}); writing would replace all of it. Choose an empty or "
         "new folder")
 

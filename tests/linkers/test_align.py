@@ -207,6 +207,10 @@ def test_align_refuses_outputs_that_would_destroy_data_before_training(tmp_path:
             align_encoder([f"tsv:{kb}"], out, [], options)
     with pytest.raises(OutputError, match="is the input"):
         align_encoder([f"tsv:{kb}"], model, [], {**options, "model": str(model)})
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(notes.parent)
+        with pytest.raises(OutputError, match="working folder .* new or encoder folder"):
+            align_encoder([f"tsv:{kb}"], ".", [], options)
     res = CliRunner().invoke(app, ["encoder", "align", "--kb", f"tsv:{kb}", "--model",
                                    "no-such-model", "--out", str(notes.parent)])
     assert res.exit_code == 1 and "not an encoder" in res.output
