@@ -71,3 +71,12 @@ def test_max_length_beyond_the_model_is_refused_and_long_texts_are_truncated(
     vectors = enc.encode([long, "diabetes"])
     assert vectors.shape == (2, enc.dim)
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_sizes_are_taken_as_given(tiny_encoder_dir: Path) -> None:
+    """0 is refused, not read as 'not given' (None alone means the default)."""
+    with pytest.raises(ValueError, match="at least 1, got 0 and 128"):
+        EntityEncoder(str(tiny_encoder_dir), max_length=0, device="cpu")
+    enc = EntityEncoder(str(tiny_encoder_dir), prefix="", device="cpu")
+    with pytest.raises(ValueError, match="batch_size must be at least 1, got 0"):
+        enc.encode(TEXTS, batch_size=0)

@@ -68,6 +68,7 @@ class EntityEncoder:
 
     Raises:
         ConfigError: If the model cannot be loaded, or ``max_length`` is more than it reads.
+        ValueError: If ``max_length`` or ``batch_size`` is below 1.
     """
 
     def __init__(self, model: str, pooling: Pooling | None = None, prefix: str | None = None,
@@ -85,7 +86,11 @@ class EntityEncoder:
         if self.pooling not in ("cls", "mean"):
             raise ValueError(f"pooling must be 'cls' or 'mean', got {self.pooling!r}")
         self.prefix: str = recorded.get("prefix", DEFAULT_PREFIX) if prefix is None else prefix
-        self.max_length: int = max_length or int(recorded.get("max_length", 32))
+        self.max_length: int = (int(recorded.get("max_length", 32)) if max_length is None
+                                else max_length)
+        if self.max_length < 1 or batch_size < 1:
+            raise ValueError(f"max_length and batch_size must be at least 1, got "
+                             f"{self.max_length} and {batch_size}")
         self.batch_size = batch_size
         self.device = resolve_device(device)
         try:
@@ -157,7 +162,10 @@ class EntityEncoder:
         lengths = [len(ids) for ids in features["input_ids"]]
         was_training = self.model.training
         self.model.eval()
-        batches = list(length_batches(lengths, batch_size or self.batch_size))
+        size = self.batch_size if batch_size is None else batch_size
+        if size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {size}")
+        batches = list(length_batches(lengths, size))
         with torch.inference_mode():
             for rows in tqdm(batches, desc="embedding", unit="batch", disable=not progress):
                 out[rows] = self.forward(self.collate(features, rows)).cpu().numpy()
