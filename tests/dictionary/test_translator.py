@@ -110,6 +110,11 @@ def test_save_load_round_trip(translator: CharTranslator, words: list[str],
     translator.save(tmp_path / "model")
     files = {p.name for p in (tmp_path / "model").iterdir()}
     assert files == {"config.json", "model.safetensors", "vocab.json"}
+    # every file gets the mode open() gives under the umask, the weights included
+    plain = tmp_path / "plain.txt"
+    plain.write_text("", encoding="utf-8")
+    modes = {p.stat().st_mode & 0o777 for p in (tmp_path / "model").iterdir()}
+    assert modes == {plain.stat().st_mode & 0o777}
     meta = json.loads((tmp_path / "model" / "config.json").read_text(encoding="utf-8"))
     assert meta["xlnel_version"] == xlnel.__version__
     loaded = CharTranslator.load(tmp_path / "model")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 
 from xlnel.errors import FormatError, OutputError
 from xlnel.io import write_jsonl
-from xlnel.io._atomic import atomic_dir, atomic_write, iter_lines, open_binary
+from xlnel.io._atomic import atomic_dir, atomic_path, atomic_write, iter_lines, open_binary
 from xlnel.types import Document
 
 
@@ -50,6 +51,19 @@ def test_atomic_write_keeps_existing_mode(tmp_path: Path) -> None:
         handle.write("new")
     assert path.read_text(encoding="utf-8") == "new"
     assert path.stat().st_mode & 0o777 == 0o640
+
+
+def test_atomic_path_gives_a_new_file_the_umask_mode(tmp_path: Path) -> None:
+    # safetensors (like mkstemp) makes owner-only files; a plain open() honours the umask
+    old_umask = os.umask(0o027)
+    try:
+        with atomic_path(tmp_path / "w.bin") as tmp:
+            tmp.unlink()
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT, 0o600)
+            os.close(fd)
+    finally:
+        os.umask(old_umask)
+    assert (tmp_path / "w.bin").stat().st_mode & 0o777 == 0o640
 
 
 def test_iter_lines_keeps_spaces_and_handles_crlf_and_bom(tmp_path: Path) -> None:

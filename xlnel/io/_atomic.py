@@ -269,6 +269,9 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
 
     For writers that take a file name (safetensors, numpy): on an exception the temporary file
     is removed and any previous ``path`` is left untouched. The folder is created when missing.
+    The file gets the mode a plain ``open(path, "w")`` gives it: that of the file it replaces,
+    else 0o666 less the umask, even when the writer recreated the temporary file with another
+    mode (safetensors makes owner-only files).
 
     Yields:
         The temporary file's path (already created, empty).
@@ -279,11 +282,12 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     _remove_stale_temporaries(path)
     with sigterm_as_interrupt():
         fd, tmp_name = _create_temp(path)
+        # created with 0o666, so its mode is the umask's, read without changing the umask
+        new_mode = os.fstat(fd).st_mode & 0o777
         os.close(fd)
         try:
             yield Path(tmp_name)
-            if path.exists():
-                os.chmod(tmp_name, path.stat().st_mode & 0o777)
+            os.chmod(tmp_name, path.stat().st_mode & 0o777 if path.exists() else new_mode)
             os.replace(tmp_name, path)
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
