@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from xlnel.dictionary.dft import fine_tune_dictionary, prune_unlinked_names, split_documents
@@ -153,4 +155,22 @@ def test_dictionary_load_refuses_scores_outside_0_to_1(tmp_path, score):
     path.write_text(f"name\tconcept_id\tsource\tscore\nheart\tC1\ttranslated\t0.5\n"
                     f"liver\tC2\ttranslated\t{score}\n", encoding="utf-8")
     with pytest.raises(FormatError, match=rf"d\.tsv:3: score '{score}' is not"):
+        Dictionary.load(path)
+
+
+def test_dictionary_load_reads_concept_ids_as_the_corpora_do(tmp_path):
+    path = tmp_path / "d.tsv"
+    path.write_text("name\tconcept_id\tsource\nheart\t C1 \tkb\nliver\tMESH:D2\tkb\n",
+                    encoding="utf-8")
+    assert [(e.name, e.concept_id) for e in Dictionary.load(path)] == [("heart", "C1"),
+                                                                      ("liver", "D2")]
+
+
+@pytest.mark.parametrize("concept_id", ["-1", " ", "D1|D2"])
+def test_dictionary_load_refuses_ids_that_are_not_one_concept(tmp_path, concept_id):
+    path = tmp_path / "d.tsv"
+    path.write_text(f"name\tconcept_id\tsource\nheart\tC1\tkb\nliver\t{concept_id}\tkb\n",
+                    encoding="utf-8")
+    with pytest.raises(FormatError, match=rf"d\.tsv:3: concept_id '{re.escape(concept_id)}' is "
+                                          "not one concept id"):
         Dictionary.load(path)

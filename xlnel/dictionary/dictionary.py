@@ -10,6 +10,7 @@ from pathlib import Path
 
 from xlnel.errors import FormatError
 from xlnel.io._atomic import atomic_write, iter_lines
+from xlnel.io.concept_ids import one_concept_id
 from xlnel.types import Concept
 
 logger = logging.getLogger(__name__)
@@ -190,11 +191,15 @@ class Dictionary:
     def load(cls, path: str | Path) -> Dictionary:
         """Read a dictionary written by :meth:`save` (with or without the ``score`` column).
 
-        Blank lines are skipped, as the knowledge-base TSV readers skip them.
+        Blank lines are skipped, as the knowledge-base TSV readers skip them. Concept ids are
+        read as the corpora and knowledge bases read them (:func:`~xlnel.io.concept_ids.
+        one_concept_id`: surrounding spaces and a ``MESH:``/``UMLS:`` prefix removed), so that
+        they match the ids of the mentions they link.
 
         Raises:
             FormatError: On a wrong header, a line with another field count than the header's,
-                an unknown source or a score that is not a number from 0 to 1.
+                a concept id that reads as no concept or as several (``-1``, ``D1|D2``), an
+                unknown source or a score that is not a number from 0 to 1.
         """
         d = cls()
         lines = iter_lines(path)
@@ -211,7 +216,8 @@ class Dictionary:
                                   f"{len(parts)}: {line.rstrip()!r}", path, lineno)
             try:
                 score = _score(parts[3]) if len(parts) == 4 and parts[3] else None
-                d.add(parts[0], parts[1], parts[2], score)
+                concept_id = one_concept_id(parts[1], "concept_id", path, lineno)
+                d.add(parts[0], concept_id, parts[2], score)
             except ValueError as e:
                 raise FormatError(str(e), path, lineno) from e
         return d
