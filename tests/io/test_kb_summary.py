@@ -84,3 +84,14 @@ def test_cli_groups_types_by_case_as_types_selects_them(tmp_path: Path) -> None:
     assert (whole["distinct_types"], whole["types"]) == (2, {"Disease": 2, "Chemical": 1})
     assert whole["type_spellings"] == {"Disease": ["Disease", "disease"]}
     assert (kept["concepts"], kept["types"]) == (2, {"Disease": 2})
+
+
+def test_vocabularies_differing_only_by_case_are_one_with_their_spellings() -> None:
+    concepts = [Concept("D1", ("fever",), xrefs=("UMLS:C1",)),
+                Concept("D2", ("cough",), xrefs=("umls:C2", "UMLS:C3")),  # counted once
+                Concept("D3", ("rash",), xrefs=("UMLS:C4", "MSH:D4"))]
+    s = summarize_concepts("x", concepts)
+    assert s.xrefs == (("UMLS", 3), ("MSH", 1))
+    assert s.xref_spellings == (("UMLS", ("UMLS", "umls")),)
+    assert s.to_dict()["xref_spellings"] == {"UMLS": ["UMLS", "umls"]}
+    assert "cross-references: UMLS (3; written UMLS / umls), MSH (1)" in s.format()

@@ -36,7 +36,10 @@ class KbSummary:
         type_spellings: ``(type, spellings)`` pairs, for the listed types written in more
             than one way, the spellings seen most frequent first.
         xrefs: ``(vocabulary, concepts)`` pairs of cross-references (the part of an xref
-            before ``:``), most frequent first (at most ``top``).
+            before ``:``), most frequent first (at most ``top``). Vocabularies are grouped as
+            types are: ``UMLS`` and ``umls`` are one, named by its most frequent spelling.
+        xref_spellings: ``(vocabulary, spellings)`` pairs, for the listed vocabularies written
+            in more than one way, the spellings seen most frequent first.
         groups: ``(UMLS semantic group, concepts)`` pairs, most frequent first, for a knowledge
             base typed by UMLS semantic types (what ``?groups=`` may keep); empty otherwise.
         retired_ids: Retired ids the knowledge base maps to current concepts
@@ -53,15 +56,19 @@ class KbSummary:
     groups: tuple[tuple[str, int], ...] = ()
     retired_ids: int = 0
     type_spellings: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    xref_spellings: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (types and xrefs as ``{name: concepts}`` in order; the spellings
-        of types written in more than one way as ``{type: [spelling, ...]}``)."""
+        of types and vocabularies written in more than one way as
+        ``{name: [spelling, ...]}``)."""
         return {"spec": self.spec, "concepts": self.concepts, "names": self.names,
                 "typed": self.typed, "distinct_types": self.distinct_types,
                 "types": dict(self.types),
                 "type_spellings": {t: list(seen) for t, seen in self.type_spellings},
-                "xrefs": dict(self.xrefs), "groups": dict(self.groups),
+                "xrefs": dict(self.xrefs),
+                "xref_spellings": {v: list(seen) for v, seen in self.xref_spellings},
+                "groups": dict(self.groups),
                 "retired_ids": self.retired_ids}
 
     def format(self) -> str:
@@ -70,10 +77,7 @@ class KbSummary:
         lines = [f"{self.spec}: {_count(self.concepts, 'concept')}, "
                  f"{_count(self.names, 'name')} ({per:.1f} a concept)"]
         if self.distinct_types:
-            spellings = dict(self.type_spellings)
-            shown = ", ".join(
-                f"{t} ({n:,}" + (f"; written {' / '.join(spellings[t])})" if t in spellings
-                                 else ")") for t, n in self.types)
+            shown = _listed(self.types, self.type_spellings)
             more = self.distinct_types - len(self.types)
             lines.append(f"  types of {_count(self.typed, 'concept')}: {shown}"
                          + (f" and {more:,} more" if more > 0 else ""))
@@ -83,11 +87,18 @@ class KbSummary:
             lines.append("  UMLS semantic groups: "
                          + ", ".join(f"{g} ({n:,})" for g, n in self.groups))
         if self.xrefs:
-            lines.append("  cross-references: "
-                         + ", ".join(f"{v} ({n:,})" for v, n in self.xrefs))
+            lines.append("  cross-references: " + _listed(self.xrefs, self.xref_spellings))
         if self.retired_ids:
             lines.append(f"  {_count(self.retired_ids, 'retired id')} mapped to current concepts")
         return "\n".join(lines)
+
+
+def _listed(counts: tuple[tuple[str, int], ...],
+            spellings: tuple[tuple[str, tuple[str, ...]], ...]) -> str:
+    """``name (n), ...``, with the spellings of a name written in more than one way."""
+    seen = dict(spellings)
+    return ", ".join(f"{t} ({n:,}" + (f"; written {' / '.join(seen[t])})" if t in seen else ")")
+                     for t, n in counts)
 
 
 def _count(n: int, noun: str) -> str:
@@ -98,25 +109,29 @@ def summarize_concepts(spec: str, concepts: Sequence[Concept], top: int = 20,
                        retired_ids: int = 0) -> KbSummary:
     """The :class:`KbSummary` of loaded concepts (``top``: most types and vocabularies kept;
     ``retired_ids``: how many retired ids the knowledge base's history maps)."""
-    types, spellings = _types(concepts)
-    xrefs = Counter(v for c in concepts
-                    for v in dict.fromkeys(x.partition(":")[0] for x in c.xrefs if ":" in x))
-    listed = types.most_common(top)
+    types, spellings = _by_case([c.types for c in concepts])
+    xrefs, xref_spellings = _by_case([[x.partition(":")[0] for x in c.xrefs if ":" in x]
+                                      for c in concepts])
+    listed, listed_xrefs = types.most_common(top), xrefs.most_common(top)
     return KbSummary(spec, len(concepts), sum(len(c.names) for c in concepts),
                      sum(1 for c in concepts if c.types), tuple(listed),
-                     len(types), tuple(xrefs.most_common(top)),
+                     len(types), tuple(listed_xrefs),
                      tuple(_groups(concepts).most_common()), retired_ids,
-                     tuple((t, spellings[t]) for t, _ in listed if len(spellings[t]) > 1))
+                     tuple((t, spellings[t]) for t, _ in listed if len(spellings[t]) > 1),
+                     tuple((v, xref_spellings[v]) for v, _ in listed_xrefs
+                           if len(xref_spellings[v]) > 1))
 
 
-def _types(concepts: Sequence[Concept]) -> tuple[Counter[str], dict[str, tuple[str, ...]]]:
-    """Concepts per type, types that differ only by case taken as one (``?types=`` selects
-    them together), each named by its most frequent spelling; and the spellings of each."""
-    per_key: dict[str, Counter[str]] = {}  # casefolded type -> concepts per spelling
-    counts: Counter[str] = Counter()  # casefolded type -> concepts
-    for concept in concepts:
+def _by_case(values: Sequence[Sequence[str]]) -> tuple[Counter[str],
+                                                      dict[str, tuple[str, ...]]]:
+    """Concepts per value (type or vocabulary; ``values`` holds each concept's), values that
+    differ only by case taken as one (``?types=`` selects such types together), each named by
+    its most frequent spelling; and the spellings of each."""
+    per_key: dict[str, Counter[str]] = {}  # casefolded value -> concepts per spelling
+    counts: Counter[str] = Counter()  # casefolded value -> concepts
+    for concept_values in values:
         keys: dict[str, None] = {}
-        for spelling in dict.fromkeys(concept.types):
+        for spelling in dict.fromkeys(concept_values):
             key = spelling.casefold()
             per_key.setdefault(key, Counter())[spelling] += 1
             keys[key] = None
