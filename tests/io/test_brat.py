@@ -257,3 +257,23 @@ def test_a_file_given_as_the_folder_is_named(tmp_path: Path) -> None:
     (tmp_path / "notes.pubtator").write_text("1|t|a\n1|a|\n", encoding="utf-8")
     with pytest.raises(FormatError, match="notes.pubtator: a file, not a BRAT folder"):
         read_documents(tmp_path / "notes.pubtator", "brat")
+
+
+def test_upper_case_suffixes_are_read(tmp_path: Path) -> None:
+    (tmp_path / "a.TXT").write_text("fever now", encoding="utf-8")
+    (tmp_path / "a.Ann").write_text("T1\tDisease 0 5\tfever\n", encoding="utf-8")
+    (tmp_path / "b.txt").write_text("cough", encoding="utf-8")
+    (tmp_path / "b.ANN").write_text("T1\tDisease 0 5\tcough\n", encoding="utf-8")
+    docs = read_annotated_documents(tmp_path)
+    assert [(d.id, [e.text for e in d.entities]) for d in docs] == [("a", ["fever"]),
+                                                                   ("b", ["cough"])]
+
+
+@pytest.mark.parametrize("suffix", ["txt", "ann"])
+def test_suffixes_differing_only_by_case_are_refused(tmp_path: Path, suffix: str) -> None:
+    (tmp_path / "a.txt").write_text("fever", encoding="utf-8")
+    (tmp_path / "a.ann").write_text("T1\tDisease 0 5\tfever\n", encoding="utf-8")
+    (tmp_path / f"a.{suffix.upper()}").write_text("fever", encoding="utf-8")
+    with pytest.raises(FormatError, match=rf"a\.{suffix.upper()} and a\.{suffix}.*differ only "
+                                          "by case"):
+        read_brat(tmp_path)

@@ -181,8 +181,32 @@ def read_brat_document(txt_path: str | Path, ann_path: str | Path | None = None,
     return Document(txt_path.stem, text, tuple(entities))
 
 
+def brat_files(folder: Path) -> tuple[dict[str, Path], dict[str, Path]]:
+    """The ``.txt`` and ``.ann`` files of a BRAT folder, by stem; the suffix in any case
+    (``X.TXT``), as corpora copied from case-insensitive file systems have them.
+
+    Raises:
+        FormatError: Naming both files, when a stem has two text or two annotation files whose
+            suffixes differ only by case (``a.txt`` and ``a.TXT``): either could be the
+            document.
+    """
+    found: dict[str, dict[str, Path]] = {".txt": {}, ".ann": {}}
+    for path in sorted(folder.iterdir()):
+        files = found.get(path.suffix.lower())
+        if files is None or not path.is_file():
+            continue
+        if path.stem in files:
+            raise FormatError(f"two files for one BRAT document {path.stem!r}: "
+                              f"{files[path.stem].name} and {path.name}, whose suffixes differ "
+                              "only by case; keep one of them", folder)
+        files[path.stem] = path
+    return found[".txt"], found[".ann"]
+
+
 def read_brat(folder: str | Path) -> list[Document]:
     """Read every ``X.txt`` + ``X.ann`` pair of a folder, in file-name order.
+
+    Suffixes are read in any case (``X.TXT``, ``X.Ann``).
 
     Args:
         folder: Folder of BRAT files (not searched recursively).
@@ -195,25 +219,26 @@ def read_brat(folder: str | Path) -> list[Document]:
     Raises:
         FileNotFoundError: When ``folder`` does not exist.
         FormatError: For a file given as the folder, a folder without ``.txt`` files, an
-            ``.ann`` file without its ``.txt``, or a malformed ``.ann`` file.
+            ``.ann`` file without its ``.txt``, two files of one document whose suffixes differ
+            only by case (``a.txt`` and ``a.TXT``), or a malformed ``.ann`` file.
     """
     folder = Path(folder)
     if folder.is_file():
         raise FormatError("a file, not a BRAT folder of .txt + .ann files", folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"no such BRAT folder: {folder}")
-    texts = {p.stem for p in folder.glob("*.txt")}
+    texts, anns = brat_files(folder)
     if not texts:
         raise FormatError(NO_BRAT_FILES, folder)
-    anns = sorted(folder.glob("*.ann"))
-    for ann in anns:
-        if ann.stem not in texts:
-            raise FormatError(f"annotation file has no text file {ann.stem}.txt", ann)
+    for stem, ann in sorted(anns.items()):
+        if stem not in texts:
+            raise FormatError(f"annotation file has no text file {stem}.txt", ann)
     if not anns:
         logger.info("%s holds no .ann file: reading its %d texts without entities", folder,
                     len(texts))
-    docs = [read_brat_document(path, warn_missing=bool(anns))
-            for path in sorted(folder.glob("*.txt"))]
+    docs = [read_brat_document(path, anns.get(stem, folder / f"{stem}.ann"),
+                               warn_missing=bool(anns))
+            for stem, path in sorted(texts.items(), key=lambda item: item[1].name)]
     logger.info("read %d documents from %s", len(docs), folder)
     return docs
 

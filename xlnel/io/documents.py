@@ -21,7 +21,7 @@ from xlnel.errors import FormatError
 from xlnel.io._atomic import distinct_ids, is_stdin, iter_lines, open_binary, read_text
 from xlnel.io.bioc import bioc_text, iter_bioc, write_bioc
 from xlnel.io.bioc_json import bioc_json_text, iter_bioc_json, looks_like_bioc_json, write_bioc_json
-from xlnel.io.brat import NO_BRAT_FILES, read_brat, write_brat
+from xlnel.io.brat import NO_BRAT_FILES, brat_files, read_brat, write_brat
 from xlnel.io.jsonl import iter_jsonl, jsonl_text, write_jsonl
 from xlnel.io.pubtator import iter_pubtator, pubtator_text, write_pubtator
 from xlnel.types import Document
@@ -127,7 +127,7 @@ def check_source(path: str | Path) -> str:
         FormatError: When ``path`` is a folder without BRAT ``.txt`` files.
     """
     fmt = guess_format(path)
-    if fmt == "brat" and not any(Path(path).glob("*.txt")):
+    if fmt == "brat" and not brat_files(Path(path))[0]:
         raise FormatError(NO_BRAT_FILES, path)
     return fmt
 
@@ -178,8 +178,8 @@ def read_annotated_documents(path: str | Path, role: str = "corpus",
     if fmt in READ_ONLY_FORMATS:
         raise ValueError(f"{role} {path} is a plain-text file, which holds no annotations; give "
                          "a JSONL, PubTator or BioC file (optionally .gz) or a BRAT folder")
-    if fmt == "brat" and not any(Path(path).glob("*.ann")):
-        if not any(Path(path).glob("*.txt")):
+    if fmt == "brat" and not brat_files(Path(path))[1]:
+        if not brat_files(Path(path))[0]:
             raise ValueError(f"{role} {path} is a folder without BRAT .txt/.ann files; give a "
                              "JSONL, PubTator or BioC file, or a BRAT folder")
         raise ValueError(f"{role} {path} is a folder of texts without any BRAT .ann file, "
