@@ -365,3 +365,22 @@ def test_a_passage_with_an_empty_text_element_is_read_from_its_sentences(tmp_pat
     # as BioC JSON's "text": "" beside sentences is: the sentences are the passage's text
     (doc,) = read_bioc(_write(tmp_path, content))
     assert (doc.text, doc.entities) == ("Fever. Cough.", (Link(0, 5, "Fever"),))
+
+
+def test_offsets_counting_a_literal_cr_say_that_xml_reads_it_as_lf(tmp_path: Path) -> None:
+    # the offsets count "\r\n" as two characters; the parser reads it as one "\n"
+    path = tmp_path / "crlf.xml"
+    path.write_bytes(b"<collection><document><id>1</id><passage><offset>0</offset>"
+                     b"<text>one\r\nfever</text><annotation id='0'>"
+                     b"<location offset='5' length='5'/><text>fever</text></annotation>"
+                     b"</passage></document></collection>")
+    with pytest.raises(FormatError, match=r"beyond the text \(9 characters\); the file holds "
+                                          r"carriage returns.*XML 1\.0 section 2\.11"):
+        read_bioc(path)
+    path.write_bytes(path.read_bytes().replace(b"fever</text><ann", b"fever now</text><ann"))
+    with pytest.raises(FormatError, match=r"differs from the text.*carriage returns"):
+        read_bioc(path)
+    path.write_bytes(path.read_bytes().replace(b"\r", b""))
+    with pytest.raises(FormatError, match="differs from the text") as error:
+        read_bioc(path)
+    assert "carriage returns" not in str(error.value)  # no CR in the file: no hint

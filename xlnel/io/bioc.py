@@ -86,6 +86,7 @@ class _Reader:
         self.ignored = 0
         self.seen: dict[str, int] = {}
         self.head = b""  # the first bytes, to tell JSON given as XML
+        self.saw_cr = False  # a literal CR, which expat reads as LF
 
     @property
     def line(self) -> int:
@@ -149,6 +150,7 @@ class _Reader:
         elif name in _CONTAINERS and owner.kind == name:
             self.drafts.pop()
             if owner is self.document:
+                self.document.saw_cr = self.saw_cr
                 doc = self.document.finish(self.path)
                 if doc.id in self.seen:
                     raise FormatError(f"document id {doc.id!r} already used on line "
@@ -163,6 +165,7 @@ class _Reader:
         error: FormatError | None = None
         if len(self.head) < 64:
             self.head += data[:64]
+        self.saw_cr = self.saw_cr or b"\r" in data
         try:
             self.parser.Parse(data, final)
         except FormatError as exc:

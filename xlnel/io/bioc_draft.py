@@ -14,7 +14,7 @@ from xlnel.errors import FormatError, LimitError
 from xlnel.io.concept_ids import kept_id_field, parse_concept_ids
 from xlnel.types import FOUND_FIELDS, ID_KINDS, Document, Link
 
-__all__ = ["EXTRA_INFON", "ID_INFONS", "MAX_GAP", "MAX_OFFSET", "DocumentDraft", "Draft",
+__all__ = ["CR_HINT", "EXTRA_INFON", "ID_INFONS", "MAX_GAP", "MAX_OFFSET", "DocumentDraft", "Draft",
            "parse_int"]
 
 #: Infon keys that hold an annotation's concept id, in order of preference (any case): those of
@@ -25,6 +25,11 @@ ID_INFONS = ("identifier", "mesh", "cui", "concept_id", "db_id", "omim", "chebi"
 #: The annotation infon that holds PubTator's optional seventh annotation field (BC5CDR's
 #: names of the parts of a composite mention), kept as ``annotation_extras`` metadata.
 EXTRA_INFON = "pubtator_extra"
+#: Added to a location's error when the XML held carriage returns and the text line breaks.
+CR_HINT = ("; the file holds carriage returns, which XML parsers read as line feeds (CR LF and a "
+           "lone CR become one LF, XML 1.0 section 2.11), as every BioC library reads them: "
+           "offsets must count the text as parsed, one character a line break (a CR that "
+           "counts is written &#13;)")
 #: Offsets beyond this are refused.
 MAX_OFFSET = 100_000_000
 #: The most spaces put between two passages (or sentences) whose offsets leave a gap.
@@ -70,6 +75,9 @@ class DocumentDraft(Draft):
     #: The most characters the document's text may reach (a caller's limit), checked before
     #: the gaps between passages are filled; ``None``: :data:`MAX_OFFSET` and :data:`MAX_GAP`.
     max_chars: int | None = None
+    #: The XML file held a literal carriage return before the document ended: the parser read
+    #: it as a line feed, so offsets that count it miss (see :data:`CR_HINT`).
+    saw_cr: bool = False
 
     def _key(self, element: str, key: str) -> str:
         """How the file names a field: an XML element, or a JSON key."""
@@ -127,7 +135,8 @@ class DocumentDraft(Draft):
         text, passages = self._texts(path)
         entities, extras, id_fields = [], [], []
         for ann in self._annotations():
-            fragments = _fragments(ann, text, path, self._key("location", "locations"))
+            hint = CR_HINT if self.saw_cr and "\n" in text else ""
+            fragments = _fragments(ann, text, path, self._key("location", "locations"), hint)
             if ann.infons.get("CompositeRole") == "IndividualMention":
                 self.ignored += 1
                 continue
@@ -158,8 +167,10 @@ class DocumentDraft(Draft):
         return Document(self.id, text, tuple(entities), metadata)
 
 
-def _fragments(ann: Draft, text: str, path: Path, location: str) -> list[tuple[int, int]]:
-    """An annotation's locations as sorted ``(start, end)`` ranges inside ``text``."""
+def _fragments(ann: Draft, text: str, path: Path, location: str,
+               hint: str = "") -> list[tuple[int, int]]:
+    """An annotation's locations as sorted ``(start, end)`` ranges inside ``text`` (``hint``
+    ends the message of a location beyond the text or not matching it)."""
     if not ann.locations:
         raise FormatError(f"annotation {ann.id!r} has no {location}", path, ann.line)
     fragments = []
@@ -170,7 +181,7 @@ def _fragments(ann: Draft, text: str, path: Path, location: str) -> list[tuple[i
             raise FormatError(f"location at offset {start} has length 0", path, line)
         if start + size > len(text):
             raise FormatError(f"location {start}-{start + size} is beyond the text "
-                              f"({len(text)} characters)", path, line)
+                              f"({len(text)} characters){hint}", path, line)
         fragments.append((start, start + size))
     fragments.sort()
     if ann.text is not None:
@@ -178,7 +189,7 @@ def _fragments(ann: Draft, text: str, path: Path, location: str) -> list[tuple[i
         if ann.text not in (" ".join(pieces), "".join(pieces), text[fragments[0][0]:
                                                                     fragments[-1][1]]):
             raise FormatError(f"annotation text {ann.text!r} differs from the text at its "
-                              f"locations: {' '.join(pieces)!r}", path, ann.line)
+                              f"locations: {' '.join(pieces)!r}{hint}", path, ann.line)
     return fragments
 
 
