@@ -215,3 +215,18 @@ def test_no_writer_repeats_a_document_id(tmp_path: Path, name: str) -> None:
 def test_no_stream_repeats_a_document_id(fmt: str) -> None:
     with pytest.raises(FormatError, match="document id 'd1' is used by documents 1 and 2"):
         "".join(format_documents([DOCS[0], DOCS[0]], fmt))
+
+
+@pytest.mark.parametrize("name", ["a.jsonl", "a.pubtator", "a.xml", "a.bioc.json", "brat"])
+@pytest.mark.parametrize(("doc", "where"), [
+    (Document("d1", "ab\ud800c", (Link(0, 1, "a"),)), r"its text holds .* at character 2"),
+    (Document("d1", "abc", (Link(0, 1, "a", type="T\udc00"),)),
+     r"entity 0 \(0-1\) \['type'\] holds .* at character 1"),
+    (Document("d1", "abc", metadata={"note": "\ud800"}), r"its metadata \['note'\] holds"),
+])
+def test_writers_refuse_lone_surrogates_naming_the_document(tmp_path: Path, name: str,
+                                                            doc: Document, where: str) -> None:
+    # a lone surrogate cannot be encoded as UTF-8: the writer names where it is, writes nothing
+    with pytest.raises(ValueError, match=rf"document 'd1': {where}.*not Unicode text"):
+        write_documents(tmp_path / name, [Document("d0", "fine"), doc])
+    assert list(tmp_path.iterdir()) == []

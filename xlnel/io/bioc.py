@@ -390,8 +390,8 @@ def write_bioc(path: str | Path, docs: Iterable[Document]) -> None:
     Each document keeps the passages it was read with (else its whole text is one passage at
     offset 0); each entity is an annotation in the passage where it starts, its concept ids in
     the infon ``identifier`` (``-1`` for none), its type, score and the other fields of a
-    prediction as infons (``alternatives`` as JSON). Characters XML cannot hold are written as
-    spaces, which keeps every offset.
+    prediction as infons (``alternatives`` as JSON). Control characters XML cannot hold are
+    written as spaces, which keeps every offset.
 
     Args:
         path: File to create or replace atomically.
@@ -399,7 +399,8 @@ def write_bioc(path: str | Path, docs: Iterable[Document]) -> None:
 
     Raises:
         ValueError: When a document's id cannot be written (empty, surrounded by spaces, with
-            control characters) or an entity does not match the text.
+            control characters), a document holds a lone surrogate (no UTF-8 file can hold
+            one) or an entity does not match the text.
     """
     count = write_corpus(path, docs, bioc_text)
     logger.info("wrote %d documents to %s", count, path)

@@ -29,7 +29,7 @@ from typing import Any
 
 from xlnel.errors import FormatError
 from xlnel.io._atomic import check_entities, is_stdin, iter_lines, write_corpus
-from xlnel.io._json import DuplicateKeyError, strict_decoder
+from xlnel.io._json import DuplicateKeyError, lone_surrogate, strict_decoder
 from xlnel.io.bioc_json import BIOC_JSON_KEYS
 from xlnel.io.concept_ids import check_concept_ids, parse_concept_ids
 from xlnel.types import FOUND_FIELDS, ID_KINDS, Document, Link
@@ -44,37 +44,6 @@ _RESERVED = ("id", "text", "entities")
 #: Unicode text (a lone ``\\ud800``); lines without one need no check.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _DECODER = strict_decoder()
-
-
-def lone_surrogate(value: Any, where: str) -> str | None:
-    """Where a string in ``value`` (a JSON value, searched through lists and objects) holds a
-    lone surrogate, which no UTF-8 file or answer can encode; ``None`` when none does.
-
-    Args:
-        value: The value.
-        where: What ``value`` is, to start the answer with (``"text of document 'a'"``).
-
-    Returns:
-        ``"WHERE holds the lone surrogate '\\ud800' at character N"``, or ``None``.
-    """
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            return (f"{where} holds the lone surrogate {value[exc.start]!r} at character "
-                    f"{exc.start}")
-        return None
-    parts: list[tuple[Any, str]] = []
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            parts += [(key, f"a key of {where}"), (item, f"{where} [{key!r}]")]
-    elif isinstance(value, list | tuple):
-        parts = [(item, f"{where} [{i}]") for i, item in enumerate(value)]
-    for part, place in parts:
-        found = lone_surrogate(part, place)
-        if found is not None:
-            return found
-    return None
 
 
 def _is_int(value: Any) -> bool:
