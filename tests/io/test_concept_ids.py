@@ -12,6 +12,7 @@ from xlnel.io import read_documents, write_documents
 from xlnel.io.concept_ids import kept_id_field, parse_concept_ids
 from xlnel.types import Document, Link
 
+TMVAR = "tmVar:p|SUB|V|600|E;HGVS:p.V600E;VariantGroup:0;CorrespondingGene:673"
 # (id field as a corpus writes it, the concept ids it stands for)
 AWKWARD = [
     ("MESH:D001234", ("D001234",)),
@@ -29,6 +30,9 @@ AWKWARD = [
     (" ", ()),
     ("HP:0000001", ("HP:0000001",)),
     ("MESH:D1;MESH:D2", ("D1;D2",)),
+    # PubTator3's variant ids hold tmVar's own '|': one id, whole
+    (TMVAR, (TMVAR,)),
+    (" tmvar:c|DEL|1,2|A ", ("tmvar:c|DEL|1,2|A",)),
     # a name standing for an id keeps its comma; so does a chemical name
     ("Diabetes Mellitus, Type 2", ("Diabetes Mellitus, Type 2",)),
     ("1,2-dichloroethane", ("1,2-dichloroethane",)),
@@ -170,3 +174,10 @@ def test_a_corpus_goes_round_every_format_unchanged(tmp_path: Path) -> None:
         docs = read_documents(path)
     assert [(d.id, d.text, d.entities) for d in docs] == [
         (d.id, d.text, d.entities) for d in EXPECTED]
+
+
+@pytest.mark.parametrize("name", ["c.pubtator", "c.xml", "c.bioc.json", "brat", "c.jsonl"])
+def test_a_tmvar_id_goes_round_every_format_whole(tmp_path: Path, name: str) -> None:
+    doc = Document("1", TEXT, (Link(5, 10, "סוכרת", (TMVAR,), "Mutation"),))
+    write_documents(tmp_path / name, [doc])
+    assert [d.entities for d in read_documents(tmp_path / name)] == [doc.entities]

@@ -11,6 +11,10 @@ An id field (a PubTator id column, a BioC ``identifier`` infon, a BRAT normaliza
   other prefixes (``HP:``, ``OMIM:``) are part of the id. PubTator3 joins some ids with ``;``:
   such an id stays one, each of its parts stripped of its prefix alike (``MESH:D1;MESH:D2``
   is ``D1;D2``);
+- a field that starts with ``tmVar:`` (any case) is one id, whole: PubTator3's variant ids
+  join tmVar's own ``|``-separated code and ``;``-separated parts
+  (``tmVar:p|SUB|V|600|E;HGVS:p.V600E;VariantGroup:0``), so neither ``|`` nor ``,`` separates
+  ids in it;
 - an empty id, ``-1`` and ``-`` mean no concept and are dropped, and an id given twice is kept
   once, so that ``-1`` is no concept and ``D002544|-1`` is ``("D002544",)``.
 
@@ -45,6 +49,8 @@ __all__ = [
 #: Ids that mean "no concept".
 NO_CONCEPT = frozenset({"", "-1", "-"})
 _ID_PREFIXES = ("UMLS:", "MESH:")
+#: The prefix of PubTator3's variant ids, whose ``|`` belongs to the id.
+_TMVAR = "TMVAR:"
 #: A piece of a ``,``-joined field that makes the comma a separator: a code with a digit,
 #: optionally after a vocabulary prefix, or a no-concept mark.
 _CODE = re.compile(r"\s*(?:(?:[A-Za-z][A-Za-z0-9_]*:)?[A-Za-z0-9_]*[0-9][A-Za-z0-9_]*|-1?)\s*")
@@ -77,7 +83,9 @@ def _pieces(part: str) -> list[str]:
 
 def _id_groups(field_value: str) -> list[list[str]]:
     """The ids of an id field, no-concept marks included, each stripped of its prefixes: one
-    list per ``|``-separated part, of its ``,``-separated ids."""
+    list per ``|``-separated part, of its ``,``-separated ids; a tmVar id is one part, whole."""
+    if field_value.strip().upper().startswith(_TMVAR):
+        return [[field_value.strip()]]
     return [[";".join(normalize_concept_id(piece) for piece in one.split(";"))
              for one in _pieces(part)] for part in field_value.split("|")]
 
@@ -90,7 +98,7 @@ def parse_concept_ids(field_value: str) -> tuple[str, ...]:
     """The concept ids of an id field (see the module's rule).
 
     ``-1`` gives ``()``, ``MESH:D1|D2`` and ``D1, D2`` give ``("D1", "D2")``, ``MESH:D1;MESH:D2``
-    gives ``("D1;D2",)``.
+    gives ``("D1;D2",)``, ``tmVar:p|SUB|V|600|E;HGVS:p.V600E`` gives itself, one id.
     """
     return tuple(dict.fromkeys(i for i in _id_parts(field_value) if i not in NO_CONCEPT))
 
