@@ -230,3 +230,28 @@ def test_writers_refuse_lone_surrogates_naming_the_document(tmp_path: Path, name
     with pytest.raises(ValueError, match=rf"document 'd1': {where}.*not Unicode text"):
         write_documents(tmp_path / name, [Document("d0", "fine"), doc])
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["a.jsonl", "a.pubtator", "a.xml", "a.bioc.json", "brat"])
+@pytest.mark.parametrize(("link", "what"), [
+    (Link(0, 1, "a", score=float("nan")), "score nan"),
+    (Link(0, 1, "a", score=float("-inf")), "score -inf"),
+    (Link(0, 1, "a", ("C1",), score=0.5, alternatives=(("C2", float("inf"), 0.5),)),
+     "alternative 'C2' score inf"),
+])
+def test_writers_refuse_non_finite_scores_naming_the_mention(tmp_path: Path, name: str,
+                                                             link: Link, what: str) -> None:
+    # no format holds NaN or an infinity faithfully (BioC would drop it, JSON has neither)
+    with pytest.raises(ValueError, match=rf"document '1': mention 'a' at 0-1: {what} is not a "
+                                         "finite number"):
+        write_documents(tmp_path / name, [Document("1", "ab", (link,))])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bioc_refuses_non_finite_alternatives_on_reading(tmp_path: Path) -> None:
+    path = tmp_path / "a.xml"
+    write_documents(path, [Document("1", "ab", (Link(0, 1, "a", ("C1",), score=0.5,
+                                                     alternatives=(("C2", 0.25, 0.5),)),))])
+    path.write_text(path.read_text(encoding="utf-8").replace("0.25", "NaN"), encoding="utf-8")
+    with pytest.raises(FormatError, match="finite number score"):
+        read_documents(path)

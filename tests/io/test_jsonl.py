@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -207,3 +208,16 @@ def test_an_empty_type_is_no_type_as_in_the_other_formats(tmp_path: Path) -> Non
     entities = [{"start": 4, "end": 14, "type": "", "concept_id": "C1"}]
     (doc,) = read_jsonl(_write(tmp_path, _line(entities=entities)))
     assert doc.entities == (Link(4, 14, "חולה סוכרת", ("C1",)),)
+
+
+@pytest.mark.parametrize(("value", "why"), [
+    ("NaN", "NaN is not JSON"), ("Infinity", "Infinity is not JSON"),
+    ("-Infinity", "-Infinity is not JSON"), ("1e999", "1e999 is too large for a float"),
+    ("1" + "0" * 400, "is not a finite number")])
+def test_non_finite_scores_are_refused(tmp_path: Path, value: str, why: str) -> None:
+    # NaN and Infinity are not JSON: Python's json reads them, other tools refuse the file
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"id": "1", "text": "ab", "entities": [{"start": 0, "end": 1, '
+                    f'"score": {value}}}]}}\n', encoding="utf-8")
+    with pytest.raises(FormatError, match=rf"a\.jsonl:1: .*{re.escape(why)}"):
+        read_jsonl(path)

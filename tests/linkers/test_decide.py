@@ -201,3 +201,16 @@ def test_linker_threshold_equals_deciding_each_document_at_each_threshold():
     pred = [decide_as(d, c, s, t, linker, lexicons[f])
             for d, c, s, f in zip(docs, cands, scores, folds, strict=True)]
     assert f1 == pytest.approx(evaluate(docs, pred, "concept").f1)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_a_non_finite_score_is_never_linked(bad: float, caplog: pytest.LogCaptureFixture):
+    # a NaN passes no '<' test: without the check it would beat every finite score
+    doc = Document("d", TEXT)
+    cands = [_cand(7, 15, "C1", 0.9), _cand(7, 15, "C2", 0.8), _cand(0, 4, "C3", 0.9)]
+    out = decide(doc, cands, np.array([bad, 0.7, bad]), threshold=0.5, alternatives=3)
+    assert [(e.concept_id, e.score, e.alternatives) for e in out.entities] == [("C2", 0.7, ())]
+    assert "2 candidates with a score that is not a finite number" in caplog.text
+    similarity = [_cand(7, 15, "C1", bad), _cand(7, 15, "C2", 0.8)]
+    out = decide(doc, similarity, np.array([0.9, 0.7]), threshold=0.5, alternatives=3)
+    assert [(e.concept_id, e.alternatives) for e in out.entities] == [("C2", ())]

@@ -10,7 +10,6 @@ was killed outright (SIGKILL, power loss) is removed by the next write of the sa
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import gzip
 import io
@@ -29,14 +28,13 @@ from pathlib import Path
 from typing import IO, BinaryIO, Literal, cast
 
 from xlnel.errors import FormatError, OutputError
-from xlnel.io._json import lone_surrogate
 from xlnel.types import Document
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ONE_LINE", "STDIN", "atomic_dir", "atomic_write", "check_entities", "check_unicode",
-           "distinct_ids", "is_gzip", "is_stdin", "iter_lines", "open_binary", "open_text",
-           "read_text", "remove_stale_files", "sigterm_as_interrupt", "write_corpus", "write_tsv"]
+__all__ = ["ONE_LINE", "STDIN", "atomic_dir", "atomic_write", "distinct_ids", "is_gzip",
+           "is_stdin", "iter_lines", "open_binary", "open_text", "read_text",
+           "remove_stale_files", "sigterm_as_interrupt", "write_corpus", "write_tsv"]
 
 #: The input name that stands for the standard input (``xlnel link PIPELINE -``).
 STDIN = "-"
@@ -449,44 +447,3 @@ def distinct_ids(docs: Iterable[Document]) -> Iterator[Document]:
                               f"{number}; a corpus file holds each id once")
         seen[doc.id] = number
         yield doc
-
-
-def check_unicode(doc: Document) -> None:
-    """Refuse a document holding a lone surrogate (in its id, text, entities or metadata),
-    which no UTF-8 file can encode, before anything of it is written.
-
-    Raises:
-        ValueError: Naming the document, the field and the character's offset in it.
-    """
-    found = lone_surrogate(doc.id, "its id") or lone_surrogate(doc.text, "its text")
-    for i, link in enumerate(doc.entities):
-        found = found or lone_surrogate(dataclasses.asdict(link),
-                                        f"entity {i} ({link.start}-{link.end})")
-    found = found or lone_surrogate(dict(doc.metadata), "its metadata")
-    if found is not None:
-        raise ValueError(f"document {doc.id!r}: {found}: not Unicode text, which no UTF-8 file "
-                         "can hold; fix the text where it was made")
-
-
-def check_entities(doc: Document) -> None:
-    """Check that ``doc`` is Unicode text (:func:`check_unicode`) and that every entity lies in
-    its text and quotes it, before writing it.
-
-    Args:
-        doc: Document about to be written.
-
-    Raises:
-        ValueError: Naming the document and the first lone surrogate or inconsistent entity.
-    """
-    check_unicode(doc)
-    for link in doc.entities:
-        if not 0 <= link.start < link.end <= len(doc.text):
-            raise ValueError(
-                f"document {doc.id!r}: entity offsets {link.start}-{link.end} are not a non-empty "
-                f"range inside the text of length {len(doc.text)}"
-            )
-        if doc.text[link.start : link.end] != link.text:
-            raise ValueError(
-                f"document {doc.id!r}: entity text {link.text!r} differs from the text at "
-                f"{link.start}-{link.end}: {doc.text[link.start : link.end]!r}"
-            )

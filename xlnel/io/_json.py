@@ -1,17 +1,24 @@
-"""JSON decoding for the corpus readers: an object that gives a key twice is refused, where
-:mod:`json` would keep the last value and silently drop the others (a second ``entities``); and
-the search for lone surrogates, which JSON escapes can hold but no UTF-8 file can."""
+"""JSON decoding for the corpus readers, stricter than :mod:`json`: an object that gives a key
+twice is refused (:mod:`json` would keep the last value and silently drop the others, a second
+``entities``), and so are ``NaN``, ``Infinity`` and numbers too large for a float, which
+:mod:`json` reads but other JSON tools refuse; and the search for lone surrogates, which JSON
+escapes can hold but no UTF-8 file can."""
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["DuplicateKeyError", "lone_surrogate", "strict_decoder"]
+__all__ = ["DuplicateKeyError", "NotJsonError", "lone_surrogate", "strict_decoder"]
 
 
-class DuplicateKeyError(ValueError):
+class NotJsonError(ValueError):
+    """Text that :mod:`json` would decode but that is not JSON, or not faithfully."""
+
+
+class DuplicateKeyError(NotJsonError):
     """A JSON object gives ``key`` more than once."""
 
     def __init__(self, key: str) -> None:
@@ -31,9 +38,25 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
+def _refuse_constant(name: str) -> Any:
+    raise NotJsonError(f"{name} is not JSON (JSON has no NaN or infinity; numbers such as a "
+                       "score must be finite)")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise NotJsonError(f"the number {text} is too large for a float (numbers such as a "
+                           "score must be finite)")
+    return value
+
+
 def strict_decoder() -> json.JSONDecoder:
-    """A decoder that raises :class:`DuplicateKeyError` for an object giving a key twice."""
-    return json.JSONDecoder(object_pairs_hook=_object)
+    """A decoder that raises :class:`DuplicateKeyError` for an object giving a key twice, and
+    :class:`NotJsonError` for ``NaN``, ``Infinity`` and ``-Infinity`` (which :mod:`json` reads
+    though they are not JSON) and for a number too large for a float (``1e999``)."""
+    return json.JSONDecoder(object_pairs_hook=_object, parse_constant=_refuse_constant,
+                            parse_float=_finite_float)
 
 
 def lone_surrogate(value: Any, where: str) -> str | None:

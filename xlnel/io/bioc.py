@@ -39,7 +39,6 @@ from __future__ import annotations
 import gzip
 import json
 import logging
-import math
 import re
 import time
 from collections.abc import Iterable, Iterator
@@ -49,7 +48,8 @@ from xml.parsers import expat
 from xml.sax.saxutils import escape, quoteattr
 
 from xlnel.errors import FormatError
-from xlnel.io._atomic import check_entities, open_binary, write_corpus
+from xlnel.io._atomic import open_binary, write_corpus
+from xlnel.io._checks import check_entities
 from xlnel.io.bioc_draft import EXTRA_INFON, DocumentDraft, Draft, parse_int
 from xlnel.io.concept_ids import concept_id_field, format_concept_ids, kept_id_fields
 from xlnel.types import FOUND_FIELDS, Document, Link
@@ -291,7 +291,7 @@ def link_infons(link: Link, extra: str | None = None,
     infons: dict[str, Any] = {"type": link.type, "identifier": identifier}
     if extra is not None:
         infons[EXTRA_INFON] = extra
-    if link.score is not None and math.isfinite(link.score):
+    if link.score is not None:
         infons["score"] = repr(float(link.score))
     if link.id_kind is not None and link.concept_ids:
         infons["id_kind"] = link.id_kind

@@ -227,8 +227,11 @@ def _alternatives(value: str | None, ann: Draft, path: Path
         return ()
     try:
         items = json.loads(value)
-        return tuple((str(item["concept_id"]), float(item["score"]), float(item["similarity"]))
-                     for item in items)
-    except (ValueError, TypeError, KeyError, RecursionError):
+        out = tuple((str(item["concept_id"]), float(item["score"]), float(item["similarity"]))
+                    for item in items)
+    except (ValueError, TypeError, KeyError, RecursionError, OverflowError):
+        out = None
+    if out is None or not all(math.isfinite(n) for _, *numbers in out for n in numbers):
         raise FormatError(f"alternatives {value[:80]!r} is not a JSON list of objects with "
-                          "concept_id, score and similarity", path, ann.line) from None
+                          "concept_id, finite number score and similarity", path, ann.line)
+    return out

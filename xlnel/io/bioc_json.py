@@ -36,7 +36,7 @@ from typing import Any
 
 from xlnel.errors import FormatError, LimitError
 from xlnel.io._atomic import iter_lines, write_corpus
-from xlnel.io._json import DuplicateKeyError, strict_decoder
+from xlnel.io._json import NotJsonError, strict_decoder
 from xlnel.io.bioc import extras, layout, link_infons, relations
 from xlnel.io.bioc_draft import ID_INFONS, DocumentDraft, Draft, parse_int
 from xlnel.io.concept_ids import concept_id_field, kept_id_fields
@@ -138,7 +138,7 @@ class _Scanner:
                                            self.path, line) from None
             except RecursionError:
                 raise self.fail("JSON nested too deeply") from None
-            except DuplicateKeyError as exc:
+            except NotJsonError as exc:
                 raise FormatError(str(exc), self.path, self.line()) from None
 
     def after_item(self, close: str) -> bool:
@@ -462,6 +462,12 @@ def bioc_json_text(docs: Iterable[Document]) -> Iterator[str]:
     yield json.dumps(head)[:-1] + ', "documents": ['  # the documents follow, a line each
     separator = "\n"
     for doc in docs:
-        yield separator + json.dumps(_document_json(doc), ensure_ascii=False)
+        obj = _document_json(doc)
+        try:
+            # allow_nan=False: NaN and Infinity are not JSON, and other tools refuse them
+            line = json.dumps(obj, ensure_ascii=False, allow_nan=False)
+        except ValueError as exc:
+            raise ValueError(f"document {doc.id!r}: {exc} (in its metadata)") from exc
+        yield separator + line
         separator = ",\n"
     yield "\n]}\n"

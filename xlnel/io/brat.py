@@ -23,12 +23,12 @@ from pathlib import Path
 
 from xlnel.errors import FormatError, OutputError
 from xlnel.io._atomic import (
-    check_entities,
     iter_lines,
     read_text,
     remove_stale_files,
     sigterm_as_interrupt,
 )
+from xlnel.io._checks import check_entities
 from xlnel.io.concept_ids import check_concept_id, normalize_concept_id, parse_concept_ids
 from xlnel.io.pubtator import OFFSET
 from xlnel.types import Document, Link

@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from xlnel.errors import FormatError
-from xlnel.io._atomic import check_entities, is_stdin, iter_lines, write_corpus
-from xlnel.io._json import DuplicateKeyError, lone_surrogate, strict_decoder
+from xlnel.io._atomic import is_stdin, iter_lines, write_corpus
+from xlnel.io._checks import check_entities
+from xlnel.io._json import NotJsonError, lone_surrogate, strict_decoder
 from xlnel.io.bioc_json import BIOC_JSON_KEYS
 from xlnel.io.concept_ids import check_concept_ids, parse_concept_ids
 from xlnel.types import FOUND_FIELDS, ID_KINDS, Document, Link
@@ -70,9 +72,11 @@ def _parse_concept_ids(value: Any, where: str, path: Path, lineno: int) -> tuple
 def _parse_score(value: Any, where: str, path: Path, lineno: int) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise FormatError(f"{where}: score {value!r} is not a number or null", path, lineno)
-    return float(value)
+    number = _number(value)
+    if number is None:
+        raise FormatError(f"{where}: score {value!r} is not a finite number or null", path,
+                          lineno)
+    return number
 
 
 def _parse_optional_str(value: Any, key: str, where: str, path: Path,
@@ -143,16 +147,21 @@ def _parse_alternatives(value: Any, where: str, path: Path,
         if not isinstance(concept_id, str) or not concept_id or score is None \
                 or similarity is None:
             raise FormatError(f"{where}: alternative {i} {item!r} is not an object with a "
-                              "string concept_id and number score and similarity", path,
+                              "string concept_id and finite number score and similarity", path,
                               lineno)
         out.append((concept_id, score, similarity))
     return tuple(out)
 
 
 def _number(value: Any) -> float | None:
-    """``value`` as a float when it is a JSON number (not a boolean), else ``None``."""
+    """``value`` as a float when it is a JSON number (not a boolean) that a float holds (a
+    link's scores are finite), else ``None``."""
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer of hundreds of digits
+            return None
+        return number if math.isfinite(number) else None
     return None
 
 
@@ -204,7 +213,7 @@ def iter_jsonl(path: str | Path) -> Iterator[Document]:
             continue
         try:
             obj = _DECODER.decode(line)
-        except DuplicateKeyError as exc:
+        except NotJsonError as exc:
             raise FormatError(str(exc), path, lineno) from None
         except json.JSONDecodeError as exc:
             hint = " (the standard input is read as JSONL)" if is_stdin(path) else ""
@@ -311,4 +320,10 @@ def jsonl_text(docs: Iterable[Document]) -> Iterator[str]:
         check_entities(doc)
         for link in doc.entities:
             check_concept_ids(doc.id, link, one_line=False)
-        yield json.dumps(document_to_dict(doc), ensure_ascii=False) + "\n"
+        obj = document_to_dict(doc)
+        try:
+            # allow_nan=False: NaN and Infinity are not JSON, and other tools refuse them
+            line = json.dumps(obj, ensure_ascii=False, allow_nan=False)
+        except ValueError as exc:
+            raise ValueError(f"document {doc.id!r}: {exc} (in its metadata)") from exc
+        yield line + "\n"

@@ -28,7 +28,8 @@ from typing import Any
 
 from xlnel.errors import FormatError
 from xlnel.io._atomic import ONE_LINE as _ONE_LINE
-from xlnel.io._atomic import check_entities, iter_lines, write_corpus
+from xlnel.io._atomic import iter_lines, write_corpus
+from xlnel.io._checks import check_entities
 from xlnel.io.concept_ids import (
     concept_id_field,
     kept_id_field,

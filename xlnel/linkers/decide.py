@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import bisect
+import logging
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -14,6 +16,8 @@ from xlnel.linkers.abbreviations import link_abbreviations
 from xlnel.linkers.consistency import link_repeats
 from xlnel.linkers.lexicon import AnnotationLexicon
 from xlnel.types import Candidate, Document, Link
+
+logger = logging.getLogger(__name__)
 
 _Best = tuple[float, float, Candidate]
 BestPerSpan = dict[tuple[int, int], _Best]
@@ -117,6 +121,8 @@ def with_alternatives(links: Sequence[Link], candidates: Sequence[Candidate],
     by_span: dict[tuple[int, int], dict[str, tuple[float, float]]] = {}
     for cand, score in zip(candidates, np.asarray(scores, dtype=np.float64).tolist(),
                            strict=True):
+        if not (math.isfinite(score) and math.isfinite(cand.score)):
+            continue  # never linked (best_per_span), so never an alternative either
         concepts = by_span.setdefault((cand.span.start, cand.span.end), {})
         held = concepts.get(cand.concept_id)
         if held is None or (score, cand.score) > held:
@@ -152,17 +158,26 @@ def best_per_span(candidates: Sequence[Candidate], scores: np.ndarray,
     """The best candidate of each span (among those scoring at least ``threshold``, if given).
 
     Candidates are ranked by score, ties going to the closer string match; a span's best
-    candidate passes a threshold exactly when any of its candidates does.
+    candidate passes a threshold exactly when any of its candidates does. A candidate whose
+    score is not a finite number (NaN or infinite: a broken filter) is never chosen, with a
+    warning, so that every link's score is finite, as every corpus format requires.
     """
     best: BestPerSpan = {}
+    skipped = 0
     for cand, score in zip(candidates, np.asarray(scores, dtype=np.float64).tolist(),
                            strict=True):
+        if not (math.isfinite(score) and math.isfinite(cand.score)):
+            skipped += 1
+            continue
         if threshold is not None and score < threshold:
             continue
         key = (cand.span.start, cand.span.end)
         held = best.get(key)
         if held is None or (score, cand.score) > held[:2]:
             best[key] = (score, cand.score, cand)
+    if skipped:
+        logger.warning("%d candidates with a score that is not a finite number were not linked",
+                       skipped)
     return best
 
 
