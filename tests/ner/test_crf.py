@@ -105,7 +105,7 @@ def test_load_compares_options_as_validated(trained, tmp_path, caplog):
     """YAML reads ``lr: 5e-3`` as the string '5e-3': the same learning rate as trained, so
     no 'ignored' warning; a different one is still named."""
     trained.save(tmp_path / "ner")
-    for options, warned in [({"lr": "5e-3", "epochs": "15"}, False), ({"lr": "1e-3"}, True)]:
+    for options, warned in [({"lr": "5e-3", "epochs": 15}, False), ({"lr": "1e-3"}, True)]:
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="xlnel.ner.crf"):
             loaded = CrfTagger.load(tmp_path / "ner", NerConfig(
