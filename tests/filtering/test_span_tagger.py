@@ -30,10 +30,33 @@ def test_tokens_and_token_range_hand_worked():
     text = "Type 2 diabetes, treated."
     tokens = _tokens(text)
     assert [text[s:e] for s, e in tokens] == ["Type", "2", "diabetes", ",", "treated", "."]
-    starts = [s for s, _ in tokens]
-    assert _token_range(starts, 0, 15) == (0, 2)      # "Type 2 diabetes"
-    assert _token_range(starts, 9, 12) == (2, 2)      # inside one word: the word holding it
-    assert _token_range(starts, 5, 5) == (-1, -1)     # empty range
+    assert _token_range(tokens, 0, 15) == (0, 2)      # "Type 2 diabetes"
+    assert _token_range(tokens, 9, 12) == (2, 2)      # inside one word: the word holding it
+    assert _token_range(tokens, 5, 5) == (-1, -1)     # empty range
+    assert _token_range(tokens, 4, 8) == (1, 2)       # " 2 d": from the first word it touches
+    assert _token_range(tokens, 4, 5) == (-1, -1)     # white space between words
+    assert _token_range(tokens, 25, 26) == (-1, -1)   # past the last word
+
+
+def test_tokens_keep_combining_marks_inside_words():
+    """Niqqud and decomposed accents (category M) are not ``\\w``: each stays in its word,
+    and offsets still cover the text exactly."""
+    pointed = "סֻכֶּרֶת"  # 5 letters, 3 points and a dagesh
+    assert _tokens(pointed) == [(0, len(pointed))]
+    text = "cafe\u0301, " + pointed + " -\u0301x"
+    words = [text[s:e] for s, e in _tokens(text)]
+    assert words == ["cafe\u0301", ",", pointed, "-\u0301", "x"]
+    # a mark after white space has no word to join
+    assert [" \u0301ab"[s:e] for s, e in _tokens(" \u0301ab")] == ["\u0301", "ab"]
+
+
+def test_gold_tags_leave_entities_of_white_space_untagged():
+    dropped: dict[str, int] = {}
+    doc = Document("a", "  diabetes", (Link(0, 1, " "),))
+    assert gold_tags(doc, _tokens(doc.text), dropped) == ["O"]
+    between = Document("b", "gout  asthma", (Link(4, 6, "  "), Link(6, 12, "asthma")))
+    assert gold_tags(between, _tokens(between.text), dropped) == ["O", "B"]
+    assert dropped == {"no_word": 2}
 
 
 def test_gold_tags_typed_and_overlaps_skipped():
@@ -60,10 +83,11 @@ def test_span_row_hand_worked():
     begin = np.array([0.1, 0.8, 0.0, 0.05])
     inside = np.array([0.0, 0.1, 0.6, 0.3])
     # words 1..2: begins at 1 (0.8), word 2 continues (0.6), word 3 does not (1 - 0.3)
-    np.testing.assert_allclose(_span_row(starts, (5, 16), begin, inside),
+    tokens = [(s, s + 4) for s in starts]
+    np.testing.assert_allclose(_span_row(tokens, (5, 16), begin, inside),
                                [0.8, 0.6, 0.7, 0.8 * 0.6 * 0.7])
     # the last word: nothing follows, one word: nothing inside
-    np.testing.assert_allclose(_span_row(starts, (17, 20), begin, inside),
+    np.testing.assert_allclose(_span_row(tokens, (17, 20), begin, inside),
                                [0.05, 1.0, 1.0, 0.05])
 
 
@@ -97,6 +121,18 @@ def test_tagger_needs_entities_and_a_fit():
         SpanTagger().fit([Document("d", "no mention here")], [[]])
     with pytest.raises(RuntimeError, match="not fitted"):
         SpanTagger().columns(_corpus()[0][0], _corpus()[1][0])
+
+
+def test_fit_counts_entities_covering_no_word(caplog):
+    docs, cands = _corpus()
+    docs[0] = Document("w", "  " + docs[0].text, (Link(0, 2, "  "),))
+    cands[0] = []
+    with caplog.at_level("WARNING", logger="xlnel.filtering.span_tagger"):
+        SpanTagger().fit(docs, cands)
+    assert "0 overlapping gold entities left out" in caplog.text
+    assert "1 covering no word" in caplog.text
+    with pytest.raises(ValueError, match="no entity that covers a word"):
+        SpanTagger().fit(docs[:1], cands[:1])
 
 
 @pytest.mark.parametrize("content", [b"", b"lCRF" + b"\0" * 60, b"not a model at all" * 4])

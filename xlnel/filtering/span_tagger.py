@@ -15,7 +15,8 @@ probabilities become :data:`TAGGER_FEATURES`:
 - ``tagger_span``: the product of the three, an estimate of the span being exactly a mention.
 
 Types are summed: a word begins a mention when it begins one of any type. The words are
-``\\w+`` runs and single other characters, so any script works; a span that starts or ends
+``\\w+`` runs (with the combining marks inside them) and single other characters, so any
+script works; a span that starts or ends
 inside a word (a stripped Hebrew prefix) reads the word that holds its first or last letter.
 
 The CRF is CRFsuite's (python-crfsuite), trained by L-BFGS with elastic-net penalties. On the
@@ -32,6 +33,7 @@ import logging
 import re
 import tempfile
 import threading
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -46,6 +48,7 @@ logger = logging.getLogger(__name__)
 #: The columns, in order.
 TAGGER_FEATURES = ("tagger_begin", "tagger_inside", "tagger_end", "tagger_span")
 _TOKEN = re.compile(r"\w+|[^\w\s]")
+_WORD_CHAR = re.compile(r"\w")
 #: First bytes of a CRFsuite model file.
 _MAGIC = b"lCRF"
 #: L-BFGS settings: L1 and L2 penalties and most iterations (a fit on 400 BC5CDR abstracts,
@@ -58,7 +61,26 @@ _SCORE_BINS = (0.95, 0.8, 0.6)
 
 
 def _tokens(text: str) -> list[tuple[int, int]]:
-    return [(m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    """Offsets of the words of ``text``: ``\\w+`` runs and single other characters.
+
+    Combining marks (Unicode category ``M``: Hebrew niqqud, decomposed accents) are not
+    ``\\w``; each joins the token before it, and a word going on after a mark stays the
+    same token (``סֻכֶּרֶת`` is one word, not eight).
+    """
+    out: list[tuple[int, int]] = []
+    word_mark = False  # the last token is a word ending in a combining mark
+    for m in _TOKEN.finditer(text):
+        start, end = m.span()
+        is_mark = unicodedata.category(text[start]).startswith("M")
+        if out and out[-1][1] == start and (
+                is_mark or word_mark and _WORD_CHAR.match(text, start) is not None):
+            first = out[-1][0]
+            out[-1] = (first, end)
+            word_mark = is_mark and _WORD_CHAR.match(text, first) is not None
+            continue
+        out.append((start, end))
+        word_mark = False
+    return out
 
 
 def _shape(word: str) -> str:
@@ -85,7 +107,7 @@ def _match_features(starts: list[int], tokens: list[tuple[int, int]],
     best_end = [0.0] * len(tokens)
     best_cover = [0.0] * len(tokens)
     for c in candidates:
-        a, b = _token_range(starts, c.span.start, c.span.end)
+        a, b = _token_range(tokens, c.span.start, c.span.end, starts)
         if a < 0:
             continue
         best_start[a] = max(best_start[a], c.score)
@@ -103,13 +125,27 @@ def _match_features(starts: list[int], tokens: list[tuple[int, int]],
     return out
 
 
-def _token_range(starts: list[int], start: int, end: int) -> tuple[int, int]:
-    """Indices of the tokens holding the first and the last character of ``[start, end)``;
-    ``(-1, -1)`` when the range holds no token."""
-    if end <= start or not starts:
+def _token_range(tokens: list[tuple[int, int]], start: int, end: int,
+                 starts: list[int] | None = None) -> tuple[int, int]:
+    """Indices of the first and the last token holding a character of ``[start, end)``;
+    ``(-1, -1)`` when no token does (an empty range, or one of white space only).
+
+    Args:
+        tokens: The document's :func:`_tokens`.
+        start: First character of the range.
+        end: Character after the range.
+        starts: The tokens' start offsets, when the caller has them already.
+    """
+    if end <= start or not tokens:
         return -1, -1
-    a = max(0, bisect.bisect_right(starts, start) - 1)
-    b = max(0, bisect.bisect_right(starts, end - 1) - 1)
+    if starts is None:
+        starts = [s for s, _ in tokens]
+    a = bisect.bisect_right(starts, start) - 1
+    if a < 0 or tokens[a][1] <= start:  # ``start`` lies before or between tokens
+        a += 1
+    b = bisect.bisect_right(starts, end - 1) - 1
+    if a >= len(tokens) or b < a:
+        return -1, -1
     return a, b
 
 
@@ -142,14 +178,24 @@ def word_features(text: str, tokens: list[tuple[int, int]],
     return out
 
 
-def gold_tags(document: Document, tokens: list[tuple[int, int]]) -> list[str]:
+def gold_tags(document: Document, tokens: list[tuple[int, int]],
+              dropped: dict[str, int] | None = None) -> list[str]:
     """``B``/``I``/``O`` tags of a document's tokens from its gold entities (typed when the
-    entity has a type; an entity overlapping one already tagged is skipped)."""
+    entity has a type).
+
+    An entity covering no token (white space only) tags nothing, and one overlapping an
+    entity already tagged is skipped; ``dropped`` counts both (keys ``no_word`` and
+    ``overlapping``) for the caller to report.
+    """
     tags = ["O"] * len(tokens)
     starts = [s for s, _ in tokens]
+    counts = dropped if dropped is not None else {}
     for ent in document.entities:
-        a, b = _token_range(starts, ent.start, ent.end)
-        if a < 0 or any(t != "O" for t in tags[a:b + 1]):
+        a, b = _token_range(tokens, ent.start, ent.end, starts)
+        why = "no_word" if a < 0 else "overlapping" if any(
+            t != "O" for t in tags[a:b + 1]) else None
+        if why is not None:
+            counts[why] = counts.get(why, 0) + 1
             continue
         suffix = f"-{ent.type}" if ent.type else ""
         tags[a] = "B" + suffix
@@ -193,14 +239,21 @@ class SpanTagger:
         if attributes is None:
             attributes = self.attributes(documents, candidates)
         entities = 0
+        dropped: dict[str, int] = {}
         for doc, items in zip(documents, attributes, strict=True):
             if items is None:
+                dropped["no_word"] = dropped.get("no_word", 0) + len(doc.entities)
                 continue
-            trainer.append(items, gold_tags(doc, _tokens(doc.text)))
-            entities += len(doc.entities)
+            left_out = sum(dropped.values())
+            trainer.append(items, gold_tags(doc, _tokens(doc.text), dropped))
+            entities += len(doc.entities) - (sum(dropped.values()) - left_out)
+        if dropped:
+            logger.warning("span tagger: %d overlapping gold entities left out (the first of "
+                           "each overlapping group is kept), %d covering no word",
+                           dropped.get("overlapping", 0), dropped.get("no_word", 0))
         if not entities:
             raise ValueError("cannot train the span tagger: the training documents hold no "
-                             "entity")
+                             "entity that covers a word")
         with tempfile.TemporaryDirectory(prefix="xlnel-crf-") as tmp:
             path = Path(tmp) / "model.crfsuite"
             trainer.train(str(path))
@@ -269,7 +322,7 @@ class SpanTagger:
             key = (c.span.start, c.span.end)
             row = spans.get(key)
             if row is None:
-                row = spans[key] = _span_row(starts, key, begin, inside)
+                row = spans[key] = _span_row(tokens, key, begin, inside, starts)
             out[i] = row
         return out
 
@@ -298,9 +351,9 @@ class SpanTagger:
         return cls(data)
 
 
-def _span_row(starts: list[int], key: tuple[int, int], begin: np.ndarray,
-              inside: np.ndarray) -> np.ndarray:
-    a, b = _token_range(starts, *key)
+def _span_row(tokens: list[tuple[int, int]], key: tuple[int, int], begin: np.ndarray,
+              inside: np.ndarray, starts: list[int] | None = None) -> np.ndarray:
+    a, b = _token_range(tokens, *key, starts)
     if a < 0:
         return np.zeros(len(TAGGER_FEATURES))
     p_begin = float(begin[a])
