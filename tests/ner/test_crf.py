@@ -286,3 +286,26 @@ def test_shipped_tagger_configs_validate(path):
     cfg = load_config(path)
     tagger = tagger_class(cfg.ner.name)(cfg.ner, cfg.lang)  # options are validated on creation
     assert isinstance(tagger, CrfTagger)
+
+
+def test_a_word_without_sub_tokens_gets_a_stand_in_id():
+    """A word the tokenizer reduces to nothing takes the unknown token, the padding token
+    without one, and is refused by name when the tokenizer has neither."""
+    from xlnel.ner._network import word_pieces
+
+    class Tokenizer:
+        name_or_path = "tiny-no-unk"
+
+        def __init__(self, unk: int | None, pad: int | None) -> None:
+            self.unk_token_id, self.pad_token_id = unk, pad
+
+        def __call__(self, words: list[str], add_special_tokens: bool) -> dict[str, Any]:
+            return {"input_ids": [[] if w == "\u05b4" else [7, 8, 9][:len(w)] for w in words]}
+
+    text = "ab \u05b4 c"
+    words = [(0, 2), (3, 4), (5, 6)]
+    assert word_pieces(Tokenizer(1, 0), text, words, 1) == [[7], [1], [7]]
+    assert word_pieces(Tokenizer(None, 0), text, words, 4) == [[7, 8], [0], [7]]
+    with pytest.raises(ValueError, match=r"tiny-no-unk turns the word '\u05b4' \(characters "
+                                         r"3-4\) into no token"):
+        word_pieces(Tokenizer(None, None), text, words, 4)

@@ -46,13 +46,32 @@ def word_pieces(tokenizer: Any, text: str, words: Sequence[tuple[int, int]],
     """Sub-token ids of each word (tokenised alone, as a word after a space), at most ``limit``.
 
     A word the tokenizer reduces to nothing (a lone combining mark) becomes the unknown token,
-    so every word has a first sub-token to carry its tag.
+    or the padding token for a tokenizer without one, so every word has a first sub-token to
+    carry its tag (the attention mask does not depend on the ids, so a padding id inside a
+    chunk is still attended to).
+
+    Raises:
+        ValueError: If a word reduces to nothing and the tokenizer has neither token, naming
+            the word, its offsets and the tokenizer.
     """
     if not words:
         return []
     enc = tokenizer([text[s:e] for s, e in words], add_special_tokens=False)
-    unk = tokenizer.unk_token_id
-    return [ids[:limit] if ids else [unk] for ids in enc["input_ids"]]
+    stand_in = tokenizer.unk_token_id
+    if stand_in is None:
+        stand_in = tokenizer.pad_token_id
+    out: list[list[int]] = []
+    for (start, end), ids in zip(words, enc["input_ids"], strict=True):
+        if not ids:
+            if stand_in is None:
+                name = getattr(tokenizer, "name_or_path", "") or type(tokenizer).__name__
+                raise ValueError(f"tokenizer {name} turns the word {text[start:end]!r} "
+                                 f"(characters {start}-{end}) into no token and has no unknown "
+                                 "or padding token to stand for it; use a tokenizer with an "
+                                 "unknown token")
+            ids = [stand_in]
+        out.append(list(ids[:limit]))
+    return out
 
 
 def make_chunks(tokenizer: Any, doc_index: int, text: str, words: Sequence[tuple[int, int]],
