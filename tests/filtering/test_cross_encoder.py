@@ -438,3 +438,23 @@ def test_prefilter_options_are_checked_before_training(tiny_model_dir):
         _filter(tiny_model_dir, prefilter="xlnel.gbdt.v1", prefilter_options={"unit": "x"})
     with pytest.raises(ConfigError, match="without a prefilter"):
         _filter(tiny_model_dir, prefilter_options={"window": 1})
+
+
+def test_saving_over_a_cascade_leaves_no_stale_prefilter(trained, cascade, corpus, tmp_path):
+    """A filter without a prefilter saved over a cascade's folder replaces it whole: no old
+    ``prefilter/`` stays, and the folder reads back as the new filter."""
+    import shutil
+
+    filt, _ = trained
+    folder = tmp_path / "filter"
+    shutil.copytree(cascade[1], folder)
+    filt.save(folder)
+    assert not (folder / "prefilter").exists()
+    assert sorted(p.name for p in folder.iterdir()) == ["filter.json", "model"]
+    loaded = CrossEncoderFilter.load(folder, FilterConfig(name="xlnel.cross_encoder.v1"), "en")
+    assert loaded._prefilter is None and loaded.threshold == filt.threshold
+    docs, cands = corpus
+    for a, b in zip(filt.score_batch(docs, cands), loaded.score_batch(docs, cands),
+                    strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-6)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["filter"]  # no temporaries

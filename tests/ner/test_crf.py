@@ -288,6 +288,29 @@ def test_shipped_tagger_configs_validate(path):
     assert isinstance(tagger, CrfTagger)
 
 
+def test_save_over_an_earlier_tagger_keeps_only_the_new_files(trained, tiny_encoder, tmp_path):
+    """A folder saved again holds the new tagger's files only: the layers, labels and options
+    read back are the new ones, and a file an earlier save left (a pickled weights file of
+    an older model) is gone."""
+    folder = tmp_path / "ner"
+    trained.save(folder)
+    fresh = tmp_path / "fresh"
+    other = _tagger(tiny_encoder, max_prefix=1)
+    other._build(str(tiny_encoder), ["O", "B-X", "I-X", "B-Y", "I-Y"], for_training=False)
+    other.save(fresh)
+    (folder / "model" / "pytorch_model.bin").write_bytes(b"stale")
+    other.save(folder)
+
+    def listing(root: Path) -> list[str]:
+        return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+    assert listing(folder) == listing(fresh)
+    loaded = CrfTagger.load(folder, NerConfig(name=CrfTagger.registered_name), "en")
+    assert loaded.labels == ["O", "B-X", "I-X", "B-Y", "I-Y"]
+    assert loaded.options.max_prefix == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fresh", "ner"]  # no temporaries
+
+
 def test_a_word_without_sub_tokens_gets_a_stand_in_id():
     """A word the tokenizer reduces to nothing takes the unknown token, the padding token
     without one, and is refused by name when the tokenizer has neither."""

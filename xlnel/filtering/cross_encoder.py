@@ -52,6 +52,7 @@ from xlnel.filtering.cross_encoder_options import (
     prefilter_config,
 )
 from xlnel.filtering.labels import label_candidates
+from xlnel.io._atomic import atomic_dir
 from xlnel.linkers.decide import choose_threshold
 from xlnel.types import Candidate, Document
 from xlnel.version import __version__
@@ -425,23 +426,22 @@ class CrossEncoderFilter(CandidateFilter):
 
     # ----------------------------------------------------------------- persistence
     def save(self, directory: Path) -> None:
-        """Write ``model/`` (weights and tokenizer, fp32) and ``filter.json``."""
+        """Write ``model/`` (weights and tokenizer, fp32), ``filter.json`` and a cascade's
+        ``prefilter/``, replacing ``directory`` whole and atomically (no earlier file stays)."""
         if self._model is None:
             raise RuntimeError(f"{self.registered_name}: nothing to save before fit()")
-        directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
         from xlnel.models.quiet import no_progress_bars
 
-        with no_progress_bars():
-            self._model.save_pretrained(directory / "model")
-        self._tokenizer.save_pretrained(directory / "model")
-        if self._prefilter is not None:
-            self._prefilter.save(directory / "prefilter")
-        meta = {"xlnel_version": __version__, "filter": self.registered_name,
-                "threshold": self.threshold, "options": self.options.model_dump(mode="json"),
-                "prefilter_cut": self.cut, "combine": self.combine_mode,
-                "training": self.report}
-        (directory / "filter.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        with atomic_dir(directory) as tmp, no_progress_bars():
+            self._model.save_pretrained(tmp / "model")
+            self._tokenizer.save_pretrained(tmp / "model")
+            if self._prefilter is not None:
+                self._prefilter.save(tmp / "prefilter")
+            meta = {"xlnel_version": __version__, "filter": self.registered_name,
+                    "threshold": self.threshold, "options": self.options.model_dump(mode="json"),
+                    "prefilter_cut": self.cut, "combine": self.combine_mode,
+                    "training": self.report}
+            (tmp / "filter.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
 
     @classmethod
     def load(cls, directory: Path, config: FilterConfig, lang: str) -> CrossEncoderFilter:

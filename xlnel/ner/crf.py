@@ -36,6 +36,7 @@ from xlnel.candidates.spans import tokenize
 from xlnel.config import NerConfig, validate_options
 from xlnel.dictionary.dft import split_documents
 from xlnel.errors import ArtifactError, ConfigError
+from xlnel.io._atomic import atomic_dir
 from xlnel.ner.base import SpanTagger, register_tagger
 from xlnel.ner.bio import bio_labels, decode_bio, encode_bio, entity_types
 from xlnel.numbers import Float, Int
@@ -366,23 +367,23 @@ class CrfTagger(SpanTagger):
 
     # ----------------------------------------------------------------- persistence
     def save(self, directory: Path) -> None:
-        """Write ``model/`` (encoder and tokenizer), ``head.safetensors`` and ``tagger.json``."""
+        """Write ``model/`` (encoder and tokenizer), ``head.safetensors`` and ``tagger.json``,
+        replacing ``directory`` whole and atomically: no file of an earlier save stays beside
+        them, and an interrupted save leaves the earlier folder as it was."""
         from safetensors.torch import save_file
 
-        network = self._require_network()
-        directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
         from xlnel.models.quiet import no_progress_bars
 
-        with no_progress_bars():
-            network.encoder.save_pretrained(directory / "model")
-        self._tokenizer.save_pretrained(directory / "model")
-        save_file(network.head_state(), str(directory / "head.safetensors"))
-        meta = {"xlnel_version": __version__, "tagger": self.registered_name,
-                "labels": self.labels, "options": self.options.model_dump(mode="json"),
-                "training": self.report}
-        (directory / "tagger.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False),
-                                               encoding="utf-8")
+        network = self._require_network()
+        with atomic_dir(directory) as tmp, no_progress_bars():
+            network.encoder.save_pretrained(tmp / "model")
+            self._tokenizer.save_pretrained(tmp / "model")
+            save_file(network.head_state(), str(tmp / "head.safetensors"))
+            meta = {"xlnel_version": __version__, "tagger": self.registered_name,
+                    "labels": self.labels, "options": self.options.model_dump(mode="json"),
+                    "training": self.report}
+            (tmp / "tagger.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False),
+                                             encoding="utf-8")
 
     @classmethod
     def load(cls, directory: Path, config: NerConfig, lang: str) -> CrfTagger:
