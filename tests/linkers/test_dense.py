@@ -352,3 +352,20 @@ def test_search_takes_k_as_given(fitted: DenseCandidateGenerator) -> None:
     assert [len(h) for h in fitted.search(["asthma"])] == [fitted.config.top_m]
     with pytest.raises(ValueError, match="got 0"):
         fitted.search(["asthma"], 0)
+
+
+@pytest.mark.parametrize("merge_tfidf", [False, True])
+def test_spans_for_another_number_of_documents_are_refused(tiny_encoder_dir: Path,
+                                                           merge_tfidf: bool) -> None:
+    from xlnel.candidates.tfidf_generator import TfidfCandidateGenerator
+
+    gens = [DenseCandidateGenerator(make_config(tiny_encoder_dir, merge_tfidf=merge_tfidf),
+                                    "en").fit(dictionary()),
+            TfidfCandidateGenerator(CandidatesConfig(), "en").fit(dictionary())]
+    docs = [Document("a", "asthma"), Document("b", "migraine")]
+    for gen in gens:
+        for spans in ([[Span(0, 6, "asthma")]], [[], [], []]):
+            with pytest.raises(ValueError, match=rf"spans given for {len(spans)} documents, "
+                                                 r"but there are 2 documents"):
+                gen.generate_batch(docs, spans)
+        assert gen.generate_batch(docs, [[Span(0, 6, "asthma")], []])[1] == []

@@ -34,7 +34,6 @@ class CandidateGenerator(ABC):
     def fit(self, dictionary: Dictionary) -> CandidateGenerator:
         """Index the dictionary's names."""
 
-    @abstractmethod
     def generate_batch(self, documents: Sequence[Document],
                        spans: Sequence[Sequence[Span]] | None = None) -> list[list[Candidate]]:
         """Candidates of each document, in the documents' order.
@@ -43,7 +42,22 @@ class CandidateGenerator(ABC):
             documents: The documents.
             spans: Mention spans per document (from a tagger) to match instead of the
                 generator's own enumeration of all word spans; ``None`` = enumerate.
+
+        Raises:
+            ValueError: If ``spans`` is given for another number of documents (the lists
+                would be paired with the wrong documents, or some documents left out).
         """
+        if spans is not None and len(spans) != len(documents):
+            raise ValueError(f"spans given for {len(spans)} documents, but there are "
+                             f"{len(documents)} documents; give one list of spans per "
+                             "document (empty for a document without mentions)")
+        return self._generate_batch(documents, spans)
+
+    @abstractmethod
+    def _generate_batch(self, documents: Sequence[Document],
+                        spans: Sequence[Sequence[Span]] | None) -> list[list[Candidate]]:
+        """What :meth:`generate_batch` returns, for ``spans`` already checked to pair with
+        ``documents``."""
 
     def generate(self, document: Document, spans: Sequence[Span] | None = None
                  ) -> list[Candidate]:

@@ -81,8 +81,8 @@ class TfidfCandidateGenerator(CandidateGenerator):
                               strip_prefixes=self.config.strip_prefixes,
                               compound_words=self.config.compound_words)
 
-    def generate_batch(self, documents: Sequence[Document],
-                       spans: Sequence[Sequence[Span]] | None = None) -> list[list[Candidate]]:
+    def _generate_batch(self, documents: Sequence[Document],
+                        spans: Sequence[Sequence[Span]] | None) -> list[list[Candidate]]:
         """Candidates of each document; each distinct normalised span is searched once.
 
         Args:

@@ -277,8 +277,8 @@ class DenseCandidateGenerator(CandidateGenerator):
                               strip_prefixes=self.config.strip_prefixes,
                               compound_words=self.config.compound_words)
 
-    def generate_batch(self, documents: Sequence[Document],
-                       spans: Sequence[Sequence[Span]] | None = None) -> list[list[Candidate]]:
+    def _generate_batch(self, documents: Sequence[Document],
+                        spans: Sequence[Sequence[Span]] | None) -> list[list[Candidate]]:
         """Candidates of each document: all spans, or the given spans with n-gram back-off.
 
         Args:
@@ -303,9 +303,6 @@ class DenseCandidateGenerator(CandidateGenerator):
     def _backoff(self, documents: Sequence[Document], spans: Sequence[Sequence[Span]],
                  found: dict[str, Hits]) -> list[list[Candidate]]:
         """Match mentions; break unmatched multi-word ones into shorter n-grams, longest first."""
-        if len(spans) != len(documents):
-            raise ValueError(f"got spans for {len(spans)} documents, but {len(documents)} "
-                             "documents")
         out: list[list[Candidate]] = [[] for _ in documents]
         flat = [(i, s) for i, one in enumerate(spans) for s in one]
         pending: list[_Mention] = []
