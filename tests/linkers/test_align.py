@@ -231,3 +231,18 @@ def test_evaluate_refuses_gold_without_linked_mentions_before_embedding(tmp_path
         gold.write_text(text, encoding="utf-8")
         with pytest.raises(ValueError, match="gold.jsonl holds no mention with a concept id"):
             evaluate_encoder("no-such-model", [f"tsv:{kb}"], gold)
+
+
+def test_evaluate_counts_mentions_without_text_as_misses(tiny_encoder_dir: Path,
+                                                           tmp_path: Path) -> None:
+    kb = tmp_path / "kb.tsv"
+    kb.write_text("concept_id\tname\n" + "".join(f"{c}\t{n}\n" for c, ns in GROUPS.items()
+                                                  for n in ns), encoding="utf-8")
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps({"id": "g", "text": "asthma ...", "entities": [
+        {"start": 0, "end": 6, "text": "asthma", "concept_id": "D2"},
+        {"start": 7, "end": 10, "text": "...", "concept_id": "D2"}]}) + "\n")
+    result = evaluate_encoder(str(tiny_encoder_dir), [f"tsv:{kb}"], gold, k=2,
+                              options={"device": "cpu", "pooling": "mean", "prefix": ""})
+    assert result["mentions"] == 2 and result["empty_mentions"] == 1
+    assert result["accuracy@1"] == result["accuracy@2"] == 0.5

@@ -354,6 +354,14 @@ def test_search_takes_k_as_given(fitted: DenseCandidateGenerator) -> None:
         fitted.search(["asthma"], 0)
 
 
+def test_texts_without_letters_have_no_neighbours(fitted: DenseCandidateGenerator) -> None:
+    """'...' normalises to nothing: it is not embedded, so it gets no (meaningless) names."""
+    near = fitted.nearest(["...", "asthma", " - ", "asthma"], 2)
+    assert near[0] == near[2] == []
+    assert near[1] == near[3] and near[1][0][:2] == ("D2", "asthma")
+    assert fitted.nearest(["..."]) == [[]]
+
+
 @pytest.mark.parametrize("merge_tfidf", [False, True])
 def test_spans_for_another_number_of_documents_are_refused(tiny_encoder_dir: Path,
                                                            merge_tfidf: bool) -> None:

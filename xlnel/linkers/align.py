@@ -355,9 +355,11 @@ def evaluate_encoder(model: str, kb: Sequence[str], gold: str | Path,
     """Accuracy@1 and @k of linking gold mentions (text only) by nearest dictionary name.
 
     A mention counts as correct at k when one of the first k distinct concepts of its nearest
-    names is one of its gold concept ids. Mentions without a concept id are skipped; the
-    accuracy is also given over the mentions whose concept is in the dictionary, and over
-    those of them whose text is not itself a dictionary name (``unseen``: no exact match).
+    names is one of its gold concept ids. Mentions without a concept id are skipped; a
+    mention whose text normalises to nothing (punctuation only) has no nearest name and
+    counts as a miss (``empty_mentions``). The accuracy is also given over the mentions whose
+    concept is in the dictionary, and over those of them whose text is not itself a
+    dictionary name (``unseen``: no exact match).
 
     Args:
         model: Encoder (registered name, Hugging Face id or folder).
@@ -399,8 +401,9 @@ def evaluate_encoder(model: str, kb: Sequence[str], gold: str | Path,
             ranked[text] = list(dict.fromkeys(cid for cid, _, _ in hits))[:k]
     keys = {normalize_string(name, lang) for name in d.names}
     unseen = {t for t in texts if normalize_string(t, lang) not in keys}
+    empty = sum(not normalize_string(t, lang) for t, _ in mentions)
     return {"model": model, "kb": list(kb), "dictionaries": [str(p) for p in dictionaries],
-            "gold": str(gold), "dictionary_names": len(d.names),
+            "gold": str(gold), "dictionary_names": len(d.names), "empty_mentions": empty,
             **_accuracies(mentions, ranked, d.concept_ids(), unseen, k),
             "seconds": round(time.perf_counter() - t0, 1)}
 

@@ -251,10 +251,16 @@ class DenseCandidateGenerator(CandidateGenerator):
 
     def nearest(self, texts: Sequence[str], k: int | None = None
                 ) -> list[list[tuple[str, str, float]]]:
-        """(concept id, name, cosine) of the nearest names of raw texts, best first."""
+        """(concept id, name, cosine) of the nearest names of raw texts, best first.
+
+        A text that normalises to nothing (punctuation only, such as ``...``) has no
+        neighbours: it is not embedded, as the generator never searches such a span either.
+        """
         keys = [normalize_string(t, self.lang) for t in texts]
-        return [[(cid, name, score) for i, score in hits for cid, name in self._targets[i]]
-                for hits in self.search(keys, k)]
+        distinct = [key for key in dict.fromkeys(keys) if key]
+        found = dict(zip(distinct, self.search(distinct, k), strict=True))
+        return [[(cid, name, score) for i, score in found.get(key, [])
+                 for cid, name in self._targets[i]] for key in keys]
 
     def _candidates(self, span: Span, hits: Hits) -> list[Candidate]:
         th = self.config.threshold
