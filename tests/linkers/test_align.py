@@ -233,6 +233,28 @@ def test_evaluate_refuses_gold_without_linked_mentions_before_embedding(tmp_path
             evaluate_encoder("no-such-model", [f"tsv:{kb}"], gold)
 
 
+def test_evaluate_names_a_bad_option_as_given(tmp_path: Path) -> None:
+    """A bad option is named by the caller's key (the CLI's --pooling), not by the dense
+    generator's config key, and before the model is loaded."""
+    from xlnel.cli.main import app
+
+    kb = tmp_path / "kb.tsv"
+    kb.write_text("concept_id\tname\nD1\tdiabetes\n", encoding="utf-8")
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps({"id": "g", "text": "diabetes", "entities": [
+        {"start": 0, "end": 8, "text": "diabetes", "concept_id": "D1"}]}) + "\n")
+    with pytest.raises(ConfigError, match=r"options: pooling: .*got 'max'") as err:
+        evaluate_encoder("no-such-model", [f"tsv:{kb}"], gold, options={"pooling": "max"})
+    assert "candidates.options" not in str(err.value)
+    for command in ("evaluate", "align"):
+        args = ["encoder", command, "--kb", f"tsv:{kb}", "--model", "no-such-model",
+                "--pooling", "max"]
+        args += ["--gold", str(gold)] if command == "evaluate" else ["--out", str(tmp_path / "o")]
+        res = CliRunner().invoke(app, args)
+        assert res.exit_code == 2, res.output
+        assert "--pooling" in res.output and "candidates.options" not in res.output
+
+
 def test_evaluate_counts_mentions_without_text_as_misses(tiny_encoder_dir: Path,
                                                            tmp_path: Path) -> None:
     kb = tmp_path / "kb.tsv"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -24,10 +24,12 @@ KbOpt = Annotated[list[str] | None, typer.Option(
 DictOpt = Annotated[list[Path] | None, typer.Option(
     "--dictionary", help="Dictionary TSV (name, concept_id, source), e.g. DFT pairs.")]
 ModelOpt = Annotated[str, typer.Option(help="Registered name, Hugging Face id or folder.")]
-PoolingOpt = Annotated[str | None, typer.Option(help="cls or mean (default: model's).")]
+# choices typed here, so a bad value is reported as the option the user typed (--pooling)
+PoolingOpt = Annotated[Literal["cls", "mean"] | None, typer.Option(
+    help="cls or mean (default: model's).")]
 PrefixOpt = Annotated[str | None, typer.Option(help="Text prefix (default: model's).")]
 LangOpt = Annotated[str, typer.Option(help="Language rules of name normalisation.")]
-DeviceOpt = Annotated[str, typer.Option(help="cpu, cuda or auto.")]
+DeviceOpt = Annotated[Literal["cpu", "cuda", "auto"], typer.Option(help="cpu, cuda or auto.")]
 
 
 def _run_options(**values: Any) -> dict[str, Any]:

@@ -372,13 +372,18 @@ def evaluate_encoder(model: str, kb: Sequence[str], gold: str | Path,
         progress: Log progress (the embedding of a large dictionary takes minutes on CPU).
 
     Raises:
+        ConfigError: If an option is unknown or invalid, named as a key of ``options``.
         ValueError: If the gold documents hold no mention with a concept id.
     """
     from xlnel.config import CandidatesConfig
     from xlnel.io import read_documents
-    from xlnel.linkers.dense import DenseCandidateGenerator
+    from xlnel.linkers.dense import DenseCandidateGenerator, DenseOptions
 
     t0 = time.perf_counter()
+    opts = {"switch_threshold": None, **(options or {}), "model": model}
+    # checked here, where the keys are the caller's, not those of the generator's config
+    # (candidates.options.pooling) that it is built with below
+    validate_options(DenseOptions, opts, "", "dense encoder")
     # the gold is read first: a bad or empty file fails before the dictionary is embedded
     mentions = [(e.text, set(e.concept_ids)) for doc in read_documents(gold)
                 for e in doc.entities if e.concept_ids]
@@ -389,7 +394,6 @@ def evaluate_encoder(model: str, kb: Sequence[str], gold: str | Path,
         d.extend(Dictionary.from_concepts(load_kb(spec)))
     for path in dictionaries:
         d.extend(Dictionary.load(path))
-    opts = {"switch_threshold": None, **(options or {}), "model": model}
     config = CandidatesConfig(generator="xlnel.dense.v1", threshold=0.0, top_m=max(20, 4 * k),
                               options=opts)
     generator = DenseCandidateGenerator(config, lang).fit(d)
