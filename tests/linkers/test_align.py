@@ -141,7 +141,8 @@ def test_align_and_evaluate_end_to_end(tiny_encoder_dir: Path, tmp_path: Path) -
         "diabetes", "diabetes mellitus", "type diabetes", "sugar"]
     report = align_encoder([f"tsv:{kb}"], tmp_path / "aligned", [extra],
                            {"model": str(tiny_encoder_dir), "pooling": "mean", "prefix": "",
-                            "max_steps": 3, "batch_size": 8, "device": "cpu"})
+                            "epochs": 2, "max_steps": 3, "batch_size": 8, "device": "cpu"})
+    # two batches an epoch (the fifth concept joins the second); max_steps cuts the second
     assert report["steps"] == 3 and report["concepts"] == 5
     meta = json.loads((tmp_path / "aligned" / "xlnel_encoder.json").read_text())
     assert meta["pooling"] == "mean" and meta["alignment"]["steps"] == 3
@@ -231,6 +232,24 @@ def test_evaluate_refuses_gold_without_linked_mentions_before_embedding(tmp_path
         gold.write_text(text, encoding="utf-8")
         with pytest.raises(ValueError, match="gold.jsonl holds no mention with a concept id"):
             evaluate_encoder("no-such-model", [f"tsv:{kb}"], gold)
+
+
+def test_last_batch_of_a_single_concept_is_merged_into_the_one_before() -> None:
+    """Five concepts, two a batch: the fifth alone would be a step of zero loss (no negative
+    pair); it joins the second batch, whose first four names are what the seed gave."""
+    batches = concept_batches(GROUPS, batch_size=4, names_per_concept=2, rng=random.Random(0))
+    assert len(batches) == 2
+    assert [sorted({label for _, label in b}) for b in batches] == [[0, 1], [0, 1, 2]]
+    rng = random.Random(0)
+    concepts = sorted(GROUPS)
+    rng.shuffle(concepts)
+    expected = [[(n, j) for j, cid in enumerate(concepts[lo:lo + 2])
+                 for n in rng.sample(GROUPS[cid], 2)] for lo in (0, 2, 4)]
+    assert batches[0] == expected[0]
+    assert batches[1] == expected[1] + [(n, 2) for n, _ in expected[2]]
+    # an epoch that divides evenly is left as it is
+    four = {cid: GROUPS[cid] for cid in sorted(GROUPS)[:4]}
+    assert [len(b) for b in concept_batches(four, 4, 2, random.Random(0))] == [4, 4]
 
 
 def test_evaluate_names_a_bad_option_as_given(tmp_path: Path) -> None:

@@ -203,18 +203,27 @@ def limit_pairs(groups: dict[str, list[str]], max_pairs: int | None,
 
 def concept_batches(groups: dict[str, list[str]], batch_size: int, names_per_concept: int,
                     rng: random.Random) -> list[list[tuple[str, int]]]:
-    """One epoch of batches of (name, concept index); concepts shuffled, names sampled."""
+    """One epoch of batches of (name, concept index); concepts shuffled, names sampled.
+
+    Each batch holds ``batch_size // names_per_concept`` concepts. When the concepts left for
+    the last batch are a single one, they are merged into the batch before (which then holds
+    up to ``names_per_concept`` names more than ``batch_size``): a batch of one concept has no
+    negative pair and would add a step of zero loss. The other batches are those the same
+    seed gives without the merge.
+    """
     concepts = sorted(groups)
     rng.shuffle(concepts)
     per_batch = max(1, batch_size // names_per_concept)
-    batches = []
+    batches: list[list[tuple[str, int]]] = []
     for lo in range(0, len(concepts), per_batch):
         batch: list[tuple[str, int]] = []
         for j, cid in enumerate(concepts[lo:lo + per_batch]):
             names = groups[cid]
             chosen = rng.sample(names, min(names_per_concept, len(names)))
             batch.extend((name, j) for name in chosen)
-        if len(batch) > 1:
+        if per_batch > 1 and lo + 1 == len(concepts) and batches:
+            batches[-1].extend((name, per_batch) for name, _ in batch)
+        elif len(batch) > 1:
             batches.append(batch)
     return batches
 
