@@ -66,6 +66,19 @@ def test_atomic_path_gives_a_new_file_the_umask_mode(tmp_path: Path) -> None:
     assert (tmp_path / "w.bin").stat().st_mode & 0o777 == 0o640
 
 
+def test_atomic_dir_gives_the_folder_the_umask_mode(tmp_path: Path) -> None:
+    # a saved pipeline or model folder gets the mode mkdir gives it (mkdtemp's is owner-only)
+    old_umask = os.umask(0o027)
+    try:
+        with atomic_dir(tmp_path / "model") as tmp:
+            (tmp / "a.json").write_text("{}", encoding="utf-8")
+        (tmp_path / "plain").mkdir()
+    finally:
+        os.umask(old_umask)
+    assert (tmp_path / "model").stat().st_mode & 0o777 == 0o750
+    assert (tmp_path / "plain").stat().st_mode & 0o777 == 0o750
+
+
 def test_iter_lines_keeps_spaces_and_handles_crlf_and_bom(tmp_path: Path) -> None:
     path = tmp_path / "in.txt"
     path.write_bytes("\ufeffa \r\n b\rc\n\nlast".encode())

@@ -20,7 +20,6 @@ import secrets
 import shutil
 import signal
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -250,6 +249,17 @@ def _create_temp(path: Path) -> tuple[int, str]:
             continue
 
 
+def _create_temp_dir(target: Path) -> Path:
+    # Unlike mkdtemp (owner-only 0o700), mode 0o777 lets the umask decide, as for mkdir.
+    while True:
+        tmp = target.parent / f".{target.name}.{secrets.token_hex(4)}"
+        try:
+            tmp.mkdir(0o777)
+            return tmp
+        except FileExistsError:  # pragma: no cover - 32 random bits
+            continue
+
+
 def check_writable(path: Path, folder: bool = False) -> None:
     """Refuse, before anything is written, a file path that is a folder, a folder path that is
     a file, and a path under a file (the system's own errors there name a temporary file)."""
@@ -365,7 +375,8 @@ def atomic_dir(target: str | Path, existing: Literal["replace", "keep"] = "repla
             process wrote the same content first, as in a shared cache).
         clean_stale: First remove the temporaries of writers of ``target`` killed before this
             process started (not for folders that concurrent processes write into).
-        mode: Permissions of the temporary folder (``mkdtemp`` makes it owner-only).
+        mode: Permissions of the folder; ``None`` gives the mode a plain ``mkdir`` gives
+            (0o777 less the umask).
 
     Yields:
         The temporary folder (created, empty).
@@ -377,7 +388,7 @@ def atomic_dir(target: str | Path, existing: Literal["replace", "keep"] = "repla
         stale = re.compile(re.escape(f".{target.name}.") + r"(?:[a-z0-9_]{8}|old-\d+)")
         remove_stale_files(target.parent, stale)
     with sigterm_as_interrupt():
-        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+        tmp = _create_temp_dir(target)
         try:
             if mode is not None:
                 tmp.chmod(mode)
