@@ -94,3 +94,15 @@ def test_overlap_level_errors_follow_the_maximum_matching() -> None:
     assert [(e.kind, e.category, e.mention.start) for e in errors] == [
         ("fp", "duplicate", 39)]
     assert evaluate(gold, pred, "overlap").fp == 1
+
+
+def test_concept_type_level_judges_the_concept_by_mentions_of_its_own_type() -> None:
+    # Gold C2 Disease at 20-39; predicted there as Disease C9 and as Sign C2: the prediction of
+    # its own type has another concept, and nothing was matched to the gold mention.
+    pred = [Document("d", TEXT, (_link(20, 39, "C9", "Disease"), _link(20, 39, "C2", "Sign")))]
+    gold = [Document("d", TEXT, (_link(20, 39, "C2", "Disease"),))]
+    errors = scoring_errors(gold, pred, ["concept+type"])
+    assert [(e.kind, e.category, e.other.concept_ids if e.other else None)
+            for e in errors] == [("fn", "wrong_concept", ("C9",)),
+                                 ("fp", "wrong_concept", ("C2",)),
+                                 ("fp", "wrong_type", ("C2",))]

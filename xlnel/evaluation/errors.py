@@ -74,8 +74,12 @@ def _category(link: Link, others: Sequence[Link], level: str,
     """Why ``link`` found no counterpart among ``others`` (the other side's mentions)."""
     same = [o for o in others if (o.start, o.end) == (link.start, link.end)]
     if same and level != "overlap":
-        if level.endswith("+type") and all(o.type != link.type for o in same):
-            return "wrong_type", same[0]
+        if level.endswith("+type"):
+            if all(o.type != link.type for o in same):
+                return "wrong_type", same[0]
+            # Only a mention of its own type could have matched it, so only those say whether
+            # the concept was wrong or the mention was taken by another.
+            same = [o for o in same if o.type == link.type]
         if level.startswith("concept") and all(
                 (o.concept_id not in link.concept_ids) if is_gold
                 else (link.concept_id not in o.concept_ids) for o in same):
