@@ -331,3 +331,19 @@ def test_experiment_types_links_as_the_trained_pipeline(tmp_path, tiny_docs, tin
         expected = evaluate(gold, linked, level)
         assert record["metrics"][level]["tp"] == expected.tp == 1
         assert record["metrics"][level]["fp"] == expected.fp
+
+
+def test_a_cell_recorded_twice_is_an_error_naming_both_lines(tmp_path):
+    # Two merged runs.jsonl files that both ran cell a: averaging it twice would be wrong.
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text('{"cell": "a"}\n{"cell": "b"}\n{"cell": "a"}\n')
+    with pytest.raises(FormatError, match=r"runs.jsonl:3: cell 'a' is recorded twice, at "
+                                          r"lines 1 and 3"):
+        read_runs(runs)
+
+
+def test_a_line_that_is_not_an_object_is_an_error(tmp_path):
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text('{"cell": "a"}\n[1, 2]\n')
+    with pytest.raises(FormatError, match=r"runs.jsonl:2: not a JSON record"):
+        read_runs(runs)

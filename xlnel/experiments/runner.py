@@ -29,7 +29,7 @@ import logging
 import os
 import re
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -39,8 +39,9 @@ import yaml
 from xlnel.cache import CACHE_ENV
 from xlnel.config import PipelineConfig, load_config
 from xlnel.config_files import yaml_value
-from xlnel.errors import ConfigError, FormatError
+from xlnel.errors import ConfigError
 from xlnel.evaluation import LEVELS, Scores, evaluate_per_document, hrm_recall
+from xlnel.experiments.runs import RUNS_FILE, append_run, iter_runs, read_runs, repair_runs
 from xlnel.experiments.stages import CellStages, StageCache, TrainingData
 from xlnel.experiments.summary import (
     SUMMARY_METRICS,
@@ -50,7 +51,6 @@ from xlnel.experiments.summary import (
     summarize,
 )
 from xlnel.filtering.base import filter_class
-from xlnel.io import atomic_write
 from xlnel.linkers.describe import describe_links, name_ids
 from xlnel.linkers.windows import document_windows
 from xlnel.normalization import hebrew_rules
@@ -64,7 +64,6 @@ __all__ = ["SUMMARY_METRICS", "Cell", "format_summary", "iter_runs", "mean_std",
            "metric_value", "parse_grid", "plan_cells", "read_runs", "run_cell",
            "run_experiment", "summarize"]
 
-RUNS_FILE = "runs.jsonl"
 SEED_KEYS = ("seed", *STAGE_SEED_KEYS)
 """Config keys set from a run's seed; they cannot be grid axes."""
 
@@ -232,47 +231,6 @@ def config_hash(config: PipelineConfig) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def read_runs(path: str | Path) -> list[dict[str, Any]]:
-    """The records of a ``runs.jsonl``; a truncated last line (a crash) is dropped with a warning.
-
-    Raises:
-        FormatError: If a line other than the last is not JSON.
-    """
-    p = Path(path)
-    if not p.is_file():
-        return []
-    lines = p.read_text(encoding="utf-8").split("\n")
-    complete = p.stat().st_size == 0 or lines[-1] == ""
-    if lines and lines[-1] == "":
-        lines.pop()
-    records = []
-    for i, line in enumerate(lines, start=1):
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError as e:
-            if i == len(lines) and not complete:
-                logger.warning("%s: ignoring the truncated last line %d (an interrupted run)",
-                               p, i)
-                break
-            raise FormatError(f"not a JSON record: {e}", p, i) from e
-    return records
-
-
-def _repair_runs(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
-    """Rewrite ``runs.jsonl`` with only its complete records (drops a truncated tail)."""
-    with atomic_write(path) as f:
-        for r in records:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
-
-
-def append_run(path: Path, record: Mapping[str, Any]) -> None:
-    """Append one record as a JSON line, synced to disk before returning."""
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(json.dumps(record, ensure_ascii=False) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-
-
 def score_levels(config: PipelineConfig, gold: Sequence[Document], typed: bool = False
                  ) -> list[str]:
     """Evaluation levels recorded for a cell: ``span``, ``overlap``, ``span-prefix`` for Hebrew,
@@ -355,7 +313,7 @@ def _done_cells(path: Path, planned: Sequence[tuple[Cell, PipelineConfig]]) -> s
     """Ids of the planned cells already in ``runs.jsonl`` (repairing a truncated tail)."""
     records = read_runs(path)
     if path.is_file() and path.stat().st_size and not path.read_bytes().endswith(b"\n"):
-        _repair_runs(path, records)
+        repair_runs(path, records)
     configs = {cell.id: cfg for cell, cfg in planned}
     done = set()
     for r in records:
@@ -481,14 +439,3 @@ def _check_fold_ids(fold_ids: Sequence[int], folds: int | None) -> list[int]:
     if not ids or bad or len(set(ids)) != len(ids):
         raise ConfigError(f"fold ids must be distinct folds among 0..{folds - 1}, got {ids}")
     return ids
-
-
-def iter_runs(paths: Iterable[str | Path]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """(label, records) of each experiment folder or ``runs.jsonl`` file."""
-    for p in paths:
-        path = Path(p)
-        file = path / RUNS_FILE if path.is_dir() else path
-        if not file.is_file():
-            raise FileNotFoundError(f"no {RUNS_FILE} in {path}; run `xlnel experiment` first")
-        label = (path if path.is_dir() else path.parent).name
-        yield label, read_runs(file)
