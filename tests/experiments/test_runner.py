@@ -347,3 +347,11 @@ def test_a_line_that_is_not_an_object_is_an_error(tmp_path):
     runs.write_text('{"cell": "a"}\n[1, 2]\n')
     with pytest.raises(FormatError, match=r"runs.jsonl:2: not a JSON record"):
         read_runs(runs)
+
+
+def test_a_record_without_its_cell_is_an_error_naming_the_line(tmp_path):
+    # resuming keys the finished cells by name: a record without one raised a bare KeyError
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text('{"cell": "a"}\n{"scores": {}}\n')
+    with pytest.raises(FormatError, match=r"runs.jsonl:2: a run record names its cell"):
+        read_runs(runs)

@@ -30,7 +30,8 @@ def read_runs(path: str | Path) -> list[dict[str, Any]]:
 
     Raises:
         FormatError: If a line other than the last is not JSON, a line is not a JSON object,
-            or two lines record the same cell (naming both lines).
+            a record has no
+            cell name, or two lines record the same cell (naming both lines).
     """
     p = Path(path)
     if not p.is_file():
@@ -64,7 +65,8 @@ def _refuse_repeated_cell(record: Mapping[str, Any], first_line: dict[str, int],
     replicates; the user has to say which run to keep."""
     cell = record.get("cell")
     if not isinstance(cell, str):
-        return
+        raise FormatError(f"a run record names its cell (a string under 'cell'), got "
+                          f"{cell!r}", path, line)
     if cell in first_line:
         raise FormatError(f"cell {cell!r} is recorded twice, at lines {first_line[cell]} and "
                           f"{line} (merged files that both ran it?); keep one of the two lines",
