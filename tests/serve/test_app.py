@@ -73,6 +73,36 @@ def test_malformed_json_is_400(client: TestClient) -> None:
     assert r.status_code == 400 and "empty" in r.json()["detail"]
 
 
+def test_a_body_that_is_not_utf8_is_400_naming_the_byte(client: TestClient) -> None:
+    raw = '{"text": "café asthma"}'.encode("latin-1")
+    r = client.post("/link", content=raw, headers={"content-type": "application/json"})
+    assert r.status_code == 400
+    assert r.json()["detail"] == ("the request body is not valid JSON: it is not UTF-8 "
+                                  "(invalid continuation byte at byte 13)")
+
+
+@pytest.mark.parametrize("headers, got", [({}, "none"),
+                                          ({"content-type": "text/plain"}, "'text/plain'")])
+def test_a_body_not_sent_as_json_names_the_header(client: TestClient, headers: dict[str, str],
+                                                  got: str) -> None:
+    r = client.post("/link", content=b'{"text": "asthma"}', headers=headers)
+    assert r.status_code == 422
+    assert r.json()["detail"] == ("the request body must be JSON sent with the header "
+                                  f"content-type: application/json (got {got})")
+
+
+@pytest.mark.parametrize("documents, detail", [
+    ([{"id": "a", "text": "asthma"}, {"id": "a", "text": "migraine"}],
+     "document 1 has the id 'a' of document 0; ids in a batch must be unique"),
+    ([{"text": "asthma"}, {"id": "text-0", "text": "migraine"}],
+     "document 1 has the id 'text-0' of document 0; ids in a batch must be unique"),
+])
+def test_a_batch_repeating_an_id_is_422(client: TestClient, documents: list[dict[str, str]],
+                                        detail: str) -> None:
+    r = client.post("/link", json={"documents": documents})
+    assert r.status_code == 422 and r.json()["detail"] == detail
+
+
 def test_oversized_body_is_413(client: TestClient) -> None:
     r = client.post("/link", content=b'{"text": "' + b"a" * 6000 + b'"}',
                     headers={"content-type": "application/json"})
@@ -191,6 +221,28 @@ def test_a_retired_concept_id_moves_to_the_current_one(en_pipeline: Path,
     assert client.get("/concepts/HP:7").json()["id"] == "C2"
     assert client.get("/concepts/HP:8").status_code == 404
     assert len(asked) == 1  # the history is read once, on the first unknown id
+
+
+def test_concept_ids_holding_a_slash_are_found(en_pipeline: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import xlnel.serve.app as app_module
+    from xlnel.dictionary.concepts import ConceptInfo, ConceptTable
+
+    pipeline = xlnel.load(en_pipeline)
+    pipeline.concepts = ConceptTable([ConceptInfo("MESH/D003920", "Diabetes", "Disease")])
+    monkeypatch.setattr(app_module, "kb_ids_history",
+                        lambda specs, missing_ok=False: {"OLD/1": "MESH/D003920"})
+    client = TestClient(create_app(pipeline))
+    expected = {"id": "MESH/D003920", "name": "Diabetes", "type": "Disease", "names": []}
+    for path in ("/concepts/MESH/D003920", "/concepts/MESH%2FD003920"):
+        assert client.get(path).json() == expected, path
+    r = client.get("/concepts/OLD/1", follow_redirects=False)
+    assert r.status_code == 301 and r.headers["location"] == "/concepts/MESH%2FD003920"
+    assert client.get("/concepts/OLD/1").json() == expected
+    r = client.get("/concepts/NO/SUCH")
+    assert r.status_code == 404
+    assert r.json() == {"detail": "concept 'NO/SUCH' is not in the pipeline"}
+    assert "/concepts/{concept_id}" in client.get("/openapi.json").json()["paths"]
 
 
 def test_web_page_and_its_files_are_served(client: TestClient) -> None:

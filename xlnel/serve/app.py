@@ -21,10 +21,12 @@ from typing import Any
 from urllib.parse import quote
 
 from fastapi import FastAPI, HTTPException, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from xlnel.errors import FormatError, LimitError
 from xlnel.io.bioc_json import InvalidJSONError, bioc_json_text, parse_bioc_json
@@ -169,9 +171,31 @@ def _add_error_handlers(app: FastAPI, limits: Limits) -> None:
                for e in errors):
             return JSONResponse({"detail": "the request body is empty: send a JSON object"},
                                 status_code=400)
+        kind = request.headers.get("content-type", "")
+        if not _is_json(kind) and any(tuple(e.get("loc", ())) == ("body",) for e in errors):
+            # FastAPI reads a body as JSON only when its content type says so (``curl -d``
+            # sends form data): say which header is missing, not that the body is no object.
+            got = repr(kind) if kind else "none"
+            return JSONResponse({"detail": "the request body must be JSON sent with the header "
+                                 f"content-type: application/json (got {got})"}, status_code=422)
         return JSONResponse({"detail": _plain(errors)}, status_code=422)
 
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
+        cause = exc.__cause__
+        if isinstance(cause, UnicodeDecodeError):  # FastAPI's "error parsing the body"
+            return JSONResponse({"detail": "the request body is not valid JSON: it is not UTF-8 "
+                                 f"({cause.reason} at byte {cause.start})"}, status_code=400)
+        return await http_exception_handler(request, exc)
+
     app.add_middleware(_BodyLimit, max_bytes=limits.max_body_bytes)
+
+
+def _is_json(content_type: str) -> bool:
+    """Whether a content type is one FastAPI parses as JSON (``application/json``, ``+json``)."""
+    kind = content_type.split(";")[0].strip().lower()
+    return kind == "application/json" or (kind.startswith("application/")
+                                          and kind.endswith("+json"))
 
 
 class _BodyLimit:
@@ -227,7 +251,19 @@ def _documents(request: LinkRequest, limits: Limits) -> tuple[list[Document], bo
         docs = [Document(d.id or f"text-{i}", d.text, metadata=dict(d.model_extra or {}))
                 for i, d in enumerate(request.documents)]
     _check_limits(docs, limits)
+    _check_ids(docs)
     return docs, request.text is not None
+
+
+def _check_ids(docs: list[Document]) -> None:
+    """Refuse (422) a batch in which two documents have one id, as the corpus readers do:
+    the answers could not be told apart by id (a missing id stands as ``text-N``)."""
+    seen: dict[str, int] = {}
+    for i, doc in enumerate(docs):
+        if doc.id in seen:
+            raise HTTPException(422, f"document {i} has the id {doc.id!r} of document "
+                                     f"{seen[doc.id]}; ids in a batch must be unique")
+        seen[doc.id] = i
 
 
 def _check_limits(docs: list[Document], limits: Limits) -> None:
@@ -306,7 +342,8 @@ def _add_routes(app: FastAPI, linker: _Linker, limits: Limits) -> None:
             raise HTTPException(422, str(exc)) from None
         return Response(collection, media_type="application/json")
 
-    @app.get("/concepts/{concept_id}", response_model=ConceptOut,
+    # ``:path``: ids may hold "/" (sent as is or as %2F), which a plain parameter never matches.
+    @app.get("/concepts/{concept_id:path}", response_model=ConceptOut,
              responses={301: {"description": "A retired id: moved to the current one"},
                         404: {"model": ErrorOut}},
              summary="A concept's names and type")
