@@ -161,9 +161,11 @@ class XlnelLinker:
     def _spans(self, doc: Doc, links: list[Link]) -> list[Span]:
         """One span per link; of links that widen to the same span and concept, the best."""
         best: dict[tuple[int, int, str, str], tuple[Span, Link, str]] = {}
+        unaligned: list[Link] = []
         for link in links:
             aligned = self._span(doc, link)
             if aligned is None:
+                unaligned.append(link)
                 continue
             span, alignment = aligned
             key = (span.start, span.end, span.label_, span.kb_id_)
@@ -176,6 +178,11 @@ class XlnelLinker:
                             "matched_name": link.matched_name, "source": link.matched_source,
                             "start_char": link.start, "end_char": link.end,
                             "alignment": alignment, "alternatives": list(link.alternatives)}
+        if unaligned:
+            # a link that no token span holds is lost to spaCy users: say so, not only in debug
+            logger.warning("%d link(s) off token boundaries left out (alignment_mode=%r), "
+                           "first: %d-%d %r", len(unaligned), self.alignment_mode,
+                           unaligned[0].start, unaligned[0].end, unaligned[0].text)
         return [span for span, _, _ in best.values()]
 
     def _merge_ents(self, doc: Doc, spans: list[Span]) -> list[Span]:
@@ -204,11 +211,7 @@ class XlnelLinker:
             span = doc.char_span(link.start, link.end, label=label, kb_id=cid,
                                  alignment_mode=self.alignment_mode)
             alignment = self.alignment_mode
-        if span is None:
-            logger.debug("link %d-%d %r is off token boundaries: left out", link.start,
-                         link.end, link.text)
-            return None
-        return span, alignment
+        return None if span is None else (span, alignment)
 
     def to_disk(self, path: str | Path, exclude: Iterable[str] = ()) -> None:
         """Write a reference to the xlnel pipeline (``default`` or an absolute folder path)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from pathlib import Path
 
@@ -50,7 +51,8 @@ def test_pipe_links_a_batch_at_a_time(en_pipeline: Path, monkeypatch: pytest.Mon
     assert sizes == [2, 2, 2]
 
 
-def test_hebrew_prefix_expands_to_the_whole_token(he_pipeline: Path) -> None:
+def test_hebrew_prefix_expands_to_the_whole_token(he_pipeline: Path,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
     nlp = _nlp("he", he_pipeline)
     doc = nlp(HE)
     links = xlnel.load(he_pipeline).link(HE)
@@ -63,8 +65,11 @@ def test_hebrew_prefix_expands_to_the_whole_token(he_pipeline: Path) -> None:
     assert got == [("בסוכרת", "C1", "expand", links[0].start),
                    ("ויתר לחץ דם", "C2", "exact", links[1].start),
                    ("והאינסולין", "C3", "expand", links[2].start)]
-    strict = _nlp("he", he_pipeline, alignment_mode="strict")(HE)
+    with caplog.at_level(logging.WARNING, logger="xlnel.spacy_component"):
+        strict = _nlp("he", he_pipeline, alignment_mode="strict")(HE)
     assert [e.kb_id_ for e in strict.ents] == ["C2"]
+    # links left out are said, not only logged at debug level
+    assert any("2 link(s) off token boundaries left out" in r.message for r in caplog.records)
 
 
 def test_existing_entities_send_links_to_spans(en_pipeline: Path) -> None:
