@@ -14,7 +14,6 @@ import logging
 import os
 import re
 import shutil
-import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -22,7 +21,13 @@ from typing import Any
 
 import yaml
 
-from xlnel.io._atomic import atomic_write, check_writable, remove_stale_files, sigterm_as_interrupt
+from xlnel.io._atomic import (
+    atomic_write,
+    check_writable,
+    create_temp_dir,
+    remove_stale_files,
+    sigterm_as_interrupt,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -87,7 +92,7 @@ def write_pipeline_config(path: Path, lang: str, dictionary: Path, stopwords: Pa
 
 
 def _staging_pattern(out: Path) -> re.Pattern[str]:
-    # the names tempfile.mkdtemp gives with the prefix below, and the old folders a swap leaves
+    # the names create_temp_dir gives, and the old folders a swap leaves
     return re.compile(re.escape(f".{out.name}.") + r"(?:[a-z0-9_]{8}|old-\d+)")
 
 
@@ -115,21 +120,14 @@ def staged_output(out: Path, names: Sequence[str]) -> Iterator[Path]:
     out.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_files(out.parent, _staging_pattern(out))
     with sigterm_as_interrupt():
-        stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}."))
+        stage = create_temp_dir(out)
         try:
-            stage.chmod(0o777 & ~_umask())  # mkdtemp's owner-only mode is no output's mode
             yield stage
             _install(stage, out, names)
         except BaseException:
             shutil.rmtree(stage, ignore_errors=True)
             raise
     logger.debug("wrote %s", out)
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def _install(stage: Path, out: Path, names: Sequence[str]) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import random
 import time
 from collections import Counter
@@ -392,10 +391,7 @@ class CharTranslator:
         complete (:func:`~xlnel.io._atomic.atomic_dir`): an interrupted save leaves any earlier
         folder as it was, never a mix of old and new files.
         """
-        umask = os.umask(0o022)
-        os.umask(umask)
-        # the folder gets the mode a plain mkdir gives it, not the temporary's owner-only one
-        with atomic_dir(directory, mode=0o777 & ~umask) as tmp:
+        with atomic_dir(directory) as tmp:
             self._write(tmp)
 
     def _write(self, path: Path) -> None:

@@ -249,7 +249,8 @@ def _create_temp(path: Path) -> tuple[int, str]:
             continue
 
 
-def _create_temp_dir(target: Path) -> Path:
+def create_temp_dir(target: Path) -> Path:
+    """An empty folder ``.NAME.xxxxxxxx`` beside ``target``, with the mode mkdir gives."""
     # Unlike mkdtemp (owner-only 0o700), mode 0o777 lets the umask decide, as for mkdir.
     while True:
         tmp = target.parent / f".{target.name}.{secrets.token_hex(4)}"
@@ -388,7 +389,7 @@ def atomic_dir(target: str | Path, existing: Literal["replace", "keep"] = "repla
         stale = re.compile(re.escape(f".{target.name}.") + r"(?:[a-z0-9_]{8}|old-\d+)")
         remove_stale_files(target.parent, stale)
     with sigterm_as_interrupt():
-        tmp = _create_temp_dir(target)
+        tmp = create_temp_dir(target)
         try:
             if mode is not None:
                 tmp.chmod(mode)
