@@ -18,7 +18,8 @@ from xlnel.errors import OutputError
 from xlnel.io.documents import STREAM_FORMATS, WRITABLE_FORMATS, corpus_extension
 
 __all__ = ["CORPUS_EXTENSIONS", "check_disjoint", "check_model_output", "check_output_folder",
-           "check_pipeline_output", "config_inputs", "corpus_output_format",
+           "check_pipeline_output", "check_replaced_folder", "config_inputs",
+           "corpus_output_format",
            "is_pipeline_folder", "output_format", "target_path"]
 
 #: Output extensions (before an optional ``.gz``) and the corpus format each writes.
@@ -92,7 +93,7 @@ def check_pipeline_output(out: str | Path, inputs: Iterable[str | Path],
     Raises:
         OutputError: Naming the output and why.
     """
-    return _check_replaced_folder(
+    return check_replaced_folder(
         out, inputs, None if overwrite else is_pipeline_folder, "a pipeline", "pipeline",
         "an xlnel pipeline; training would replace all of it. Choose an empty or new folder, "
         "or pass --overwrite to replace it")
@@ -120,16 +121,25 @@ def check_model_output(out: str | Path, inputs: Iterable[str | Path], marker: st
     def own(path: Path) -> bool:
         return (path / marker).is_file()
 
-    return _check_replaced_folder(
+    return check_replaced_folder(
         out, inputs, own, what, what.removeprefix("an ").removeprefix("a "),
         f"{what} folder (no {marker}); writing would replace all of it. Choose an empty or "
         "new folder")
 
 
-def _check_replaced_folder(out: str | Path, inputs: Iterable[str | Path],
+def check_replaced_folder(out: str | Path, inputs: Iterable[str | Path],
                            is_own: Callable[[Path], bool] | None, what: str, example: str,
                            not_own: str) -> Path:
-    """The checks of a folder output replaced whole; ``is_own`` None allows any folder."""
+    """The checks of a folder output replaced whole; ``is_own`` None allows any folder.
+
+    Refused: an existing file; the working folder or one holding it; an output equal to,
+    holding or inside an input; a non-empty folder that ``is_own`` does not accept (the
+    message ends with ``not_own``). ``what`` and ``example`` name the folder in messages
+    ("an encoder", "encoder").
+
+    Raises:
+        OutputError: Naming the output and why.
+    """
     target = target_path(out)
     if target.exists() and not target.is_dir():
         raise OutputError(f"--out {out} is a file; {what} is a folder and xlnel does not "

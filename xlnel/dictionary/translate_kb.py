@@ -39,7 +39,7 @@ from xlnel.dictionary.translator import (
 from xlnel.errors import ConfigError, OutputError
 from xlnel.io._atomic import check_writable, iter_lines
 from xlnel.io.kb import kb_files
-from xlnel.outputs import check_disjoint, target_path
+from xlnel.outputs import check_disjoint, check_replaced_folder, target_path
 from xlnel.types import Concept
 from xlnel.version import __version__
 
@@ -170,15 +170,7 @@ def check_translator_output(out_dir: str | Path, inputs: Sequence[str | Path]) -
     Raises:
         OutputError: Naming the folder and why.
     """
-    target = target_path(out_dir)
-    if target.exists() and not target.is_dir():
-        raise OutputError(f"--out {out_dir} is a file; a translator is saved as a folder: "
-                          "choose a folder name")
-    cwd, real = Path.cwd().resolve(), target.resolve()
-    if real == cwd or real in cwd.parents:
-        raise OutputError(f"--out {out_dir} is the working folder or holds it; name a new "
-                          "folder such as translators/NAME")
-    check_disjoint(target, inputs, out_is_folder=True)
+    target = check_replaced_folder(out_dir, inputs, None, "a translator", "translator", "")
     own = {CONFIG_FILE, VOCAB_FILE, WEIGHTS_FILE, TRAIN_REPORT_FILE}
     others = sorted(set(os.listdir(target)) - own) if target.is_dir() else []
     if others:
