@@ -5,6 +5,7 @@ finite number, or an entity that does not quote the text at its offsets."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 
 from xlnel.io._json import lone_surrogate
@@ -20,6 +21,8 @@ def check_unicode(doc: Document) -> None:
     Raises:
         ValueError: Naming the document, the field and the character's offset in it.
     """
+    if _encodable(doc):
+        return  # the common case, without building the places that only an error names
     found = lone_surrogate(doc.id, "its id") or lone_surrogate(doc.text, "its text")
     for i, link in enumerate(doc.entities):
         found = found or lone_surrogate(dataclasses.asdict(link),
@@ -28,6 +31,17 @@ def check_unicode(doc: Document) -> None:
     if found is not None:
         raise ValueError(f"document {doc.id!r}: {found}: not Unicode text, which no UTF-8 file "
                          "can hold; fix the text where it was made")
+
+
+def _encodable(doc: Document) -> bool:
+    """Whether every string of ``doc`` is UTF-8 encodable, tested in one pass of the C JSON
+    encoder (several times faster than walking the values in Python on every write)."""
+    value = [doc.id, doc.text, doc.metadata, [vars(link) for link in doc.entities]]
+    try:
+        json.dumps(value, ensure_ascii=False, default=str).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def check_scores(doc: Document) -> None:
